@@ -1,0 +1,1 @@
+"""The wire: message types, framing and error codes shared by every TabPilot process."""

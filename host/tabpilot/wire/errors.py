@@ -1,0 +1,79 @@
+"""Stable error codes shared by the host, the bridge and the extension, and the one exception type."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+
+class ErrorCode(enum.StrEnum):
+    """Every error TabPilot reports carries one of these codes; they never change meaning."""
+
+    # Connection and setup
+    EXTENSION_NOT_CONNECTED = "extension_not_connected"
+    EXTENSION_DISCONNECTED = "extension_disconnected"
+    AMBIGUOUS_BROWSER = "ambiguous_browser"
+    BROWSER_NOT_FOUND = "browser_not_found"
+    PROTOCOL_MISMATCH = "protocol_mismatch"
+    INSECURE_SOCKET_DIR = "insecure_socket_dir"
+    PEER_REJECTED = "peer_rejected"
+    LAUNCH_FAILED = "launch_failed"
+    # Safety
+    AI_WEB_PILOT_DISABLED = "ai_web_pilot_disabled"
+    NAVIGATION_BLOCKED = "navigation_blocked"
+    DOMAIN_MISMATCH = "domain_mismatch"
+    # Requests
+    UNKNOWN_ACTION = "unknown_action"
+    UNKNOWN_COMMAND = "unknown_command"
+    INVALID_PARAMS = "invalid_params"
+    MALFORMED_MESSAGE = "malformed_message"
+    RESULT_TOO_LARGE = "result_too_large"
+    TIMEOUT = "timeout"
+    CANCELLED = "cancelled"
+    INTERNAL_ERROR = "internal_error"
+    # Pages and tabs
+    TAB_NOT_FOUND = "tab_not_found"
+    TAB_CLOSED = "tab_closed"
+    NAVIGATION_FAILED = "navigation_failed"
+    NAVIGATION_REDIRECT = "navigation_redirect"
+    SCRIPT_ERROR = "script_error"
+    ELEMENT_NOT_FOUND = "element_not_found"
+    INVALID_SELECTOR = "invalid_selector"
+    NOT_INTERACTABLE = "not_interactable"
+    STALE_REF = "stale_ref"
+    # Workflows and extraction
+    WORKFLOW_IN_PROGRESS = "workflow_in_progress"
+    WORKFLOW_NOT_FOUND = "workflow_not_found"
+    INVALID_OUTPUT_SCHEMA = "invalid_output_schema"
+    VALIDATION_FAILED = "validation_failed"
+    STRATEGY_STALE = "strategy_stale"
+
+
+class TabPilotError(Exception):
+    """An error with a stable code that the agent or the human can act on."""
+
+    def __init__(
+        self,
+        code: ErrorCode | str,
+        message: str,
+        *,
+        retryable: bool = False,
+        data: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = ErrorCode(code) if code in ErrorCode._value2member_map_ else code
+        self.message = message
+        self.retryable = retryable
+        self.data = data
+
+    def to_dict(self) -> dict[str, Any]:
+        """The agent-facing shape: `{"error": code, "message": ..., ...}`."""
+        out: dict[str, Any] = {"error": str(self.code), "message": self.message}
+        if self.retryable:
+            out["retryable"] = True
+        if self.data is not None:
+            out["data"] = self.data
+        return out
+
+    def __repr__(self) -> str:
+        return f"TabPilotError({str(self.code)!r}, {self.message!r})"
