@@ -40,3 +40,7 @@ class _LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="tabpilot")
 def main() -> None:
     """TabPilot: your AI agent reads and drives your own browser, locally, with no network port."""
+
+
+if __name__ == "__main__":
+    main()

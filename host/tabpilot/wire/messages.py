@@ -133,7 +133,7 @@ class Event(Message, tag="event"):
 # --- Host -> extension only ---
 
 
-class Welcome(Message, tag="welcome"):
+class Welcome(Message, tag="welcome", omit_defaults=False):
     """The host's answer to Hello. `accepted` is false on a protocol mismatch."""
 
     protocol: int
@@ -149,6 +149,23 @@ class Chunk(Message, tag="chunk"):
     seq: int
     data: str
     final: bool = False
+
+
+class BrowserInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What a host tells a bridge about itself and the browser it serves (the HostInfo result)."""
+
+    instance_id: str
+    label: str = ""
+    profile: str = ""
+    browser_name: str = ""
+    browser_version: str = ""
+    extension_version: str = ""
+    protocol: int = 0
+    protocol_ok: bool = True
+    host_version: str = ""
+    pilot: bool = False
+    pid: int = 0
+    connected_at: float = 0.0
 
 
 ExtensionCommand = Ping | GetStatus | ListTabs | Navigate | ExecuteJs | Cancel

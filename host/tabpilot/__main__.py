@@ -1,0 +1,5 @@
+"""`python -m tabpilot` runs the `tabpilot` command."""
+
+from .cli import main
+
+main()

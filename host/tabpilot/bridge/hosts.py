@@ -1,0 +1,247 @@
+"""The bridge's side of the local socket: find the connected browsers and call their hosts."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from .. import paths
+from ..native import localsock
+from ..wire import messages as m
+from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.framing import FramingError, encode_frame, read_frame
+
+log = logging.getLogger("tabpilot.bridge.hosts")
+
+_NOT_CONNECTED_FIX = (
+    "No browser with the TabPilot extension is connected. Fix: open Chrome/Chromium with the TabPilot "
+    "extension loaded (run `tabpilot install` once, then load the folder it prints at chrome://extensions), "
+    "or start a dedicated profile with `tabpilot browser launch --detach`; "
+    "`tabpilot doctor` checks every link."
+)
+_INFO_TIMEOUT_S = 2.0
+_POLL_S = 0.05
+_info_decoder = msgspec.json.Decoder(m.BrowserInfo)
+
+
+class HostConnection:
+    """One open socket to one host; requests are multiplexed by id."""
+
+    def __init__(self, path: Path, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.path = path
+        self.info: m.BrowserInfo | None = None
+        self._reader = reader
+        self._writer = writer
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, asyncio.Future[m.Result | m.Error]] = {}
+        self._task = asyncio.get_running_loop().create_task(self._read_loop())
+
+    @classmethod
+    async def open(cls, path: Path) -> HostConnection:
+        """Connect and ask the host who it is."""
+        reader, writer = await asyncio.open_unix_connection(str(path), limit=2**16)
+        conn = cls(path, reader, writer)
+        value = await conn.request(m.HostInfo(id=0), timeout_s=_INFO_TIMEOUT_S)
+        conn.info = _info_decoder.decode(value)
+        return conn
+
+    @property
+    def closed(self) -> bool:
+        """The host went away (EOF or error on the socket)."""
+        return self._task.done()
+
+    async def request(self, command: m.Command, timeout_s: float | None = None) -> msgspec.Raw:
+        """Send a command, wait for its answer, return the raw JSON value or raise TabPilotError."""
+        if self.closed:
+            raise _disconnected()
+        msg_id = next(self._ids)
+        fut: asyncio.Future[m.Result | m.Error] = asyncio.get_running_loop().create_future()
+        self._waiting[msg_id] = fut
+        try:
+            self._writer.write(encode_frame(m.encoder.encode(msgspec.structs.replace(command, id=msg_id))))
+            await self._writer.drain()
+            async with asyncio.timeout(timeout_s):
+                answer = await fut
+        except TimeoutError:
+            with contextlib.suppress(Exception):
+                self._writer.write(
+                    encode_frame(m.encoder.encode(m.Cancel(id=next(self._ids), target=msg_id)))
+                )
+            raise TabPilotError(
+                ErrorCode.TIMEOUT, f"no answer from the browser within {timeout_s:.1f} s", retryable=True
+            ) from None
+        except ConnectionError:
+            raise _disconnected() from None
+        finally:
+            self._waiting.pop(msg_id, None)
+        if isinstance(answer, m.Error):
+            raise TabPilotError(answer.code, answer.message, retryable=answer.retryable, data=answer.data)
+        return answer.value
+
+    async def _read_loop(self) -> None:
+        try:
+            while True:
+                frame = await read_frame(self._reader, m.SOCKET_MAX_FRAME)
+                if frame is None:
+                    break
+                try:
+                    msg = m.from_host_decoder.decode(frame)
+                except msgspec.DecodeError as exc:
+                    log.warning("unreadable message from host %s: %s", self.path, exc)
+                    continue
+                if isinstance(msg, m.Event):
+                    continue
+                if msg.id is None:
+                    # An error with no id concerns the connection itself (e.g. peer refused).
+                    self._fail_all(TabPilotError(msg.code, msg.message))
+                    break
+                fut = self._waiting.get(msg.id)
+                if fut is not None and not fut.done():
+                    fut.set_result(msg)
+        except (FramingError, ConnectionError) as exc:
+            log.info("host connection %s ended: %s", self.path, exc)
+        finally:
+            self._fail_all(_disconnected())
+            self._writer.close()
+
+    def _fail_all(self, error: TabPilotError) -> None:
+        for fut in self._waiting.values():
+            if not fut.done():
+                fut.set_exception(error)
+
+    async def aclose(self) -> None:
+        """Close the socket."""
+        self._writer.close()
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._task
+
+
+def _disconnected() -> TabPilotError:
+    return TabPilotError(
+        ErrorCode.EXTENSION_DISCONNECTED,
+        "the browser disconnected during the call (restart, crash or extension reload); call again",
+        retryable=True,
+    )
+
+
+def describe(info: m.BrowserInfo) -> str:
+    """One line naming a browser for the agent."""
+    name = info.label or info.profile or info.browser_name or "browser"
+    return f"{name} ({info.browser_name} {info.browser_version}, id {info.instance_id})"
+
+
+class HostPool:
+    """All hosts reachable in the runtime directory; picks one per call and reconnects by itself."""
+
+    def __init__(self, runtime_dir: Path | None = None, connect_wait_s: float = 2.5) -> None:
+        self.runtime_dir = runtime_dir or paths.runtime_dir()
+        self.connect_wait_s = connect_wait_s
+        self._conns: dict[Path, HostConnection] = {}
+        self._lock = asyncio.Lock()
+
+    async def _discover(self) -> list[HostConnection]:
+        async with self._lock:
+            if not self.runtime_dir.exists():
+                return []
+            localsock.check_private_dir(self.runtime_dir)
+            live: list[HostConnection] = []
+            for path in localsock.list_sockets(self.runtime_dir):
+                conn = self._conns.get(path)
+                if conn is not None and conn.closed:
+                    await conn.aclose()
+                    conn = None
+                if conn is None:
+                    conn = await self._connect(path)
+                    if conn is None:
+                        continue
+                    self._conns[path] = conn
+                live.append(conn)
+            for path in set(self._conns) - {c.path for c in live}:
+                await self._conns.pop(path).aclose()
+            return live
+
+    async def _connect(self, path: Path) -> HostConnection | None:
+        try:
+            return await HostConnection.open(path)
+        except (ConnectionRefusedError, FileNotFoundError):
+            # Nobody listens: a host that died without cleaning up.
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        except TabPilotError as exc:
+            if exc.code == ErrorCode.PEER_REJECTED:
+                raise
+            log.info("host at %s not usable: %s", path, exc.message)
+        except OSError as exc:
+            log.info("cannot connect to %s: %s", path, exc)
+        return None
+
+    async def browsers(self) -> list[m.BrowserInfo]:
+        """The browsers connected right now (no waiting)."""
+        return [c.info for c in await self._discover() if c.info is not None]
+
+    async def _pick(self, browser: str | None) -> HostConnection:
+        deadline = time.monotonic() + self.connect_wait_s
+        while True:
+            conns = await self._discover()
+            if conns:
+                return _choose(conns, browser)
+            if time.monotonic() >= deadline:
+                raise TabPilotError(ErrorCode.EXTENSION_NOT_CONNECTED, _NOT_CONNECTED_FIX)
+            # A restarting browser takes ~0.6 s to bring its host back: look again shortly.
+            await asyncio.sleep(_POLL_S)
+
+    async def call(
+        self, command: m.Command, *, browser: str | None = None, timeout_s: float | None = None
+    ) -> Any:
+        """Send a command to the chosen browser and return its decoded result value."""
+        conn = await self._pick(browser)
+        if timeout_s is None:
+            timeout_ms: Any = getattr(command, "timeout_ms", None)
+            timeout_s = timeout_ms / 1000 + 10 if isinstance(timeout_ms, int) else 70.0
+        raw = await conn.request(command, timeout_s=timeout_s)
+        return msgspec.json.decode(raw)
+
+    async def call_raw(
+        self, command: m.Command, *, browser: str | None = None, timeout_s: float | None = None
+    ) -> msgspec.Raw:
+        """Like call, but the JSON text of the result, undecoded."""
+        conn = await self._pick(browser)
+        return await conn.request(command, timeout_s=timeout_s)
+
+    async def aclose(self) -> None:
+        """Close every connection."""
+        for conn in self._conns.values():
+            await conn.aclose()
+        self._conns.clear()
+
+
+def _choose(conns: list[HostConnection], browser: str | None) -> HostConnection:
+    infos = [(c, c.info) for c in conns if c.info is not None]
+    if browser:
+        wanted = browser.casefold()
+        for conn, info in infos:
+            if wanted in (info.instance_id.casefold(), info.label.casefold(), info.profile.casefold()):
+                return conn
+        raise TabPilotError(
+            ErrorCode.BROWSER_NOT_FOUND,
+            f"no connected browser matches {browser!r}; connected: "
+            + "; ".join(describe(i) for _, i in infos),
+        )
+    if len(infos) == 1:
+        return infos[0][0]
+    piloted = [(c, i) for c, i in infos if i.pilot]
+    if len(piloted) == 1:
+        return piloted[0][0]
+    raise TabPilotError(
+        ErrorCode.AMBIGUOUS_BROWSER,
+        "several browsers are connected; pass `browser` with one of their ids or labels: "
+        + "; ".join(describe(i) for _, i in infos),
+    )

@@ -1,0 +1,371 @@
+"""The native messaging host: Chrome starts it, it relays bridge commands to the extension.
+
+stdin/stdout carry Chrome's native messaging frames and nothing else; logs go to a rotating file.
+The host exits when stdin reaches EOF (the extension's port closed, the browser quit or crashed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import logging.handlers
+import os
+import socket
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+import msgspec
+
+from .. import __version__, paths
+from ..wire import messages as m
+from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.framing import (
+    ChunkAssembler,
+    FramingError,
+    OversizedFrame,
+    encode_frame,
+    frames_for_chrome,
+    read_frame,
+)
+from . import localsock
+
+log = logging.getLogger("tabpilot.host")
+
+# Answer a command the extension never answers (a killed worker, a hung page) after its own
+# timeout plus this much, so a bridge never waits forever.
+_GRACE_S = 5.0
+_DEFAULT_DEADLINE_S = 60.0
+
+
+@dataclass
+class _Pending:
+    bridge: _Bridge
+    bridge_id: int
+    timer: asyncio.TimerHandle
+
+
+@dataclass(eq=False)
+class _Bridge:
+    writer: asyncio.StreamWriter
+    ext_ids: set[int] = field(default_factory=lambda: set[int]())
+
+    def send(self, msg: m.Message) -> None:
+        if not self.writer.is_closing():
+            self.writer.write(encode_frame(m.encoder.encode(msg)))
+
+
+class NativeHost:
+    """Relays between one extension (over the native port) and any number of bridges (over the socket)."""
+
+    def __init__(self, ext_out: asyncio.StreamWriter, runtime_dir: Path) -> None:
+        self._ext_out = ext_out
+        self._runtime_dir = runtime_dir
+        self._hello: m.Hello | None = None
+        self._pilot = False
+        self._connected_at = 0.0
+        self._pending: dict[int, _Pending] = {}
+        self._assembler = ChunkAssembler(m.MAX_RESULT_BYTES)
+        self._next_id = 1
+        self._next_chunk = 1
+        self._server: asyncio.Server | None = None
+        self._socket_path: Path | None = None
+        self._socket_ino: int | None = None
+
+    # --- extension side ---
+
+    async def run(self, ext_in: asyncio.StreamReader) -> None:
+        """Serve until the extension's stream ends."""
+        try:
+            while True:
+                try:
+                    frame = await read_frame(ext_in, m.CHROME_TO_HOST_MAX)
+                except OversizedFrame as exc:
+                    log.error("skipped a frame from the extension: %s", exc)
+                    continue
+                except FramingError as exc:
+                    log.error("extension stream broken: %s", exc)
+                    break
+                if frame is None:
+                    log.info("extension stream ended (EOF): exiting")
+                    break
+                await self.on_extension_frame(frame)
+        finally:
+            await self.close()
+
+    async def on_extension_frame(self, frame: bytes) -> None:
+        """Handle one message from the extension; a bad one is logged and, with an id, answered."""
+        try:
+            msg = m.from_extension_decoder.decode(frame)
+        except msgspec.DecodeError as exc:
+            msg_id, kind = m.peek(frame)
+            log.warning("unreadable message from extension (type %r): %s", kind, exc)
+            if msg_id is not None:
+                self._send_ext(m.Error(id=msg_id, code=ErrorCode.MALFORMED_MESSAGE, message=str(exc)))
+            return
+        match msg:
+            case m.Hello():
+                await self._on_hello(msg)
+            case m.Result():
+                self._resolve(msg.id, m.Result(id=0, value=m.result_value(msg)))
+            case m.ResultChunk():
+                try:
+                    whole = self._assembler.add(msg)
+                except FramingError as exc:
+                    code = (
+                        ErrorCode.RESULT_TOO_LARGE if "exceeds" in str(exc) else ErrorCode.MALFORMED_MESSAGE
+                    )
+                    self._resolve(msg.id, m.Error(code=code, message=str(exc)))
+                    return
+                if whole is not None:
+                    self._resolve(msg.id, m.Result(id=0, value=msgspec.Raw(whole)))
+            case m.Error():
+                if msg.id is None:
+                    log.warning("extension reported: %s %s", msg.code, msg.message)
+                else:
+                    self._resolve(msg.id, msg)
+            case m.Event():
+                self._on_event(msg)
+
+    async def _on_hello(self, hello: m.Hello) -> None:
+        self._hello = hello
+        self._pilot = hello.pilot
+        self._connected_at = time.time()
+        ok = hello.protocol == m.PROTOCOL_VERSION
+        message = "" if ok else self._mismatch_message()
+        log.info(
+            "hello from %s %s (extension %s, protocol %s, instance %s)",
+            hello.browser_name,
+            hello.browser_version,
+            hello.extension_version,
+            hello.protocol,
+            hello.instance_id,
+        )
+        if self._server is None:
+            await self._listen(hello.instance_id)
+        # Welcome last: once the extension has it, bridges can already reach this host.
+        self._send_ext(
+            m.Welcome(protocol=m.PROTOCOL_VERSION, host_version=__version__, accepted=ok, message=message)
+        )
+
+    def _mismatch_message(self) -> str:
+        theirs = self._hello.protocol if self._hello else "?"
+        return (
+            f"protocol mismatch: the extension speaks protocol {theirs}, this host (TabPilot {__version__}) "
+            f"speaks {m.PROTOCOL_VERSION}. Update both to the same TabPilot release and reload the extension."
+        )
+
+    def _on_event(self, event: m.Event) -> None:
+        if event.name == "pilot" and isinstance(event.data, dict):
+            data: dict[str, Any] = event.data  # pyright: ignore[reportUnknownVariableType]
+            self._pilot = bool(data.get("enabled"))
+            log.info("pilot %s", "on" if self._pilot else "off")
+
+    def _send_ext(self, msg: m.Message) -> None:
+        payload = m.encoder.encode(msg)
+        chunk_id = self._next_chunk
+        self._next_chunk += 1
+        for frame in frames_for_chrome(payload, chunk_id):
+            self._ext_out.write(frame)
+
+    def _resolve(self, ext_id: int, answer: m.Result | m.Error) -> None:
+        pending = self._pending.pop(ext_id, None)
+        if pending is None:
+            log.debug("answer for unknown or expired command %s", ext_id)
+            return
+        pending.timer.cancel()
+        pending.bridge.ext_ids.discard(ext_id)
+        pending.bridge.send(msgspec.structs.replace(answer, id=pending.bridge_id))
+
+    def _expire(self, ext_id: int, seconds: float) -> None:
+        self._assembler.discard(ext_id)
+        self._resolve(
+            ext_id,
+            m.Error(
+                code=ErrorCode.TIMEOUT,
+                message=f"the extension did not answer within {seconds:.0f} s",
+                retryable=True,
+            ),
+        )
+
+    # --- bridge side ---
+
+    async def _listen(self, instance_id: str) -> None:
+        try:
+            localsock.ensure_private_dir(self._runtime_dir)
+            path = localsock.socket_path(self._runtime_dir, instance_id)
+        except TabPilotError as exc:
+            log.error("not listening for bridges: %s", exc.message)
+            return
+        localsock.remove_stale(self._runtime_dir)
+        # A host of the same instance may linger for a moment after a reload: the newer one wins.
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        old_umask = os.umask(0o177)
+        try:
+            self._server = await asyncio.start_unix_server(self._serve_bridge, path=str(path))
+        finally:
+            os.umask(old_umask)
+        os.chmod(path, 0o600)
+        self._socket_path = path
+        self._socket_ino = path.stat().st_ino
+        log.info("listening on %s", path)
+
+    async def _serve_bridge(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        bridge = _Bridge(writer)
+        sock: socket.socket = writer.get_extra_info("socket")
+        try:
+            localsock.check_peer(sock)
+        except TabPilotError as exc:
+            log.warning("%s", exc.message)
+            bridge.send(m.Error(code=exc.code, message=exc.message))
+            writer.close()
+            return
+        try:
+            while True:
+                try:
+                    frame = await read_frame(reader, m.SOCKET_MAX_FRAME)
+                except OversizedFrame as exc:
+                    bridge.send(m.Error(code=ErrorCode.MALFORMED_MESSAGE, message=str(exc)))
+                    continue
+                if frame is None:
+                    break
+                self._on_bridge_frame(bridge, frame)
+                await writer.drain()
+        except (FramingError, ConnectionError) as exc:
+            log.info("bridge connection ended: %s", exc)
+        finally:
+            for ext_id in bridge.ext_ids:
+                pending = self._pending.pop(ext_id, None)
+                if pending:
+                    pending.timer.cancel()
+            writer.close()
+
+    def _on_bridge_frame(self, bridge: _Bridge, frame: bytes) -> None:
+        try:
+            msg = m.to_host_decoder.decode(frame)
+        except msgspec.DecodeError as exc:
+            msg_id, kind = m.peek(frame)
+            known = kind in {m.tag_of(c) for c in (*m.EXTENSION_COMMANDS, m.HostInfo)}
+            code = ErrorCode.MALFORMED_MESSAGE if known or kind is None else ErrorCode.UNKNOWN_COMMAND
+            bridge.send(m.Error(id=msg_id, code=code, message=f"cannot read {kind!r} message: {exc}"))
+            return
+        match msg:
+            case m.HostInfo():
+                bridge.send(m.Result(id=msg.id, value=msgspec.Raw(m.encoder.encode(self.info()))))
+            case _ if self._hello is not None and self._hello.protocol != m.PROTOCOL_VERSION:
+                bridge.send(
+                    m.Error(id=msg.id, code=ErrorCode.PROTOCOL_MISMATCH, message=self._mismatch_message())
+                )
+            case m.Cancel():
+                target = next(
+                    (k for k, p in self._pending.items() if p.bridge is bridge and p.bridge_id == msg.target),
+                    None,
+                )
+                if target is not None:
+                    self._send_ext(m.Cancel(id=0, target=target))
+                bridge.send(
+                    m.Result(
+                        id=msg.id, value=msgspec.Raw(b'{"cancelled":%s}' % (b"true" if target else b"false"))
+                    )
+                )
+            case _:
+                self._forward(bridge, msg)
+
+    def _forward(self, bridge: _Bridge, cmd: m.Command) -> None:
+        ext_id = self._next_id
+        self._next_id += 1
+        timeout_ms: Any = getattr(cmd, "timeout_ms", None)
+        seconds = timeout_ms / 1000 + _GRACE_S if isinstance(timeout_ms, int) else _DEFAULT_DEADLINE_S
+        timer = asyncio.get_running_loop().call_later(seconds, self._expire, ext_id, seconds)
+        self._pending[ext_id] = _Pending(bridge, cmd.id, timer)
+        bridge.ext_ids.add(ext_id)
+        self._send_ext(msgspec.structs.replace(cmd, id=ext_id))
+
+    def info(self) -> m.BrowserInfo:
+        """This host and its browser, as bridges see it."""
+        h = self._hello
+        return m.BrowserInfo(
+            instance_id=h.instance_id if h else "",
+            label=h.label if h else "",
+            profile=h.profile if h else "",
+            browser_name=h.browser_name if h else "",
+            browser_version=h.browser_version if h else "",
+            extension_version=h.extension_version if h else "",
+            protocol=h.protocol if h else 0,
+            protocol_ok=h is not None and h.protocol == m.PROTOCOL_VERSION,
+            host_version=__version__,
+            pilot=self._pilot,
+            pid=os.getpid(),
+            connected_at=self._connected_at,
+        )
+
+    async def close(self) -> None:
+        """Stop listening and remove our socket (only if it is still ours)."""
+        for pending in self._pending.values():
+            pending.timer.cancel()
+            pending.bridge.send(
+                m.Error(
+                    id=pending.bridge_id,
+                    code=ErrorCode.EXTENSION_DISCONNECTED,
+                    message="the browser extension disconnected before answering",
+                    retryable=True,
+                )
+            )
+        self._pending.clear()
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        if self._socket_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                if self._socket_path.stat().st_ino == self._socket_ino:
+                    self._socket_path.unlink()
+            self._socket_path = None
+
+
+def setup_logging(name: str) -> None:
+    """Log to a rotating file in the per-user state directory (never stdout)."""
+    directory = paths.log_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    handler = logging.handlers.RotatingFileHandler(directory / f"{name}.log", maxBytes=1 << 20, backupCount=3)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(os.environ.get("TABPILOT_LOG_LEVEL", "INFO").upper())
+
+
+async def _main_async(proto_in: int, proto_out: int) -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=2**16)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(proto_in, "rb", 0))
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(proto_out, "wb", 0)
+    )
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    host = NativeHost(writer, paths.runtime_dir())
+    await host.run(reader)
+
+
+@click.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("origin", required=False)
+@click.pass_context
+def command(ctx: click.Context, origin: str | None) -> None:
+    """Native messaging host (Chrome starts this; it speaks on stdin/stdout)."""
+    # stdout belongs to the protocol: keep a private copy of it and point fd 1 at stderr, so a stray
+    # print from any library can never corrupt a frame.
+    proto_out = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    setup_logging("host")
+    log.info("host %s started by %s (args %s)", __version__, origin, ctx.args)
+    try:
+        asyncio.run(_main_async(os.dup(0), proto_out))
+    except KeyboardInterrupt:
+        pass
+    except Exception:
+        log.exception("host crashed")
+        raise
