@@ -16,8 +16,7 @@ import msgspec
 
 from tabpilot.paths import EXTENSION_ORIGIN
 from tabpilot.wire import messages as m
-from tabpilot.wire.framing import read_frame
-from tabpilot.wire.framing import encode_frame
+from tabpilot.wire.framing import encode_frame, read_frame
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any] | Any]
 _any = msgspec.json.Decoder()
