@@ -1,0 +1,1 @@
+"""Registers TabPilot's native host with Chromium-family browsers and its MCP server with MCP clients."""
