@@ -1,0 +1,206 @@
+"""`tabpilot doctor`: each broken link is reported with its fix, against temp dirs and a fake host."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+from pathlib import Path
+
+import msgspec
+import pytest
+from click.testing import CliRunner
+
+from tabpilot import paths
+from tabpilot.wire import messages as m
+from tabpilot.wire.framing import encode_frame, read_frame
+from tabpilot_installer import checks, doctor, hosts
+from tabpilot_installer.checks import COMMUNICATION, FORBIDDEN, NOT_FOUND
+from tabpilot_installer.live import check_browsers, probe_all
+from tabpilot_installer.machine import Machine
+
+CMD = "tabpilot install"
+
+
+def _manifest(tmp_path: Path, **fields: object) -> Path:
+    launcher = tmp_path / "launcher"
+    launcher.write_text("#!/bin/sh\necho Usage: fake\n")
+    launcher.chmod(0o755)
+    data: dict[str, object] = {
+        "name": paths.HOST_NAME,
+        "path": str(launcher),
+        "type": "stdio",
+        "allowed_origins": [paths.EXTENSION_ORIGIN],
+    }
+    data.update(fields)
+    path = tmp_path / f"{paths.HOST_NAME}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _failed(found: list[checks.Check]) -> list[checks.Check]:
+    return [c for c in found if c.failed]
+
+
+def test_good_manifest_passes(tmp_path: Path) -> None:
+    found, launcher = checks.check_manifest(_manifest(tmp_path), CMD)
+    assert _failed(found) == []
+    assert launcher == tmp_path / "launcher"
+
+
+def test_missing_manifest(tmp_path: Path) -> None:
+    found, launcher = checks.check_manifest(tmp_path / "nope.json", CMD)
+    assert [c.extension_error for c in _failed(found)] == [NOT_FOUND]
+    assert launcher is None
+    assert CMD in found[0].fix
+
+
+def test_broken_json(tmp_path: Path) -> None:
+    path = tmp_path / f"{paths.HOST_NAME}.json"
+    path.write_text('{"name": ')
+    found, _ = checks.check_manifest(path, CMD)
+    assert "not valid JSON" in _failed(found)[0].detail
+
+
+def test_wrong_name(tmp_path: Path) -> None:
+    found, _ = checks.check_manifest(_manifest(tmp_path, name="com.other"), CMD)
+    assert [c.extension_error for c in _failed(found)] == [NOT_FOUND]
+
+
+def test_relative_path(tmp_path: Path) -> None:
+    found, launcher = checks.check_manifest(_manifest(tmp_path, path="bin/launcher"), CMD)
+    (bad,) = _failed(found)
+    assert "relative" in bad.detail and bad.extension_error == NOT_FOUND
+    assert launcher is None
+
+
+def test_missing_launcher(tmp_path: Path) -> None:
+    found, _ = checks.check_manifest(_manifest(tmp_path, path=str(tmp_path / "gone")), CMD)
+    assert "does not exist" in _failed(found)[0].detail
+
+
+def test_non_executable_launcher(tmp_path: Path) -> None:
+    path = _manifest(tmp_path)
+    (tmp_path / "launcher").chmod(0o644)
+    (bad,) = _failed(checks.check_manifest(path, CMD)[0])
+    assert bad.extension_error == COMMUNICATION
+    assert bad.fix == f"run: chmod 755 '{tmp_path / 'launcher'}'"
+
+
+def test_wrong_origin(tmp_path: Path) -> None:
+    found, _ = checks.check_manifest(_manifest(tmp_path, allowed_origins=["chrome-extension://abc/"]), CMD)
+    (bad,) = _failed(found)
+    assert bad.name == "allowed_origins" and bad.extension_error == FORBIDDEN
+
+
+def test_launcher_written_by_installer_runs(tmp_path: Path) -> None:
+    machine = Machine("linux", tmp_path / "home", {}, tmp_path / "data")
+    hosts.install_hosts(machine, ["chromium"])
+    launcher = tmp_path / "data" / "bin" / "tabpilot-native-host"
+    found = checks.check_launcher(launcher, CMD)
+    assert [c.status for c in found] == ["ok", "ok"], found
+
+
+def test_launcher_with_vanished_python(tmp_path: Path) -> None:
+    machine = Machine("linux", tmp_path / "home", {}, tmp_path / "data")
+    hosts.install_hosts(machine, ["chromium"], python=str(tmp_path / "old-venv" / "bin" / "python"))
+    (bad,) = checks.check_launcher(tmp_path / "data" / "bin" / "tabpilot-native-host", CMD)
+    assert bad.failed and "no longer exists" in bad.detail
+
+
+def test_launcher_that_crashes(tmp_path: Path) -> None:
+    launcher = tmp_path / "launcher"
+    launcher.write_text("#!/bin/sh\necho 'ModuleNotFoundError: tabpilot' >&2\nexit 1\n")
+    launcher.chmod(0o755)
+    found = checks.check_launcher(launcher, CMD)
+    assert found[-1].failed and "ModuleNotFoundError" in found[-1].detail
+
+
+def test_runtime_dir_states(tmp_path: Path) -> None:
+    d = tmp_path / "run"
+    assert checks.check_runtime_dir(d).failed
+    d.mkdir(mode=0o755)
+    d.chmod(0o755)
+    insecure = checks.check_runtime_dir(d)
+    assert insecure.failed and insecure.fix == f"run: chmod 700 '{d}'"
+    d.chmod(0o700)
+    assert not checks.check_runtime_dir(d).failed
+
+
+def _info(**kw: object) -> m.BrowserInfo:
+    return msgspec.convert({"instance_id": "0123456789abcdef", **kw}, m.BrowserInfo)
+
+
+async def _fake_host(path: Path, info: m.BrowserInfo) -> asyncio.Server:
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (frame := await read_frame(reader, 1 << 20)) is not None:
+            cmd = m.to_host_decoder.decode(frame)
+            value = msgspec.Raw(m.encoder.encode(info))
+            writer.write(encode_frame(m.encoder.encode(m.Result(id=cmd.id, value=value))))
+        writer.close()
+
+    return await asyncio.start_unix_server(serve, path=str(path))
+
+
+def test_connected_browsers_and_stale_socket(tp_dirs: dict[str, str]) -> None:
+    run = Path(tp_dirs[paths.ENV_RUNTIME])
+    run.mkdir(mode=0o700)
+    stale = run / "ffffffffffffffff.sock"
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(stale))  # bound, never listening: what a crashed host leaves behind
+
+    async def scenario() -> list[checks.Check]:
+        info = _info(
+            label="TabPilot profile work", browser_name="Chromium", browser_version="156", pilot=True
+        )
+        server = await _fake_host(run / "0123456789abcdef.sock", info)
+        async with server:
+            return check_browsers(await probe_all(run))
+
+    found = asyncio.run(scenario())
+    by_name = {c.name: c for c in found}
+    assert by_name["connected browsers"].status == "ok"
+    assert "TabPilot profile work" in by_name["connected browsers"].detail
+    assert "pilot ON" in by_name["browser TabPilot profile work"].detail
+    assert by_name[f"socket {stale.name}"].status == "warn"
+    assert "AI Web Pilot" not in by_name
+
+
+def test_no_browser_and_pilot_off() -> None:
+    assert check_browsers([])[-1].failed
+    from tabpilot_installer.live import Probe
+
+    found = check_browsers([Probe(Path("x.sock"), _info(pilot=False, protocol_ok=False))])
+    assert [c.status for c in found] == ["ok", "FAIL", "warn"]
+
+
+def test_cli_json_exit_code(tp_dirs: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    udd = tmp_path / "profile"
+    result = CliRunner().invoke(doctor.command, ["--user-data-dir", str(udd), "--json"])
+    assert result.exit_code == 1
+    report = json.loads(result.output)
+    assert report["ok"] is False
+    first = report["checks"][0]
+    assert first["status"] == "FAIL" and first["extension_error"] == NOT_FOUND
+    assert first["fix"] == f"run: tabpilot install --user-data-dir {udd}"
+
+
+def test_cli_all_good_with_a_connected_browser(tp_dirs: dict[str, str], tmp_path: Path) -> None:
+    machine = Machine("linux", tmp_path / "home", {}, Path(tp_dirs[paths.ENV_DATA]))
+    udd = tmp_path / "profile"
+    hosts.install_hosts(machine, ["chromium"], user_data_dir=udd)
+    run = Path(tp_dirs[paths.ENV_RUNTIME])
+    run.mkdir(mode=0o700)
+
+    async def scenario() -> list[checks.Check]:
+        server = await _fake_host(run / "0123456789abcdef.sock", _info(label="L", pilot=True))
+        async with server:
+            found = doctor.targets(machine, None, udd)
+            return await asyncio.to_thread(doctor.run_checks, machine, found, run)
+
+    found = asyncio.run(scenario())
+    assert [c for c in found if c.status != "ok"] == []
+    assert "All checks passed." in doctor.render(found)
+    assert os.environ[paths.ENV_RUNTIME] == str(run)
