@@ -1,0 +1,99 @@
+"""`tabpilot mcp`: TabPilot's MCP server on stdio; it forwards each tool call to a browser's host.
+
+stdout is the protocol channel: nothing else may write to it, so logs go to stderr or a file.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from .. import paths
+
+if TYPE_CHECKING:
+    from .tools.base import Launcher
+
+log = logging.getLogger("tabpilot.bridge")
+
+
+@click.command()
+@click.option(
+    "--launch",
+    metavar="NAME",
+    help="Start this dedicated browser profile when a call finds no browser connected.",
+)
+@click.option("--headless", is_flag=True, help="Launch that profile headless.")
+@click.option("--log-file", is_flag=True, help="Log at INFO to bridge.log in TabPilot's log directory.")
+def command(launch: str | None, headless: bool, log_file: bool) -> None:
+    """Serve TabPilot's MCP tools on stdio (your MCP client starts this)."""
+    _setup_logging(log_file)
+    import anyio
+
+    anyio.run(serve, launch, headless)
+
+
+def _setup_logging(to_file: bool) -> None:
+    root = logging.getLogger()
+    handler: logging.Handler
+    if to_file:
+        from logging.handlers import RotatingFileHandler
+
+        paths.log_dir().mkdir(parents=True, exist_ok=True)
+        handler = RotatingFileHandler(paths.log_dir() / "bridge.log", maxBytes=2**20, backupCount=2)
+        root.setLevel(logging.INFO)
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+        root.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    root.addHandler(handler)
+
+
+async def serve(launch: str | None = None, headless: bool = False) -> None:
+    """Run the MCP server on this process's stdin/stdout until the client closes it."""
+    from .hosts import HostPool
+    from .tools.app import build_server
+    from .tools.base import Backend
+
+    pool = HostPool()
+    start = launcher(launch, headless=headless) if launch else None
+    backend = Backend(pool, launch=start, launch_name=launch)
+    try:
+        await build_server(backend).run_stdio_async()
+    finally:
+        await pool.aclose()
+
+
+def launcher(name: str, *, headless: bool = False) -> Launcher:
+    """Start the dedicated profile `name` and wait until its extension has connected."""
+
+    async def launch() -> None:
+        import functools
+
+        import anyio.to_thread
+
+        from ..wire.errors import ErrorCode, TabPilotError
+
+        try:
+            from ..browser.launch import launch_profile
+        except ImportError as exc:
+            raise TabPilotError(
+                ErrorCode.LAUNCH_FAILED,
+                "this TabPilot has no browser launcher; start the browser yourself, then call again",
+            ) from exc
+        # No pilot=True here: the agent's side must not be able to switch AI Web Pilot on.
+        start = functools.partial(launch_profile, name, headless=headless)
+        try:
+            await anyio.to_thread.run_sync(start)
+        except TabPilotError:
+            raise
+        except Exception as exc:
+            raise TabPilotError(
+                ErrorCode.LAUNCH_FAILED,
+                f"could not start browser profile {name!r} ({exc}); "
+                "try `tabpilot browser launch` in a terminal",
+            ) from exc
+
+    return launch

@@ -1,0 +1,14 @@
+"""The bridge's MCP tools: one module per tool group, registered by one line each below."""
+
+from __future__ import annotations
+
+from .composite import CompositeTool
+from .configure import CONFIGURE
+from .interact import INTERACT
+from .observe import OBSERVE
+
+TOOLS: tuple[CompositeTool, ...] = (
+    INTERACT,
+    OBSERVE,
+    CONFIGURE,
+)

@@ -1,0 +1,44 @@
+"""The MCP server object: the registered tools bound to a backend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp_types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
+
+from ... import __version__
+from ...wire.errors import ErrorCode, TabPilotError
+from . import TOOLS
+from .base import Backend, error
+
+
+class BridgeServer(MCPServer[Any]):
+    """MCPServer whose argument-validation failures carry our structured error like every other."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Call a tool; arguments that fail its input schema give an `invalid_params` result."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in cause.errors()
+            )
+            return error(TabPilotError(ErrorCode.INVALID_PARAMS, f"{name}: {problems}"))
+
+
+def build_server(backend: Backend) -> BridgeServer:
+    """The bridge's MCP server with every tool group."""
+    return BridgeServer(
+        "tabpilot",
+        version=__version__,
+        tools=[tool.build(backend) for tool in TOOLS],
+        log_level="WARNING",
+    )

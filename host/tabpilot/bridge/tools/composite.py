@@ -1,0 +1,222 @@
+"""Composite tools: one MCP tool per group, whose selector (`action`, `what`) picks an action function.
+
+An action is one typed async function `(call, **params) -> result`, registered with `@TOOL.action`.
+Its parameters join the tool's flat input schema (optional there; this module checks what each action
+requires) and its return type joins the tool's output schema, so adding an action touches nothing else.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import typing
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from types import NoneType, UnionType
+from typing import Annotated, Any, TypeVar, Union
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.tools import Tool
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import ConfigDict, Field, JsonValue, RootModel, ValidatorFunctionWrapHandler, WrapValidator
+
+from ...wire.errors import ErrorCode, TabPilotError
+from .base import Backend, Call, Encoded, error, ok
+
+log = logging.getLogger("tabpilot.bridge")
+
+ActionFn = Callable[..., Awaitable[Any]]
+F = TypeVar("F", bound=ActionFn)
+
+
+def _null_is_absent(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    return None if value is None else handler(value)
+
+
+_NULL_IS_ABSENT = WrapValidator(_null_is_absent)
+_BROWSER_DOC = "Browser instance id or label; needed only when several browsers are connected."
+
+
+@dataclass(frozen=True)
+class Action:
+    """One registered action: its function, one-line summary, parameters and result type."""
+
+    name: str
+    fn: ActionFn
+    summary: str
+    params: Mapping[str, tuple[Any, tuple[Any, ...]]]  # name -> (type without None, Annotated metadata)
+    required: frozenset[str]
+    result: Any
+
+
+def _split(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
+    """`Annotated[T | None, meta...]` -> (T, (meta...))."""
+    meta: tuple[Any, ...] = ()
+    if typing.get_origin(annotation) is Annotated:
+        annotation, *rest = typing.get_args(annotation)
+        meta = tuple(rest)
+    if typing.get_origin(annotation) in (Union, UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not NoneType]
+        annotation = args[0] if len(args) == 1 else Union[tuple(args)]  # noqa: UP007
+    return annotation, meta
+
+
+class CompositeTool:
+    """A tool whose `selector` argument names one of its registered actions."""
+
+    def __init__(
+        self,
+        name: str,
+        selector: str,
+        doc: str,
+        *,
+        param_docs: Mapping[str, str] | None = None,
+        annotations: ToolAnnotations | None = None,
+    ) -> None:
+        self.name = name
+        self.selector = selector
+        self.doc = doc
+        self.param_docs = dict(param_docs or {})
+        self.annotations = annotations
+        self.actions: dict[str, Action] = {}
+
+    def action(self, fn: F) -> F:
+        """Register `fn` as the action of its own name (decorator)."""
+        hints = typing.get_type_hints(fn, include_extras=True)
+        sig = inspect.signature(fn)
+        params: dict[str, tuple[Any, tuple[Any, ...]]] = {}
+        required: set[str] = set()
+        for param in list(sig.parameters.values())[1:]:  # the first one receives the Call
+            params[param.name] = _split(hints[param.name])
+            if param.default is inspect.Parameter.empty:
+                required.add(param.name)
+            for other in self.actions.values():
+                if param.name in other.params and other.params[param.name][0] != params[param.name][0]:
+                    raise TypeError(
+                        f"{self.name}: parameter {param.name!r} has different types in two actions"
+                    )
+        summary = " ".join((inspect.getdoc(fn) or "").split())
+        result = hints["return"]
+        if typing.get_origin(result) is Encoded:
+            result = typing.get_args(result)[0]
+        self.actions[fn.__name__] = Action(fn.__name__, fn, summary, params, frozenset(required), result)
+        return fn
+
+    def description(self) -> str:
+        """The tool's docstring plus one line per action: what the agent reads on every request."""
+        lines = [self.doc, *(f"{self.selector}={a.name}: {a.summary}" for a in self.actions.values())]
+        return "\n".join(lines)
+
+    def _signature(self) -> inspect.Signature:
+        kw = inspect.Parameter.KEYWORD_ONLY
+        names = list(self.actions)
+        # Typed str (not Literal) so an unknown name reaches dispatch and gets `unknown_action`.
+        selector = Annotated[str, Field(json_schema_extra={"enum": list[JsonValue](names)})]
+        params = [inspect.Parameter(self.selector, kw, annotation=selector)]
+        seen: set[str] = set()
+        for act in self.actions.values():
+            for pname, (ptype, meta) in act.params.items():
+                if pname in seen:
+                    continue
+                seen.add(pname)
+                extra = (Field(description=self.param_docs[pname]),) if pname in self.param_docs else ()
+                # Typed T, not `T | None`: the SDK JSON-decodes string arguments of any other type, which
+                # would turn the script "null" into None. Null and absent both mean "not given".
+                annotation = Annotated[(ptype, *meta, *extra, _NULL_IS_ABSENT)]
+                params.append(inspect.Parameter(pname, kw, default=None, annotation=annotation))
+        browser = Annotated[str, Field(description=_BROWSER_DOC), _NULL_IS_ABSENT]
+        params.append(inspect.Parameter("browser", kw, default=None, annotation=browser))
+        params.append(inspect.Parameter("ctx", kw, annotation=Context))
+        return inspect.Signature(params, return_annotation=Annotated[CallToolResult, self._output_model()])
+
+    def _output_model(self) -> Any:
+        results = list(dict.fromkeys(a.result for a in self.actions.values()))
+        if len(results) == 1:
+            return results[0]
+        root: Any = RootModel[Union[tuple(results)]]  # noqa: UP007
+        # An output schema must be an object at its root; every action returns one.
+        config = ConfigDict(json_schema_extra={"type": "object"})
+        return type(f"{self.name}Result", (root,), {"model_config": config, "__module__": __name__})
+
+    def build(self, backend: Backend) -> Tool:
+        """The MCP tool: a function whose signature is the flat union of the actions' parameters."""
+
+        async def run(**kwargs: Any) -> CallToolResult:
+            ctx: Context[Any, Any] = kwargs.pop("ctx")
+            return await self.dispatch(backend, kwargs, ctx)
+
+        sig = self._signature()
+        run.__signature__ = sig  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in sig.parameters.values()}
+        run.__annotations__["return"] = sig.return_annotation
+        run.__name__ = run.__qualname__ = self.name
+        tool = Tool.from_function(
+            run, name=self.name, description=self.description(), annotations=self.annotations
+        )
+        tool.parameters = compact_schema(tool.parameters)
+        if tool.fn_metadata.output_schema is not None:
+            tool.fn_metadata.output_schema = compact_schema(tool.fn_metadata.output_schema)
+        return tool
+
+    async def dispatch(
+        self, backend: Backend, args: dict[str, Any], ctx: Context[Any, Any] | None = None
+    ) -> CallToolResult:
+        """Run the selected action; every failure the agent can act on becomes an is_error result."""
+        name = args.pop(self.selector)
+        browser = args.pop("browser", None)
+        act = self.actions.get(name)
+        if act is None:
+            valid = list(self.actions)
+            return error(
+                TabPilotError(
+                    ErrorCode.UNKNOWN_ACTION,
+                    f"{self.name} has no {self.selector} {name!r}; use one of: {', '.join(valid)}",
+                    data={"valid": valid},
+                )
+            )
+        missing = sorted(p for p in act.required if args.get(p) is None)
+        if missing:
+            return error(
+                TabPilotError(ErrorCode.INVALID_PARAMS, f"{self.selector}={name} needs {', '.join(missing)}")
+            )
+        kwargs = {k: v for k, v in args.items() if k in act.params and v is not None}
+        try:
+            return ok(await act.fn(Call(backend, browser, ctx), **kwargs))
+        except TabPilotError as exc:
+            log.info("%s %s=%s failed: %s %s", self.name, self.selector, name, exc.code, exc.message)
+            return error(exc)
+        except Exception as exc:
+            log.exception("%s %s=%s crashed", self.name, self.selector, name)
+            return error(
+                TabPilotError(
+                    ErrorCode.INTERNAL_ERROR,
+                    f"{self.name} {self.selector}={name} failed unexpectedly ({type(exc).__name__}: {exc}); "
+                    "the bridge log has the details",
+                )
+            )
+
+
+def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Drop what costs tokens and tells the agent nothing: titles, `default: null`, and `anyOf [T, null]`
+    with `default: null` (not being required already says a field is optional)."""
+
+    def walk(node: Any, names: bool = False) -> Any:
+        if isinstance(node, list):
+            return [walk(x) for x in typing.cast(list[Any], node)]
+        if not isinstance(node, dict):
+            return node
+        items = typing.cast(dict[str, Any], node).items()
+        if names:  # a map of property or definition names, not a schema
+            return {k: walk(v) for k, v in items}
+        out = {k: walk(v, names=k in ("properties", "$defs")) for k, v in items if k != "title"}
+        if "default" in out and out["default"] is None and "anyOf" not in out:
+            del out["default"]
+        any_of = out.get("anyOf")
+        if isinstance(any_of, list) and "default" in out and out["default"] is None:
+            rest = [x for x in typing.cast(list[Any], any_of) if x != {"type": "null"}]
+            if len(rest) == 1 and isinstance(rest[0], dict):
+                del out["anyOf"], out["default"]
+                out = {**typing.cast(dict[str, Any], rest[0]), **out}
+        return out
+
+    return walk(schema)

@@ -1,0 +1,87 @@
+"""interact: act on a page in the user's browser."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, NotRequired
+
+from pydantic import Field
+from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
+
+from ...wire.errors import ErrorCode, TabPilotError
+from ...wire.messages import CHROME_TO_HOST_MAX, ExecuteJs, Navigate
+from .base import Call, Encoded, encode
+from .composite import CompositeTool
+
+# The extension cannot send the host more than this in one result anyway.
+MAX_RESULT_CAP = CHROME_TO_HOST_MAX
+
+INTERACT = CompositeTool(
+    "interact",
+    "action",
+    "Act on a page in the user's own browser (requires 'AI Web Pilot' on in the extension popup).",
+    param_docs={
+        "tab_id": "Tab to act on; default: the tracked tab, else the active one.",
+        "timeout_ms": "Time limit; default navigate 30000, execute_js 5000.",
+    },
+)
+
+
+class NavigateResult(TypedDict):
+    tab_id: int
+    url: str
+    title: str
+
+
+class ExecuteJsResult(TypedDict):
+    success: bool
+    result: NotRequired[Any]
+    error: NotRequired[str]
+    stack: NotRequired[str]
+
+
+@INTERACT.action
+async def navigate(
+    call: Call,
+    url: Annotated[str, Field(description="URL to load.")],
+    tab_id: int | None = None,
+    timeout_ms: int = 30_000,
+) -> NavigateResult:
+    """load url and wait until it has loaded; returns the final url and title."""
+    await call.progress(0, 1, f"loading {url}")
+    value = await call.send(Navigate(id=0, url=url, tab_id=tab_id, timeout_ms=timeout_ms))
+    await call.progress(1, 1, "loaded")
+    return {"tab_id": value["tab_id"], "url": value["url"], "title": value.get("title", "")}
+
+
+@INTERACT.action
+async def execute_js(
+    call: Call,
+    script: Annotated[
+        str, Field(description="JavaScript run in the page: an expression, or a function body with `return`.")
+    ],
+    tab_id: int | None = None,
+    timeout_ms: int = 5_000,
+    max_result_bytes: Annotated[
+        int, Field(ge=1, le=MAX_RESULT_CAP, description="Largest JSON result returned; default 1000000.")
+    ] = 1_000_000,
+) -> Encoded[ExecuteJsResult]:
+    """run script in the page; returns {success, result} with a JSON-serializable result, or
+    {success: false, error, stack} if it threw."""
+    value = await call.send(ExecuteJs(id=0, script=script, tab_id=tab_id, timeout_ms=timeout_ms))
+    out: ExecuteJsResult
+    if value.get("success"):
+        out = {"success": True, "result": value.get("result")}
+    else:
+        out = {"success": False, "error": str(value.get("error", ""))}
+        if value.get("stack"):
+            out["stack"] = str(value["stack"])
+    text = encode(out)
+    if len(text) > max_result_bytes:
+        raise TabPilotError(
+            ErrorCode.RESULT_TOO_LARGE,
+            f"the result is {len(text):,} bytes of JSON, over max_result_bytes={max_result_bytes:,}. "
+            "Return less (pick fields, slice arrays, aggregate in the script) or raise max_result_bytes "
+            f"(up to {MAX_RESULT_CAP:,}).",
+            data={"size": len(text), "limit": max_result_bytes},
+        )
+    return Encoded(out, text)
