@@ -1,0 +1,107 @@
+"""`tabpilot browser launch|stop`: dedicated browser profiles with the extension preloaded."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ..wire.errors import TabPilotError
+from . import profile
+from .launch import CONNECT_TIMEOUT_S, launch_profile, stop_profile
+
+
+def _error(exc: TabPilotError) -> click.ClickException:
+    return click.ClickException(f"[{exc.code}] {exc.message}")
+
+
+@click.group()
+def group() -> None:
+    """Run a dedicated browser profile for the agent, separate from your everyday one."""
+
+
+@group.command()
+@click.option("--profile", "name", default=profile.DEFAULT_PROFILE, show_default=True, help="Profile name.")
+@click.option("--headless", is_flag=True, help="No window (--headless=new).")
+@click.option(
+    "--pilot",
+    is_flag=True,
+    help="Switch AI Web Pilot on in this profile. By passing it, you (the person typing this command) "
+    "opt this profile in; nothing the agent sends can do that.",
+)
+@click.option(
+    "--user-data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Use this folder instead of <data dir>/profiles/NAME.",
+)
+@click.option("--detach", is_flag=True, help="Return once the extension has connected; print JSON.")
+@click.option("--url", help="Open this URL (checked and retried through the extension when --pilot is on).")
+@click.option(
+    "--browser-binary", help="Browser to run (default: Chromium; branded Chrome 137+ ignores extensions)."
+)
+@click.option(
+    "--timeout", default=CONNECT_TIMEOUT_S, show_default=True, help="Seconds to wait for the extension."
+)
+def launch(
+    name: str,
+    headless: bool,
+    pilot: bool,
+    user_data_dir: Path | None,
+    detach: bool,
+    url: str | None,
+    browser_binary: str | None,
+    timeout: float,
+) -> None:
+    """Start a dedicated profile with the TabPilot extension loaded and its native host registered."""
+    try:
+        launched = launch_profile(
+            name,
+            headless=headless,
+            pilot=pilot,
+            user_data_dir=user_data_dir,
+            url=url,
+            browser_binary=browser_binary,
+            timeout_s=timeout,
+        )
+    except TabPilotError as exc:
+        raise _error(exc) from exc
+    for note in launched.notes:
+        click.echo(note, err=True)
+    if detach:
+        click.echo(json.dumps(launched.to_dict()))
+        return
+    click.echo(
+        f"profile {name!r} running (pid {launched.pid}, {launched.user_data_dir}); "
+        f"extension connected as {launched.instance_id}. Ctrl-C stops it.",
+        err=True,
+    )
+    try:
+        code = launched.wait()
+    except KeyboardInterrupt:
+        result = launched.stop()
+        click.echo(f"stopped (pid {result.pid}, {result.signal})", err=True)
+        return
+    click.echo(f"browser exited with code {code}", err=True)
+    sys.exit(0 if code == 0 else 1)
+
+
+@group.command()
+@click.option("--profile", "name", default=profile.DEFAULT_PROFILE, show_default=True, help="Profile name.")
+@click.option(
+    "--user-data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The folder it was launched with, if not the default.",
+)
+@click.option("--timeout", default=10.0, show_default=True, help="Seconds after SIGTERM before SIGKILL.")
+def stop(name: str, user_data_dir: Path | None, timeout: float) -> None:
+    """Stop a profile started with `tabpilot browser launch` (SIGTERM, then SIGKILL)."""
+    try:
+        result = stop_profile(name, user_data_dir=user_data_dir, timeout_s=timeout)
+    except TabPilotError as exc:
+        raise _error(exc) from exc
+    report = {"profile": name, "pid": result.pid, "stopped": result.stopped, "signal": result.signal}
+    click.echo(json.dumps(report))
+    if not result.stopped:
+        click.echo(f"profile {name!r} was not running", err=True)
