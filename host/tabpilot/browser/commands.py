@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
 
 import click
 
@@ -15,6 +17,18 @@ from .launch import CONNECT_TIMEOUT_S, launch_profile, stop_profile
 
 def _error(exc: TabPilotError) -> click.ClickException:
     return click.ClickException(f"[{exc.code}] {exc.message}")
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_on_termination() -> None:
+    # The browser runs in its own session, so a closed terminal or a supervisor's SIGTERM reaches
+    # only this process: treat them like Ctrl-C and take the browser down with us.
+    signal.signal(signal.SIGTERM, _interrupt)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, _interrupt)
 
 
 @click.group()
@@ -55,6 +69,8 @@ def launch(
     timeout: float,
 ) -> None:
     """Start a dedicated profile with the TabPilot extension loaded and its native host registered."""
+    # Installed first, so a signal while waiting for the extension also takes the browser down.
+    _stop_on_termination()
     try:
         launched = launch_profile(
             name,
