@@ -1,0 +1,88 @@
+// TabPilot's service worker. Every listener is registered synchronously here at top level, so any
+// event (a popup message, the keepalive port, an alarm) can start a stopped worker; the top-level
+// code then reconnects to the native host. Durable state lives in chrome.storage, never in variables.
+import { abortPiloted, dispatch } from './lib/dispatch.js';
+import { configure } from './lib/identity.js';
+import { KEEPALIVE_PORT, ensureAlarm, ensureOffscreen, isWatchdog } from './lib/keepalive.js';
+import { connect, onCommand, send, sendPilotEvent } from './lib/native.js';
+import { KEY, restrictStorage, setPilot, setTrackedTab } from './lib/state.js';
+
+const POPUP_URL = chrome.runtime.getURL('popup.html');
+
+/** Only TabPilot's own popup page (as the action popup or opened in a tab) may change settings. */
+function fromPopup(sender) {
+  return sender.id === chrome.runtime.id && typeof sender.url === 'string' && sender.url.split(/[?#]/)[0] === POPUP_URL;
+}
+
+async function onPopupMessage(msg) {
+  switch (msg && msg.type) {
+    case 'set_pilot':
+      if (typeof msg.enabled !== 'boolean') return { ok: false, error: 'enabled must be a boolean' };
+      await setPilot(msg.enabled);
+      return { ok: true, pilot: msg.enabled };
+    case 'track_tab': {
+      if (msg.tab_id === null) {
+        await setTrackedTab(null);
+        return { ok: true, tracked_tab_id: null };
+      }
+      const tab = await chrome.tabs.get(msg.tab_id).catch(() => null);
+      if (!tab) return { ok: false, error: `no tab ${msg.tab_id}` };
+      await setTrackedTab(tab);
+      return { ok: true, tracked_tab_id: tab.id };
+    }
+    case 'reconnect':
+      connect();
+      return { ok: true };
+    default:
+      return { ok: false, error: `unknown request ${JSON.stringify(msg && msg.type)}` };
+  }
+}
+
+chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  if (!fromPopup(sender)) {
+    sendResponse({ ok: false, error: 'only the TabPilot popup may change settings' });
+    return false;
+  }
+  onPopupMessage(msg).then(sendResponse, (err) => sendResponse({ ok: false, error: String(err) }));
+  return true;
+});
+
+chrome.runtime.onConnect.addListener((port) => {
+  if (port.name !== KEEPALIVE_PORT || port.sender.id !== chrome.runtime.id) {
+    port.disconnect();
+    return;
+  }
+  // Holding the port is all the keepalive needs. If the offscreen document goes away while this
+  // worker lives, make a new one now rather than at the next alarm.
+  port.onDisconnect.addListener(() => ensureOffscreen());
+});
+
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area !== 'local' || !changes[KEY.PILOT]) return;
+  const enabled = changes[KEY.PILOT].newValue === true;
+  if (!enabled) abortPiloted();
+  sendPilotEvent(enabled);
+});
+
+chrome.tabs.onRemoved.addListener(async (tabId) => {
+  const got = await chrome.storage.local.get(KEY.TRACKED_TAB);
+  if (got[KEY.TRACKED_TAB] === tabId) await setTrackedTab(null);
+});
+
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (!isWatchdog(alarm)) return;
+  connect();
+  ensureOffscreen();
+});
+
+// These wake the worker when the browser starts or the extension is installed or updated; the
+// top-level code below does the work.
+chrome.runtime.onStartup.addListener(() => {});
+chrome.runtime.onInstalled.addListener(() => {});
+
+onCommand((msg) => dispatch(msg, send));
+restrictStorage();
+configure();
+connect();
+ensureOffscreen();
+ensureAlarm();

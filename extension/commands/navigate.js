@@ -1,0 +1,94 @@
+// Load a URL in a tab and answer once the main frame has finished loading: the answer waits for
+// webNavigation events, bounded by timeout_ms, never for a fixed time.
+import { ERR } from '../protocol.js';
+import { bounded, timeoutParam } from '../lib/deadline.js';
+import { CommandError } from '../lib/errors.js';
+import { resolveTab, tabFailure } from '../lib/target.js';
+import { checkNavigable } from '../lib/urls.js';
+
+export const name = 'navigate';
+export const needsPilot = true;
+
+export async function run(msg, { signal }) {
+  const url = checkNavigable(msg.url);
+  const timeoutMs = timeoutParam(msg.timeout_ms, 30_000);
+  if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
+  let tab = await resolveTab(msg.tab_id, { allowNone: true });
+  if (!tab) tab = await chrome.tabs.create({ url: 'about:blank', active: true });
+  const tabId = tab.id;
+  const loaded = waitForLoad(tabId);
+  try {
+    await chrome.tabs.update(tabId, { url });
+  } catch (err) {
+    loaded.stop();
+    throw tabFailure(err, tabId, ERR.NAVIGATION_FAILED, `cannot navigate tab ${tabId}`);
+  }
+  try {
+    await bounded(loaded.promise, {
+      timeoutMs,
+      signal,
+      onTimeout: () =>
+        new CommandError(ERR.TIMEOUT, `${url} did not finish loading within ${timeoutMs} ms`, {
+          retryable: true,
+          data: { tab_id: tabId },
+        }),
+    });
+  } finally {
+    loaded.stop();
+  }
+  const done = await chrome.tabs.get(tabId).catch(() => null);
+  if (!done) throw new CommandError(ERR.TAB_CLOSED, `tab ${tabId} was closed while loading ${url}`);
+  return { tab_id: tabId, url: done.url || url, title: done.title || '' };
+}
+
+/**
+ * Resolve when the navigation we are about to start loads in tab `tabId`'s main frame.
+ * The listeners are added only for this wait (at top level they would wake the worker for every
+ * navigation in the browser) and removed by stop().
+ */
+function waitForLoad(tabId) {
+  const nav = chrome.webNavigation;
+  let started = null; // the URL of our navigation, once it has begun
+  let committed = null; // the documentId it committed
+  let settle;
+  const promise = new Promise((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  promise.catch(() => {}); // it may fail before anyone awaits it; bounded() still sees the failure
+  const mine = (d) => d.tabId === tabId && d.frameId === 0;
+  const listeners = [
+    [nav.onBeforeNavigate, (d) => {
+      if (mine(d)) {
+        started = d.url;
+        committed = null;
+      }
+    }],
+    [nav.onCommitted, (d) => {
+      if (mine(d)) committed = d.documentId || true;
+    }],
+    [nav.onCompleted, (d) => {
+      if (mine(d) && committed && (committed === true || d.documentId === committed)) settle.resolve();
+    }],
+    // A URL that differs only in its #fragment is a same-document navigation: no load happens.
+    [nav.onReferenceFragmentUpdated, (d) => {
+      if (mine(d) && !started) settle.resolve();
+    }],
+    [nav.onErrorOccurred, (d) => {
+      // Starting ours aborts whatever the tab was loading before (net::ERR_ABORTED on its old URL).
+      if (!mine(d) || !started || (d.error === 'net::ERR_ABORTED' && d.url !== started)) return;
+      settle.reject(new CommandError(ERR.NAVIGATION_FAILED, `loading ${d.url} failed: ${d.error}`, {
+        data: { tab_id: tabId, error: d.error },
+      }));
+    }],
+    [chrome.tabs.onRemoved, (closedId) => {
+      if (closedId === tabId) settle.reject(new CommandError(ERR.TAB_CLOSED, `tab ${tabId} was closed while loading`));
+    }],
+  ];
+  for (const [event, fn] of listeners) event.addListener(fn);
+  return {
+    promise,
+    stop: () => {
+      for (const [event, fn] of listeners) event.removeListener(fn);
+    },
+  };
+}

@@ -1,0 +1,26 @@
+// Bounding a wait: every promise a command awaits ends by its timeout or by cancellation.
+
+/** `promise`, or a rejection with `onTimeout()` after `timeoutMs`, or with `signal.reason` on abort. */
+export function bounded(promise, { timeoutMs, onTimeout, signal }) {
+  return new Promise((resolve, reject) => {
+    const finish = (fn, v) => {
+      clearTimeout(timer);
+      if (signal) signal.removeEventListener('abort', onAbort);
+      fn(v);
+    };
+    const onAbort = () => finish(reject, signal.reason);
+    const timer = setTimeout(() => finish(reject, onTimeout()), timeoutMs);
+    if (signal) {
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    promise.then((v) => finish(resolve, v), (e) => finish(reject, e));
+  });
+}
+
+/** A timeout_ms parameter: a positive integer, `fallback` when absent, capped at ten minutes. */
+export function timeoutParam(value, fallback) {
+  if (value === undefined || value === null) return fallback;
+  if (!Number.isInteger(value) || value <= 0) return null;
+  return Math.min(value, 600_000);
+}

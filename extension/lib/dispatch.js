@@ -1,0 +1,45 @@
+// Running one command from the host: look up its handler, enforce the pilot toggle, answer once.
+import { ERR } from '../protocol.js';
+import { HANDLERS } from '../commands/index.js';
+import { CommandError, asCommandError, pilotOff } from './errors.js';
+import { errorMessage, resultMessages } from './reply.js';
+import { getPilot } from './state.js';
+
+// Commands in flight in this worker, id -> AbortController (they die with the worker and its port).
+const running = new Map();
+
+/** Handle one host message; `send` posts a message to the host. */
+export async function dispatch(msg, send) {
+  const id = msg.id;
+  const handler = typeof msg.type === 'string' ? HANDLERS.get(msg.type) : undefined;
+  if (!handler) {
+    if (id !== undefined && id !== null) {
+      const what = typeof msg.type === 'string' ? `unknown command ${JSON.stringify(msg.type)}` : 'message without a type';
+      const code = typeof msg.type === 'string' ? ERR.UNKNOWN_COMMAND : ERR.MALFORMED_MESSAGE;
+      send(errorMessage(id, new CommandError(code, `${what}; this extension knows ${[...HANDLERS.keys()].join(', ')}`)));
+    }
+    return;
+  }
+  if (!Number.isInteger(id)) {
+    send(errorMessage(null, new CommandError(ERR.MALFORMED_MESSAGE, `${msg.type} without an integer id`)));
+    return;
+  }
+  const controller = new AbortController();
+  running.set(id, controller);
+  try {
+    if (handler.needsPilot && !(await getPilot())) throw pilotOff();
+    const out = await handler.run(msg, { signal: controller.signal, running });
+    for (const m of resultMessages(id, out)) send(m);
+  } catch (err) {
+    const e = asCommandError(err);
+    if (e.code === ERR.INTERNAL_ERROR) console.error(`TabPilot: ${msg.type} ${id} failed:`, err);
+    send(errorMessage(id, e));
+  } finally {
+    if (running.get(id) === controller) running.delete(id);
+  }
+}
+
+/** Stop every running command that needs the pilot (the user just switched it off). */
+export function abortPiloted() {
+  for (const controller of running.values()) controller.abort(pilotOff());
+}

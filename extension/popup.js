@@ -1,0 +1,108 @@
+// The popup: the AI Web Pilot switch (only this page may change it), the native host connection,
+// versions, and "track this tab". It reads chrome.storage directly and asks the worker to write.
+import { PROTOCOL_VERSION } from './protocol.js';
+
+const $ = (id) => document.getElementById(id);
+const toggle = $('pilot-toggle');
+
+// What the user can do about each reason Chrome gives for a failed native connection.
+const FIXES = [
+  [/not found/i, 'The TabPilot host is not registered for this browser. Run `tabpilot install`, then reopen this popup.'],
+  [/forbidden/i, 'The host is registered for another extension id. Run `tabpilot install` again.'],
+  [/error when communicating|exited/i, 'The host failed to start or crashed. Run `tabpilot doctor` for details.'],
+];
+
+function fixFor(reason) {
+  const hit = FIXES.find(([re]) => re.test(reason || ''));
+  return hit ? hit[1] : 'Run `tabpilot doctor` to check the installation.';
+}
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  node.textContent = text;
+  return node;
+}
+
+function showPilot(on) {
+  toggle.checked = on;
+  toggle.closest('.pilot').classList.toggle('on', on);
+  $('pilot-hint').textContent = on
+    ? 'On: your AI agent can open pages, read them and run scripts in this browser.'
+    : 'Off: your AI agent can see that TabPilot is here, but cannot read or act on pages.';
+}
+
+function showConnection(conn) {
+  const box = $('connection');
+  box.replaceChildren();
+  box.className = 'connection';
+  const state = conn && conn.state;
+  if (state === 'connected') {
+    box.classList.add('ok');
+    box.append(el('strong', '', 'Connected'), ` to the TabPilot host ${conn.host_version || ''}`);
+  } else if (state === 'rejected') {
+    box.classList.add('bad');
+    box.append(el('strong', '', 'Protocol mismatch'));
+    box.append(el('span', 'reason', conn.message || `the host does not speak protocol ${PROTOCOL_VERSION}`));
+    box.append(el('span', 'fix', 'Update TabPilot and the extension to the same release.'));
+  } else if (state === 'disconnected') {
+    box.classList.add('bad');
+    box.append(el('strong', '', 'Not connected'));
+    box.append(el('span', 'reason', conn.error || 'unknown reason'));
+    box.append(el('span', 'fix', fixFor(conn.error)));
+  } else {
+    box.append(el('strong', '', 'Connecting…'));
+  }
+  showVersions(conn);
+}
+
+function showVersions(conn) {
+  const parts = [`Extension ${chrome.runtime.getManifest().version}`, `protocol ${PROTOCOL_VERSION}`];
+  if (conn && conn.host_version) parts.push(`host ${conn.host_version}`);
+  $('versions').textContent = parts.join(' · ');
+}
+
+async function activeTab() {
+  const [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
+  return tab && !(tab.url || '').startsWith(chrome.runtime.getURL('')) ? tab : null;
+}
+
+async function showTracking(trackedId, trackedUrl) {
+  const button = $('track-tab');
+  const tab = await activeTab();
+  if (trackedId !== undefined && trackedId !== null) {
+    button.textContent = 'Stop tracking';
+    button.disabled = false;
+    $('tracked').textContent = trackedUrl || `tab ${trackedId}`;
+  } else {
+    button.textContent = 'Track this tab';
+    button.disabled = !tab;
+    $('tracked').textContent = '';
+  }
+}
+
+async function refresh() {
+  const local = await chrome.storage.local.get(['pilot', 'trackedTabId', 'trackedTabUrl']);
+  const session = await chrome.storage.session.get('connection');
+  showPilot(local.pilot === true);
+  showConnection(session.connection);
+  await showTracking(local.trackedTabId, local.trackedTabUrl);
+}
+
+toggle.addEventListener('change', async () => {
+  const wanted = toggle.checked;
+  const answer = await chrome.runtime.sendMessage({ type: 'set_pilot', enabled: wanted }).catch((e) => ({ ok: false, error: String(e) }));
+  if (!answer || !answer.ok) showPilot(!wanted);
+});
+
+$('track-tab').addEventListener('click', async () => {
+  const { trackedTabId } = await chrome.storage.local.get('trackedTabId');
+  const tab = trackedTabId === undefined ? await activeTab() : null;
+  if (trackedTabId === undefined && !tab) return;
+  await chrome.runtime.sendMessage({ type: 'track_tab', tab_id: tab ? tab.id : null });
+});
+
+chrome.storage.onChanged.addListener(() => refresh());
+refresh();
+// Opening the popup is a good moment to retry a failed connection instead of waiting for the backoff.
+chrome.runtime.sendMessage({ type: 'reconnect' }).catch(() => {});

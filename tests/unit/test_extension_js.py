@@ -1,0 +1,230 @@
+"""Static and node-run checks of the MV3 extension: syntax, imports, error codes, the command registry,
+and the pure pieces (result chunking, the in-page serializer) run under node without a browser."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tabpilot import paths
+from tabpilot.wire import messages
+from tabpilot.wire.errors import ErrorCode
+
+EXT = paths.extension_dir()
+JS_FILES = sorted(EXT.rglob("*.js"))
+OWN_JS = [p for p in JS_FILES if p.name != "protocol.js"]
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+_IMPORT = re.compile(r"""^\s*import\s+(?:(?P<what>[\w*\s{},]+?)\s+from\s+)?['"](?P<path>[^'"]+)['"]""", re.M)
+_STRING = re.compile(r"""(['"`])((?:\\.|(?!\1).)*)\1""")
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(EXT))
+
+
+def _run_node(code: str) -> str:
+    assert NODE is not None
+    done = subprocess.run(
+        [NODE, "--input-type=module", "-e", code],
+        cwd=EXT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_there_is_an_extension() -> None:
+    assert (EXT / "background.js") in JS_FILES
+    assert len(OWN_JS) >= 5
+
+
+@needs_node
+@pytest.mark.parametrize("path", JS_FILES, ids=_rel)
+def test_javascript_parses_as_a_module(path: Path) -> None:
+    # A plain `node --check file.js` silently accepts broken ES modules; stdin with --input-type does not.
+    assert NODE is not None
+    done = subprocess.run(
+        [NODE, "--check", "--input-type=module"],
+        input=path.read_text(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, f"{_rel(path)}: {done.stderr}"
+
+
+@pytest.mark.parametrize("path", OWN_JS, ids=_rel)
+def test_relative_imports_resolve_to_exported_names(path: Path) -> None:
+    text = path.read_text()
+    for match in _IMPORT.finditer(text):
+        target = (path.parent / match["path"]).resolve()
+        assert target.is_file(), f"{_rel(path)} imports missing {match['path']}"
+        what = match["what"] or ""
+        named = re.search(r"\{([^}]*)\}", what)
+        if not named:
+            continue
+        exported = target.read_text()
+        for name in (n.split(" as ")[0].strip() for n in named.group(1).split(",")):
+            if not name:
+                continue
+            pattern = rf"export\s+(?:async\s+)?(?:const|let|function\*?|class)\s+{re.escape(name)}\b"
+            assert re.search(pattern, exported), f"{_rel(path)} imports {name!r} that {match['path']} lacks"
+
+
+def test_error_codes_come_from_protocol_js() -> None:
+    codes = {c.value for c in ErrorCode}
+    names = {c.name for c in ErrorCode}
+    for path in OWN_JS:
+        text = path.read_text()
+        for used in re.findall(r"\bERR\.([A-Za-z_]+)", text):
+            assert used in names, f"{_rel(path)} uses ERR.{used}, which protocol.js does not define"
+        for _, literal in _STRING.findall(text):
+            assert literal not in codes, f"{_rel(path)} hard-codes the error code {literal!r}: use ERR.*"
+
+
+def test_the_registry_handles_exactly_the_wire_commands() -> None:
+    handlers = {}
+    for path in (EXT / "commands").glob("*.js"):
+        found = re.search(r"^export const name = '([a-z_]+)';", path.read_text(), re.M)
+        if found:
+            handlers[found.group(1)] = path
+    wire = {messages.tag_of(cls) for cls in messages.EXTENSION_COMMANDS}
+    assert set(handlers) == wire
+    registry = (EXT / "commands" / "index.js").read_text()
+    for path in handlers.values():
+        assert f"'./{path.name}'" in registry, f"{path.name} is not registered in commands/index.js"
+
+
+def test_only_ping_and_status_work_with_the_pilot_off() -> None:
+    open_commands = set()
+    for path in (EXT / "commands").glob("*.js"):
+        text = path.read_text()
+        name = re.search(r"^export const name = '([a-z_]+)';", text, re.M)
+        if name and "export const needsPilot = false;" in text:
+            open_commands.add(name.group(1))
+    assert open_commands == {"ping", "status"}
+
+
+def test_no_network_requests() -> None:
+    for path in OWN_JS:
+        text = path.read_text()
+        for call in re.findall(r"\bfetch\(([^)]*)", text):
+            assert call.startswith("chrome.runtime.getURL("), f"{_rel(path)} fetches {call!r}"
+        for banned in ("WebSocket", "XMLHttpRequest", "EventSource", "sendBeacon", "localhost", "127.0.0.1"):
+            assert banned not in text, f"{_rel(path)} mentions {banned}"
+
+
+def test_manifest_points_at_files_that_exist() -> None:
+    manifest = json.loads((EXT / "manifest.json").read_text())
+    assert manifest["background"] == {"service_worker": "background.js", "type": "module"}
+    assert (EXT / manifest["action"]["default_popup"]).is_file()
+    for page in EXT.glob("*.html"):
+        for src in re.findall(r"""(?:src|href)="([^"]+)\"""", page.read_text()):
+            assert (EXT / src).is_file(), f"{page.name} refers to missing {src}"
+    assert {"nativeMessaging", "offscreen", "scripting", "storage"} <= set(manifest["permissions"])
+
+
+def test_popup_has_the_pilot_toggle() -> None:
+    html = (EXT / "popup.html").read_text()
+    assert 'type="checkbox" id="pilot-toggle"' in html
+    assert 'id="connection"' in html and 'id="versions"' in html
+    assert "AI Web Pilot" in html
+
+
+@needs_node
+def test_result_text_is_chunked_without_splitting_surrogate_pairs() -> None:
+    out = _run_node(
+        """
+        import { splitText, resultMessages, JsonText } from './lib/reply.js';
+        const text = JSON.stringify({ s: 'a😀'.repeat(5000) + 'é'.repeat(333) });
+        const report = {};
+        for (const size of [2, 3, 7, 64, 1000]) {
+          const pieces = splitText(text, size);
+          report[size] = {
+            joined: pieces.join('') === text,
+            maxLen: Math.max(...pieces.map((p) => p.length)),
+            loneHigh: pieces.some((p) => /[\\ud800-\\udbff]$/.test(p)),
+          };
+        }
+        const msgs = resultMessages(7, new JsonText(text), 1000);
+        report.msgs = {
+          types: [...new Set(msgs.map((m) => m.type))],
+          seqs: msgs.every((m, i) => m.seq === i && m.id === 7),
+          finals: msgs.map((m) => m.final).filter(Boolean).length,
+          lastFinal: msgs[msgs.length - 1].final,
+          joined: msgs.map((m) => m.data).join('') === text,
+        };
+        report.small = resultMessages(1, { pong: true });
+        report.smallText = resultMessages(2, new JsonText('{"a":1}'));
+        console.log(JSON.stringify(report));
+        """
+    )
+    report = json.loads(out)
+    for size in ("2", "3", "7", "64", "1000"):
+        assert report[size]["joined"] and not report[size]["loneHigh"]
+        assert report[size]["maxLen"] <= int(size)
+    assert report["msgs"] == {
+        "types": ["result_chunk"],
+        "seqs": True,
+        "finals": 1,
+        "lastFinal": True,
+        "joined": True,
+    }
+    assert report["small"] == [{"type": "result", "id": 1, "value": {"pong": True}}]
+    assert report["smallText"] == [{"type": "result", "id": 2, "value_json": '{"a":1}'}]
+
+
+@needs_node
+def test_page_runner_takes_expressions_and_bodies_and_serializes_safely() -> None:
+    out = _run_node(
+        """
+        // Stand-ins for the DOM classes the serializer tests for.
+        globalThis.NodeList = class {};
+        globalThis.HTMLCollection = class {};
+        const { runInPage } = await import('./commands/page/run_script.js');
+        const scripts = {
+          expr: '1 + 1',
+          body: 'return 40 + 2',
+          semicolon: '"x";',
+          awaited: 'await Promise.resolve(5)',
+          promise: 'Promise.resolve([1, undefined])',
+          cycle: 'const a = { n: 10n, f: function foo() {} }; a.self = a; return a',
+          shared: 'const o = { v: 1 }; return [o, o]',
+          node: '({ nodeType: 1, nodeName: "DIV", localName: "div", id: "x", className: "a b" })',
+          thrown: 'throw new TypeError("bad")',
+          syntax: 'return (',
+          nothing: 'let x = 1',
+          big: '"z".repeat(2000)',
+        };
+        const out = {};
+        for (const [k, s] of Object.entries(scripts)) {
+          const r = await runInPage(s, 1000);
+          out[k] = typeof r === 'string' ? JSON.parse(r) : r;
+        }
+        console.log(JSON.stringify(out));
+        """
+    )
+    r = json.loads(out)
+    assert r["expr"] == {"success": True, "result": 2}
+    assert r["body"] == {"success": True, "result": 42}
+    assert r["semicolon"] == {"success": True, "result": "x"}
+    assert r["awaited"] == {"success": True, "result": 5}
+    assert r["promise"] == {"success": True, "result": [1, None]}
+    assert r["cycle"]["result"] == {"n": "10", "f": "[function foo]", "self": "[circular]"}
+    assert r["shared"]["result"] == [{"v": 1}, {"v": 1}]
+    assert r["node"]["result"] == "[element <div#x.a.b>]"
+    assert (
+        r["thrown"]["success"] is False and r["thrown"]["error"] == "TypeError: bad" and r["thrown"]["stack"]
+    )
+    assert r["syntax"]["success"] is False and r["syntax"]["error"].startswith("SyntaxError")
+    assert r["nothing"] == {"success": True, "result": None}
+    assert r["big"] == {"too_large": 2002}
