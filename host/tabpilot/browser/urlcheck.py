@@ -22,12 +22,12 @@ class _Loaded(msgspec.Struct):
 _RETRY_CODES = {ErrorCode.TIMEOUT, ErrorCode.NAVIGATION_FAILED, ErrorCode.TAB_CLOSED, ErrorCode.TAB_NOT_FOUND}
 
 
-async def navigate(sock: Path, url: str, attempts: int = ATTEMPTS) -> str:
-    """Load `url` in the active tab through the extension, retrying; return the final URL."""
+async def navigate(sock: Path, url: str, attempts: int = ATTEMPTS) -> tuple[str, int]:
+    """Load `url` in the active tab through the extension, retrying; return the final URL and tries."""
     conn = await HostConnection.open(sock)
     last: TabPilotError | None = None
     try:
-        for _ in range(attempts):
+        for attempt in range(1, attempts + 1):
             try:
                 raw = await conn.request(
                     m.Navigate(id=0, url=url, timeout_ms=_NAV_TIMEOUT_MS),
@@ -38,7 +38,7 @@ async def navigate(sock: Path, url: str, attempts: int = ATTEMPTS) -> str:
                     raise
                 last = exc
                 continue
-            return msgspec.json.decode(raw, type=_Loaded).url or url
+            return msgspec.json.decode(raw, type=_Loaded).url or url, attempt
     finally:
         await conn.aclose()
     assert last is not None
@@ -54,5 +54,5 @@ def ensure_url(sock: Path, url: str, pilot: bool) -> list[str]:
         return [
             f"{url} was passed on the command line; not checked (the extension acts only with the pilot on)"
         ]
-    final = asyncio.run(navigate(sock, url))
-    return [f"loaded {final}"]
+    final, tries = asyncio.run(navigate(sock, url))
+    return [f"loaded {final}" + (f" (after {tries} tries)" if tries > 1 else "")]
