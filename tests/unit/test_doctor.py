@@ -204,3 +204,28 @@ def test_cli_all_good_with_a_connected_browser(tp_dirs: dict[str, str], tmp_path
     assert [c for c in found if c.status != "ok"] == []
     assert "All checks passed." in doctor.render(found)
     assert os.environ[paths.ENV_RUNTIME] == str(run)
+
+
+def test_targets_default_to_recorded_registrations(tmp_path: Path) -> None:
+    machine = Machine("linux", tmp_path / "home", {}, tmp_path / "data")
+    assert [t.label for t in doctor.targets(machine, "edge", None)] == ["edge"]
+    hosts.install_hosts(machine, ["chrome"])
+    hosts.install_hosts(machine, ["chromium"], user_data_dir=tmp_path / "prof")
+    found = doctor.targets(machine, None, None)
+    assert [t.manifest for t in found] == [
+        tmp_path / "home" / ".config" / "google-chrome" / "NativeMessagingHosts" / "com.tabpilot.host.json",
+        tmp_path / "prof" / "NativeMessagingHosts" / "com.tabpilot.host.json",
+    ]
+    assert found[1].install_cmd == f"tabpilot install --user-data-dir {tmp_path / 'prof'}"
+
+
+def test_windows_target_reads_the_registry(tmp_path: Path) -> None:
+    from tabpilot_installer.registry import MemoryRegistry
+
+    win = Machine("win32", tmp_path / "home", {}, tmp_path / "data")
+    reg = MemoryRegistry()
+    (missing,) = doctor.targets(win, "chrome", None, reg)
+    assert missing.manifest is None and "HKCU" in missing.missing_detail
+    reg.set_default(r"Software\Google\Chrome\NativeMessagingHosts\com.tabpilot.host", r"C:\tp\m.json")
+    (found,) = doctor.targets(win, "chrome", None, reg)
+    assert str(found.manifest) == r"C:\tp\m.json"
