@@ -76,7 +76,10 @@ function waitForLoad(tabId) {
     [nav.onErrorOccurred, (d) => {
       // Starting ours aborts whatever the tab was loading before (net::ERR_ABORTED on its old URL).
       if (!mine(d) || !started || (d.error === 'net::ERR_ABORTED' && d.url !== started)) return;
-      settle.reject(new CommandError(ERR.NAVIGATION_FAILED, `loading ${d.url} failed: ${d.error}`, {
+      const why = d.error === 'net::ERR_ABORTED'
+        ? ' (no page to show: a download, a 204 answer, or the load was stopped; the tab keeps its previous page)'
+        : '';
+      settle.reject(new CommandError(ERR.NAVIGATION_FAILED, `loading ${d.url} failed: ${d.error}${why}`, {
         data: { tab_id: tabId, error: d.error },
       }));
     }],
