@@ -20,8 +20,10 @@ export async function ensureOffscreen() {
     if (existing.length) return;
     creating ??= chrome.offscreen.createDocument({
       url: OFFSCREEN_URL,
+      // No reason names "keep the worker alive"; DOM_PARSER is the one this document will also serve
+      // (parsing HTML for extraction). Chrome enforces no behaviour for it, unlike AUDIO_PLAYBACK.
       reasons: ['DOM_PARSER'],
-      justification: 'Parses page HTML for extraction, and restarts the TabPilot worker if the browser stops it.',
+      justification: 'Restarts the TabPilot worker and its connection to the local TabPilot host when the browser stops it.',
     });
     await creating;
   } catch (err) {
