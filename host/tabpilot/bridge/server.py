@@ -14,6 +14,7 @@ import click
 from .. import paths
 
 if TYPE_CHECKING:
+    from .faststart import Lines, Serve, Sink
     from .tools.base import Launcher
 
 log = logging.getLogger("tabpilot.bridge")
@@ -30,9 +31,10 @@ log = logging.getLogger("tabpilot.bridge")
 def command(launch: str | None, headless: bool, log_file: bool) -> None:
     """Serve TabPilot's MCP tools on stdio (your MCP client starts this)."""
     _setup_logging(log_file)
-    import anyio
+    from .faststart import run
 
-    anyio.run(serve, launch, headless)
+    # The SDK loads on a thread while faststart answers the handshake from its cache.
+    run(lambda: load(launch, headless))
 
 
 def _setup_logging(to_file: bool) -> None:
@@ -51,19 +53,23 @@ def _setup_logging(to_file: bool) -> None:
     root.addHandler(handler)
 
 
-async def serve(launch: str | None = None, headless: bool = False) -> None:
-    """Run the MCP server on this process's stdin/stdout until the client closes it."""
+def load(launch: str | None = None, headless: bool = False) -> Serve:
+    """Import the SDK and build the server (the slow part of starting); return what serves stdio."""
     from .hosts import HostPool
     from .tools.app import build_server
     from .tools.base import Backend
 
     pool = HostPool()
     start = launcher(launch, headless=headless) if launch else None
-    backend = Backend(pool, launch=start, launch_name=launch)
-    try:
-        await build_server(backend).run_stdio_async()
-    finally:
-        await pool.aclose()
+    server = build_server(Backend(pool, launch=start, launch_name=launch))
+
+    async def serve(lines: Lines, sink: Sink) -> None:
+        try:
+            await server.run_stdio_async(stdin=lines, stdout=sink)
+        finally:
+            await pool.aclose()
+
+    return serve
 
 
 def launcher(name: str, *, headless: bool = False) -> Launcher:

@@ -6,6 +6,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
@@ -16,7 +17,14 @@ from .base import Backend, error
 
 
 class BridgeServer(MCPServer[Any]):
-    """MCPServer whose argument-validation failures carry our structured error like every other."""
+    """MCPServer whose argument-validation failures carry our structured error like every other, and
+    which can serve stdio through the stream objects that faststart hands over."""
+
+    async def run_stdio_async(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve on stdio; `stdin` iterates lines and `stdout` has async write/flush (default: fds 0/1)."""
+        async with stdio_server(stdin, stdout) as (read_stream, write_stream):
+            lowlevel = self._lowlevel_server
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None

@@ -1,0 +1,338 @@
+"""Answer the MCP handshake and tools/list before the MCP SDK has finished importing.
+
+Importing the SDK takes 0.7-1 s on a small machine (most of it building pydantic models), and an MCP
+client starts the bridge and waits for its tool list. So while a thread imports the SDK, this module
+answers `initialize`, `tools/list` and `ping` from a cache of the SDK's own earlier answers, then hands
+the connection to the SDK: it replays the handshake to it (dropping the SDK's second reply) and lets
+it serve everything else. Anything unexpected (no cache, another protocol version, any other request)
+simply waits for the SDK, so the worst case is the plain start. The SDK's fresh answers refresh the
+cache; if the tool list it had served was stale, the client is told that the tool list changed.
+
+Stdlib only: this runs before anything heavy is imported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import logging
+import os
+import queue
+import sys
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any, cast
+
+from .. import __version__, paths
+
+log = logging.getLogger("tabpilot.bridge")
+
+ENV_DISABLE = "TABPILOT_BRIDGE_FASTSTART"  # "0" turns the fast path off
+CACHE_FILE = "bridge-answers.json"
+CHECK_ID = "tabpilot-faststart-check"
+_WATCH_MAX_LINE = 1 << 20  # replies we watch for are small; never parse a big tool result
+
+Serve = Callable[["Lines", "Sink"], Awaitable[None]]
+_READY = object()
+_EOF = None
+
+
+class Wire:
+    """The protocol's stdin and stdout, moved off fds 0 and 1 so that stray prints and child processes
+    write to stderr instead of corrupting the protocol."""
+
+    def __init__(self) -> None:
+        self.inp = os.fdopen(os.dup(0), "rb")
+        self.out = os.fdopen(os.dup(1), "wb")
+        self._lock = threading.Lock()
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(devnull, 0)
+            os.close(devnull)
+            os.dup2(2, 1)
+
+    def write(self, line: bytes) -> None:
+        """Write one newline-terminated message."""
+        with self._lock:
+            self.out.write(line)
+            self.out.flush()
+
+
+def _fingerprint() -> str:
+    """Changes whenever the answers could: our version and tool code, the SDK, pydantic, Python."""
+    parts = [__version__, sys.version, *sys.argv[1:]]
+    here = Path(__file__).parent
+    files = [here / "faststart.py", *sorted((here / "tools").glob("*.py"))]
+    for mod in ("mcp", "mcp_types", "pydantic"):
+        spec = importlib.util.find_spec(mod)
+        if spec is not None and spec.origin:
+            files.append(Path(spec.origin))
+    for f in files:
+        with contextlib.suppress(OSError):
+            st = f.stat()
+            parts.append(f"{f}:{st.st_mtime_ns}:{st.st_size}")
+    return "|".join(parts)
+
+
+class Cache:
+    """The SDK's earlier answers: initialize results by requested protocol version, and tools/list."""
+
+    def __init__(self, path: Path, key: str) -> None:
+        self.path = path
+        self.key = key
+        self.initialize: dict[str, Any] = {}
+        self.tools: Any = None
+        self.dirty = False
+
+    @classmethod
+    def load(cls, path: Path, key: str) -> Cache:
+        """The cache at `path`, or an empty one if it is missing, unreadable or from another build."""
+        cache = cls(path, key)
+        with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
+            data = json.loads(path.read_bytes())
+            if data.get("key") == key:
+                cache.initialize = dict(data["initialize"])
+                cache.tools = data["tools"]
+        return cache
+
+    def save(self) -> None:
+        """Write atomically, so concurrent bridges never read half a file."""
+        if not self.dirty:
+            return
+        data = {"key": self.key, "initialize": self.initialize, "tools": self.tools}
+        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(data, separators=(",", ":")))
+            os.replace(tmp, self.path)
+            self.dirty = False
+        except OSError as exc:
+            log.warning("cannot write %s: %s", self.path, exc)
+
+
+def _parse(line: bytes) -> dict[str, Any] | None:
+    """The JSON object on `line`, or None."""
+    try:
+        msg: Any = json.loads(line)
+    except ValueError:
+        return None
+    return cast(dict[str, Any], msg) if isinstance(msg, dict) else None
+
+
+def _params(msg: dict[str, Any]) -> dict[str, Any]:
+    params: Any = msg.get("params")
+    return cast(dict[str, Any], params) if isinstance(params, dict) else {}
+
+
+def _reply(msg_id: Any, result: Any) -> bytes:
+    body = {"jsonrpc": "2.0", "id": msg_id, "result": result}
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+class Front:
+    """What the bridge answers itself until the SDK is ready, and what it must tell the SDK afterwards."""
+
+    def __init__(self, cache: Cache, wire: Wire) -> None:
+        self.cache = cache
+        self.wire = wire
+        self.replay: list[bytes] = []  # handshake messages the SDK must still see
+        self.pending: list[bytes] = []  # messages left for the SDK, in order
+        self.answered_init = False
+        self.served_tools: Any = None
+
+    def handle(self, line: bytes) -> None:
+        """Answer `line` from the cache if it can, else keep it for the SDK."""
+        if self.pending:  # once one message waits for the SDK, all later ones do: order matters
+            self.pending.append(line)
+            return
+        msg = _parse(line)
+        if msg is None:
+            self.pending.append(line)
+            return
+        method, msg_id, params = msg.get("method"), msg.get("id"), _params(msg)
+        if method == "initialize" and msg_id is not None:
+            result = self.cache.initialize.get(str(params.get("protocolVersion")))
+            if result is not None:
+                self.wire.write(_reply(msg_id, result))
+                self.replay.append(line)
+                self.answered_init = True
+                return
+        elif self.answered_init and method == "notifications/initialized":
+            self.replay.append(line)
+            return
+        elif self.answered_init and method == "tools/list" and msg_id is not None and self.cache.tools:
+            if not params.get("cursor"):
+                self.wire.write(_reply(msg_id, self.cache.tools))
+                self.served_tools = self.cache.tools
+                return
+        elif method == "ping" and msg_id is not None:
+            self.wire.write(_reply(msg_id, {}))
+            return
+        self.pending.append(line)
+
+    def handover(self) -> list[bytes]:
+        """What the SDK reads first: the handshake to replay, then the messages that waited for it."""
+        return [*self.replay, *self.pending]
+
+
+class Learner:
+    """Refreshes the cache from the SDK's own replies to the handshake and to one tools/list of ours."""
+
+    def __init__(self, front: Front, enabled: bool) -> None:
+        self.front = front
+        self.cache = front.cache
+        self.scanning = enabled  # looking for the client's initialize among the messages to the SDK
+        # id -> (what the reply answers, whether the client already got an answer to it)
+        self.watch: dict[Any, tuple[str, bool]] = {}
+        self.version = ""
+
+    def after(self, line: bytes) -> bytes | None:
+        """Called for each message the SDK reads; returns a message to slip in right after it."""
+        if not self.scanning:
+            return None
+        msg = _parse(line)
+        if msg is None or "id" not in msg:
+            return None
+        self.scanning = False  # only the first request can be the handshake
+        if msg.get("method") != "initialize":
+            return None
+        self.version = str(_params(msg).get("protocolVersion"))
+        self.watch[msg["id"]] = ("initialize", self.front.answered_init)
+        self.watch[CHECK_ID] = ("tools", True)
+        return json.dumps({"jsonrpc": "2.0", "id": CHECK_ID, "method": "tools/list"}).encode() + b"\n"
+
+    def intercept(self, data: bytes) -> bool:
+        """Learn from a watched reply; True if the client must not see it."""
+        msg = _parse(data)
+        if msg is None or "method" in msg or msg.get("id") not in self.watch:
+            return False
+        what, answered = self.watch.pop(msg["id"])
+        result = msg.get("result")
+        if result is not None:
+            self._learn(what, result)
+        if not self.watch:
+            self.cache.save()
+        return answered
+
+    def _learn(self, what: str, result: Any) -> None:
+        if what == "initialize":
+            if self.cache.initialize.get(self.version) != result:
+                self.cache.initialize[self.version] = result
+                self.cache.dirty = True
+            return
+        if self.cache.tools != result:
+            self.cache.tools = result
+            self.cache.dirty = True
+        if self.front.served_tools is not None and self.front.served_tools != result:
+            log.warning("served a stale tool list from %s; telling the client to list again", self.cache.path)
+            notice = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+            self.front.wire.write(json.dumps(notice).encode() + b"\n")
+
+
+class Lines:
+    """The SDK's stdin: the handed-over messages, then whatever the reader thread reads."""
+
+    def __init__(self, first: list[bytes], source: queue.SimpleQueue[Any], learner: Learner) -> None:
+        self._first = first
+        self._source = source
+        self._learner = learner
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        import anyio.to_thread
+
+        for line in self._first:
+            for text in self._with_extra(line):
+                yield text
+        while True:
+            item = await anyio.to_thread.run_sync(self._source.get, abandon_on_cancel=True)
+            if item is _EOF:
+                return
+            for text in self._with_extra(item):
+                yield text
+
+    def _with_extra(self, line: bytes) -> list[str]:
+        extra = self._learner.after(line)
+        lines = [line] if extra is None else [line, extra]
+        return [x.decode("utf-8", errors="replace") for x in lines]
+
+
+class Sink:
+    """The SDK's stdout: writes to the wire, except the replies meant for the bridge itself."""
+
+    def __init__(self, wire: Wire, learner: Learner) -> None:
+        self.wire = wire
+        self.learner = learner
+
+    async def write(self, text: str) -> None:
+        """Write one message (the SDK passes a line ending in a newline)."""
+        import anyio.to_thread
+
+        data = text.encode()
+        if self.learner.watch and len(data) < _WATCH_MAX_LINE and self.learner.intercept(data):
+            return
+        await anyio.to_thread.run_sync(self.wire.write, data)
+
+    async def flush(self) -> None:
+        """Every write is flushed already."""
+
+
+def _read_lines(inp: Any, out: queue.SimpleQueue[Any]) -> None:
+    try:
+        for line in iter(inp.readline, b""):
+            if line.strip():
+                out.put(line)
+    finally:
+        out.put(_EOF)
+
+
+def run(load: Callable[[], Serve]) -> None:
+    """Serve MCP on stdio: answer from the cache while `load` imports the SDK, then run what it returns."""
+    import anyio
+
+    wire = Wire()
+    inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    threading.Thread(target=_read_lines, args=(wire.inp, inbox), name="stdin", daemon=True).start()
+    loaded: list[Serve] = []
+    failed: list[BaseException] = []
+
+    def loader() -> None:
+        try:
+            loaded.append(load())
+        except BaseException as exc:
+            failed.append(exc)
+        inbox.put(_READY)
+
+    threading.Thread(target=loader, name="load-sdk", daemon=True).start()
+    enabled = os.environ.get(ENV_DISABLE, "1") != "0"
+    cache = (
+        Cache.load(paths.state_dir() / CACHE_FILE, _fingerprint()) if enabled else Cache(Path(os.devnull), "")
+    )
+    front = Front(cache, wire)
+    eof = False
+    while True:
+        item = inbox.get()
+        if item is _READY:
+            break
+        if item is _EOF:
+            if not front.pending:
+                _exit_now()  # the client left before it needed the SDK
+            eof = True
+        elif enabled:
+            front.handle(item)
+        else:
+            front.pending.append(item)
+    if failed:
+        raise failed[0]
+    if eof:
+        inbox.put(_EOF)
+    learner = Learner(front, enabled)
+    anyio.run(loaded[0], Lines(front.handover(), inbox, learner), Sink(wire, learner))
+
+
+def _exit_now() -> None:
+    # The SDK may still be importing on its thread; tearing the interpreter down under it only
+    # prints noise, so leave at once.
+    logging.shutdown()
+    os._exit(0)

@@ -1,0 +1,159 @@
+"""The bridge answers the handshake from its cache while the SDK loads, then hands over to the SDK."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tabpilot.bridge.faststart import CACHE_FILE, CHECK_ID, Cache, Front, Learner
+
+pytestmark = pytest.mark.anyio
+
+TABPILOT = str(Path(sys.executable).with_name("tabpilot"))
+VERSION = "2025-11-25"
+INIT_RESULT = {"protocolVersion": VERSION, "capabilities": {"tools": {}}, "serverInfo": {"name": "tabpilot"}}
+TOOLS_RESULT = {"tools": [{"name": "interact", "inputSchema": {"type": "object"}}]}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class FakeWire:
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    def write(self, line: bytes) -> None:
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        self.sent.append(json.loads(line))
+
+
+def line(msg: dict[str, Any]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", **msg}).encode() + b"\n"
+
+
+INIT = line({"id": 0, "method": "initialize", "params": {"protocolVersion": VERSION, "capabilities": {}}})
+INITIALIZED = line({"method": "notifications/initialized"})
+LIST = line({"id": 1, "method": "tools/list"})
+CALL = line({"id": 2, "method": "tools/call", "params": {"name": "configure", "arguments": {}}})
+
+
+def warm_cache(tmp_path: Path) -> Cache:
+    cache = Cache(tmp_path / CACHE_FILE, "key")
+    cache.initialize[VERSION] = INIT_RESULT
+    cache.tools = TOOLS_RESULT
+    return cache
+
+
+def test_warm_cache_answers_the_handshake_and_keeps_the_rest_for_the_sdk(tmp_path: Path) -> None:
+    wire = FakeWire()
+    front = Front(warm_cache(tmp_path), wire)  # type: ignore[arg-type]
+    for msg in (INIT, INITIALIZED, LIST, line({"id": "p", "method": "ping"}), CALL, LIST):
+        front.handle(msg)
+    assert wire.sent == [
+        {"jsonrpc": "2.0", "id": 0, "result": INIT_RESULT},
+        {"jsonrpc": "2.0", "id": 1, "result": TOOLS_RESULT},
+        {"jsonrpc": "2.0", "id": "p", "result": {}},
+    ]
+    # The handshake is replayed to the SDK; the call and everything after it wait for it, in order.
+    assert front.handover() == [INIT, INITIALIZED, CALL, LIST]
+
+
+def test_cold_cache_or_other_version_waits_for_the_sdk(tmp_path: Path) -> None:
+    for cache, init in (
+        (Cache(tmp_path / CACHE_FILE, "key"), INIT),
+        (warm_cache(tmp_path), INIT.replace(VERSION.encode(), b"2025-03-26")),
+    ):
+        wire = FakeWire()
+        front = Front(cache, wire)  # type: ignore[arg-type]
+        for msg in (init, INITIALIZED, LIST):
+            front.handle(msg)
+        assert wire.sent == []
+        assert front.handover() == [init, INITIALIZED, LIST]
+
+
+def test_learner_drops_the_replies_meant_for_the_bridge_and_refreshes_the_cache(tmp_path: Path) -> None:
+    wire = FakeWire()
+    cache = warm_cache(tmp_path)
+    front = Front(cache, wire)  # type: ignore[arg-type]
+    for msg in (INIT, INITIALIZED, LIST):
+        front.handle(msg)
+    learner = Learner(front, enabled=True)
+    check = learner.after(INIT)
+    assert check is not None and json.loads(check) == {
+        "jsonrpc": "2.0",
+        "id": CHECK_ID,
+        "method": "tools/list",
+    }
+    assert learner.after(INITIALIZED) is None
+
+    fresh_tools = {"tools": [*TOOLS_RESULT["tools"], {"name": "observe", "inputSchema": {"type": "object"}}]}
+    # The SDK's second answer to the replayed initialize: the client already has one.
+    assert learner.intercept(line({"id": 0, "result": INIT_RESULT})) is True
+    # An unrelated message passes.
+    assert learner.intercept(line({"id": 2, "result": {"content": []}})) is False
+    # The check shows the tool list served from the cache was stale: the client is told.
+    assert learner.intercept(line({"id": CHECK_ID, "result": fresh_tools})) is True
+    assert wire.sent[-1] == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+    saved = Cache.load(tmp_path / CACHE_FILE, "key")
+    assert saved.tools == fresh_tools and saved.initialize == {VERSION: INIT_RESULT}
+    assert Cache.load(tmp_path / CACHE_FILE, "another build").tools is None
+
+
+def test_learner_passes_the_sdk_answer_to_an_initialize_it_did_not_answer(tmp_path: Path) -> None:
+    cache = Cache(tmp_path / CACHE_FILE, "key")
+    front = Front(cache, FakeWire())  # type: ignore[arg-type]
+    front.handle(INIT)
+    learner = Learner(front, enabled=True)
+    assert learner.after(INIT) is not None
+    assert learner.intercept(line({"id": 0, "result": INIT_RESULT})) is False
+    assert learner.intercept(line({"id": CHECK_ID, "result": TOOLS_RESULT})) is True
+    assert cache.initialize == {VERSION: INIT_RESULT} and cache.tools == TOOLS_RESULT
+
+
+@pytest.fixture
+def state() -> Iterator[dict[str, str]]:
+    base = Path(tempfile.mkdtemp(prefix="tpf", dir="/tmp"))
+    yield {"TABPILOT_RUNTIME_DIR": str(base / "run"), "TABPILOT_STATE_DIR": str(base / "state")}
+    shutil.rmtree(base, ignore_errors=True)
+
+
+async def test_second_start_answers_from_the_cache_and_corrects_a_stale_one(state: dict[str, str]) -> None:
+    params = StdioServerParameters(command=TABPILOT, args=["mcp"], env=state)
+    cache_file = Path(state["TABPILOT_STATE_DIR"]) / CACHE_FILE
+    with anyio.fail_after(30):
+        async with Client(params, mode="legacy") as client:
+            real = (await client.list_tools()).tools
+            await client.call_tool("configure", {"action": "status"})
+    assert cache_file.exists(), "the first start records the SDK's answers"
+
+    data = json.loads(cache_file.read_text())
+    assert [t["name"] for t in data["tools"]["tools"]] == [t.name for t in real]
+    data["tools"]["tools"][0]["description"] = "stale"
+    cache_file.write_text(json.dumps(data))
+
+    notices: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        notices.append(message)
+
+    with anyio.fail_after(30):
+        async with Client(params, mode="legacy", message_handler=on_message) as client:
+            listed = (await client.list_tools(cache_mode="bypass")).tools
+            assert listed[0].description == "stale", "served from the cache, before the SDK was loaded"
+            status = await client.call_tool("configure", {"action": "status"})
+            assert status.structured_content is not None and status.structured_content["connected"] is False
+            relisted = (await client.list_tools(cache_mode="bypass")).tools
+    assert relisted[0].description == real[0].description
+    assert any(getattr(n, "method", None) == "notifications/tools/list_changed" for n in notices)
+    assert json.loads(cache_file.read_text())["tools"]["tools"][0]["description"] == real[0].description
