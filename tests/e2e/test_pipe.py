@@ -1,0 +1,191 @@
+"""The pipe, end to end: MCP stdio client -> `tabpilot mcp` -> Unix socket -> native host -> extension
+-> page, in real Chromium with the real extension and the host registered by the real installer."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+
+from tabpilot.bridge.hosts import HostPool
+from tabpilot.wire.errors import ErrorCode
+from tests.support import browser, procnet
+from tests.support.mcp_client import call, call_error, mcp_client
+
+pytestmark = pytest.mark.anyio
+
+
+async def _host_info(env: dict[str, str]):  # -> BrowserInfo
+    pool = HostPool(Path(env["TABPILOT_RUNTIME_DIR"]), connect_wait_s=10)
+    try:
+        for _ in range(200):
+            infos = await pool.browsers()
+            if infos:
+                return infos[0]
+            await asyncio.sleep(0.05)
+        raise AssertionError("no host connected")
+    finally:
+        await pool.aclose()
+
+
+async def test_status_tabs_navigate_execute_js(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        status = await call(client, "configure", action="status")
+        assert status["connected"] is True
+        assert status["pilot_enabled"] is True
+        [info] = status["browsers"]
+        assert info["browser_name"] and info["browser_version"].startswith("1")
+        assert status["versions"]["protocol"] == 1
+
+        nav = await call(client, "interact", action="navigate", url=f"{site}/index.html")
+        assert nav["url"] == f"{site}/index.html"
+        assert nav["title"] == "TabPilot fixture"
+
+        tabs = (await call(client, "observe", what="tabs"))["tabs"]
+        active = [t for t in tabs if t["active"]]
+        assert any(t["url"] == f"{site}/index.html" and t["title"] == "TabPilot fixture" for t in active)
+
+        assert await call(client, "interact", action="execute_js", script="1 + 1") == {
+            "success": True,
+            "result": 2,
+        }
+        title = await call(client, "interact", action="execute_js", script="return document.title")
+        assert title == {"success": True, "result": "TabPilot fixture"}
+        thrown = await call(client, "interact", action="execute_js", script="throw new Error('boom')")
+        assert thrown["success"] is False and "boom" in thrown["error"] and thrown["stack"]
+
+        second = await call(
+            client, "interact", action="navigate", url=f"{site}/second.html", tab_id=nav["tab_id"]
+        )
+        assert second["title"] == "Second fixture page"
+
+        bad = await call_error(client, "interact", action="teleport")
+        assert bad["error"] == ErrorCode.UNKNOWN_ACTION and "navigate" in bad["message"]
+
+
+async def test_pilot_off_refuses_every_action(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, False)
+    try:
+        async with mcp_client(env) as client:
+            status = await call(client, "configure", action="status")
+            assert status["connected"] is True and status["pilot_enabled"] is False
+            for tool, args in [
+                ("interact", {"action": "execute_js", "script": "1"}),
+                ("interact", {"action": "navigate", "url": f"{site}/index.html"}),
+                ("observe", {"what": "tabs"}),
+            ]:
+                err = await call_error(client, tool, **args)
+                assert err["error"] == "ai_web_pilot_disabled"
+                assert err["message"] == "Enable 'AI Web Pilot' in extension popup to use this tool"
+    finally:
+        browser.set_pilot(driver, True)
+
+
+@pytest.mark.parametrize("size", [1024 * 1024 + 17, 9 * 1024 * 1024])
+async def test_big_results_arrive_intact(
+    driver: webdriver.Chrome, env: dict[str, str], site: str, size: int
+) -> None:
+    browser.set_pilot(driver, True)
+    script = f"const s = 'abcdefghij'.repeat({size // 10 + 1}).slice(0, {size - 2}) + 'é😀'; return s"
+    expected = ("abcdefghij" * (size // 10 + 1))[: size - 2] + "é😀"
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/index.html")
+        result = await call(
+            client, "interact", action="execute_js", script=script, max_result_bytes=32 * 1024 * 1024
+        )
+        assert result["success"] is True
+        assert len(result["result"]) == len(expected)
+        assert result["result"] == expected
+        capped = await call_error(client, "interact", action="execute_js", script=script)
+        assert capped["error"] == ErrorCode.RESULT_TOO_LARGE
+
+
+async def test_killed_service_worker_comes_back(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        assert (await call(client, "interact", action="execute_js", script="40 + 2"))["result"] == 42
+        before = await _host_info(env)
+        browser.kill_service_worker(driver)
+        # The next call, with no help from the test, reaches a revived worker and a new host.
+        assert (await call(client, "interact", action="execute_js", script="40 + 3"))["result"] == 43
+        after = await _host_info(env)
+        assert after.instance_id == before.instance_id
+
+
+async def test_no_tabpilot_process_holds_a_port(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/index.html")
+        await call(client, "interact", action="execute_js", script="1")
+        host = await _host_info(env)
+        bridges = procnet.pids_with_cmdline("tabpilot", "mcp")
+        hosts = procnet.pids_with_cmdline("tabpilot", "native")
+        assert host.pid in hosts
+        assert bridges, "the bridge process is running"
+        for pid in {*bridges, *hosts}:
+            assert procnet.inet_sockets_of(pid) == [], f"TabPilot process {pid} holds an internet socket"
+
+
+def test_socket_refuses_another_uid(driver: webdriver.Chrome, env: dict[str, str]) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to become another uid")
+    run = Path(env["TABPILOT_RUNTIME_DIR"])
+    [sock] = list(run.glob("*.sock"))
+    assert run.stat().st_mode & 0o777 == 0o700 and sock.stat().st_mode & 0o777 == 0o600
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            s = socket.socket(socket.AF_UNIX)
+            try:
+                s.connect(str(sock))
+                code = 2
+            except PermissionError:
+                code = 0
+        finally:
+            os.write(wfd, bytes([code]))
+            os._exit(0)
+    os.close(wfd)
+    outcome = os.read(rfd, 1)
+    os.close(rfd)
+    os.waitpid(pid, 0)
+    assert outcome == b"\0", "a process of another uid must be refused at connect (EACCES)"
+
+
+async def test_browser_restart_host_exits_and_bridge_reconnects(
+    chromium: browser.Chromium, env: dict[str, str], site: str
+) -> None:
+    assert chromium.driver is not None
+    browser.set_pilot(chromium.driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/index.html")
+        host = await _host_info(env)
+        chromium.quit()
+        browser.wait_until(lambda: not procnet.alive(host.pid), timeout_s=10, what="the host to exit")
+        err = await call_error(client, "interact", action="execute_js", script="1")
+        assert err["error"] == ErrorCode.EXTENSION_NOT_CONNECTED and "tabpilot" in err["message"]
+
+        chromium.start()
+        # Same MCP client, same bridge process: the next call finds the new host by itself.
+        nav = await call(client, "interact", action="navigate", url=f"{site}/second.html")
+        assert nav["title"] == "Second fixture page"
+        assert (await call(client, "interact", action="execute_js", script="6 * 7"))["result"] == 42
+        status = await call(client, "configure", action="status")
+        assert status["connected"] is True and status["pilot_enabled"] is True
+        assert (await _host_info(env)).pid != host.pid

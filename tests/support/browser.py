@@ -1,0 +1,137 @@
+"""Real Chromium for end-to-end tests: Selenium + Debian's chromedriver, a temporary user-data-dir,
+the real extension loaded unpacked, and the native host registered by the real installer."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+from tabpilot import paths
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+T = TypeVar("T")
+POPUP_URL = f"{paths.EXTENSION_ORIGIN}popup.html"
+# Measured on this platform (see DESIGN): root needs --no-sandbox, --test-type keeps the viewport
+# stable, and nothing may reach for the (absent) network.
+FLAGS = [
+    "--no-sandbox",
+    "--test-type",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--headless=new",
+    "--silent-debugger-extension-api",
+    "--window-size=1280,800",
+]
+
+
+def tabpilot_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run the real `tabpilot` command in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "tabpilot.cli", *args],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+
+
+def prepare_profile(user_data_dir: Path, env: dict[str, str]) -> None:
+    """Developer mode on (or a reload disables the unpacked extension) and the host registered."""
+    default = user_data_dir / "Default"
+    default.mkdir(parents=True, exist_ok=True)
+    prefs = default / "Preferences"
+    if not prefs.exists():
+        prefs.write_text(json.dumps({"extensions": {"ui": {"developer_mode": True}}}))
+    tabpilot_cli("install", "--browser", "chromium", "--user-data-dir", str(user_data_dir), env=env)
+
+
+def start_chromium(
+    user_data_dir: Path, env: dict[str, str], extension_dir: Path | None = None
+) -> webdriver.Chrome:
+    """Start Chromium with the extension; its native host inherits `env` (the TABPILOT_* dirs)."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={user_data_dir}")
+    options.add_argument(f"--load-extension={extension_dir or paths.extension_dir()}")
+    service = Service(CHROMEDRIVER, env={**os.environ, **env})
+    return webdriver.Chrome(options=options, service=service)
+
+
+def set_pilot(driver: webdriver.Chrome, enabled: bool) -> None:
+    """Flip the AI Web Pilot toggle the way a person does: in the extension's popup page."""
+    original = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    try:
+        driver.get(POPUP_URL)
+        toggle = wait_until(lambda: driver.find_element(By.ID, "pilot-toggle"), what="the pilot toggle")
+        if toggle.is_selected() != enabled:
+            toggle.click()
+        wait_until(lambda: toggle.is_selected() == enabled or None, what="the toggle to change")
+    finally:
+        driver.close()
+        driver.switch_to.window(original)
+
+
+def service_worker_targets(driver: webdriver.Chrome) -> list[dict[str, Any]]:
+    """CDP targets of our extension's service worker."""
+    targets = driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
+    return [t for t in targets if t["type"] == "service_worker" and paths.EXTENSION_ID in t["url"]]
+
+
+def kill_service_worker(driver: webdriver.Chrome) -> None:
+    """Stop the extension's service worker as Chrome does when it reclaims it."""
+    [target] = wait_until(lambda: service_worker_targets(driver) or None, what="the service worker")
+    driver.execute_cdp_cmd("Target.closeTarget", {"targetId": target["targetId"]})
+
+
+def wait_until(probe: Callable[[], T | None], *, timeout_s: float = 10, what: str = "condition") -> T:
+    """Poll `probe` until it returns something truthy, bounded by `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            value = probe()
+            if value:
+                return value
+        except Exception as exc:  # the element may not exist yet
+            last_error = exc
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}: {last_error!r}")
+
+
+class Chromium:
+    """A restartable browser on one profile."""
+
+    def __init__(self, user_data_dir: Path, env: dict[str, str]) -> None:
+        self.user_data_dir = user_data_dir
+        self.env = env
+        self.driver: webdriver.Chrome | None = None
+
+    def start(self) -> webdriver.Chrome:
+        """Start (or restart) the browser on the same profile."""
+        self.driver = start_chromium(self.user_data_dir, self.env)
+        return self.driver
+
+    def quit(self) -> None:
+        """Quit the browser (its native host sees EOF and must exit)."""
+        if self.driver is not None:
+            self.driver.quit()
+            self.driver = None

@@ -1,0 +1,63 @@
+"""Which processes hold internet sockets: read /proc/<pid>/fd and /proc/net/{tcp,tcp6,udp,udp6}."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+_TABLES = ("tcp", "tcp6", "udp", "udp6")
+
+
+def inet_socket_inodes() -> dict[int, str]:
+    """inode -> "proto local_address" for every TCP/UDP socket on the machine."""
+    found: dict[int, str] = {}
+    for table in _TABLES:
+        lines = Path(f"/proc/net/{table}").read_text().splitlines()[1:]
+        for line in lines:
+            cols = line.split()
+            found[int(cols[9])] = f"{table} {cols[1]}"
+    return found
+
+
+def socket_inodes(pid: int) -> set[int]:
+    """Inodes of the sockets a process holds open."""
+    inodes: set[int] = set()
+    fd_dir = Path(f"/proc/{pid}/fd")
+    for fd in fd_dir.iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(int(target[8:-1]))
+    return inodes
+
+
+def inet_sockets_of(pid: int) -> list[str]:
+    """The TCP/UDP sockets process `pid` holds (empty for a process with no port)."""
+    table = inet_socket_inodes()
+    return [table[i] for i in socket_inodes(pid) if i in table]
+
+
+def pids_with_cmdline(*needles: str) -> list[int]:
+    """Processes whose command line contains every needle."""
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if all(n in cmdline for n in needles):
+            found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether a process exists and is not a zombie."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "State:\tZ" not in status
