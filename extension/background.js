@@ -1,10 +1,10 @@
 // TabPilot's service worker. Every listener is registered synchronously here at top level, so any
 // event (a popup message, the keepalive port, an alarm) can start a stopped worker; the top-level
 // code then reconnects to the native host. Durable state lives in chrome.storage, never in variables.
-import { abortPiloted, dispatch } from './lib/dispatch.js';
+import { abortAll, abortPiloted, dispatch } from './lib/dispatch.js';
 import { configure } from './lib/identity.js';
 import { KEEPALIVE_PORT, ensureAlarm, ensureOffscreen, isWatchdog } from './lib/keepalive.js';
-import { connect, onCommand, send, sendPilotEvent } from './lib/native.js';
+import { connect, onClosed, onCommand, sendPilotEvent } from './lib/native.js';
 import { KEY, restrictStorage, setPilot, setTrackedTab } from './lib/state.js';
 
 const POPUP_URL = chrome.runtime.getURL('popup.html');
@@ -80,7 +80,8 @@ chrome.alarms.onAlarm.addListener((alarm) => {
 chrome.runtime.onStartup.addListener(() => {});
 chrome.runtime.onInstalled.addListener(() => {});
 
-onCommand((msg) => dispatch(msg, send));
+onCommand(dispatch);
+onClosed(abortAll);
 restrictStorage();
 configure();
 connect();

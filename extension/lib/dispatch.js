@@ -8,7 +8,7 @@ import { getPilot } from './state.js';
 // Commands in flight in this worker, id -> AbortController (they die with the worker and its port).
 const running = new Map();
 
-/** Handle one host message; `send` posts a message to the host. */
+/** Handle one host message; `send` posts a message to the host that sent it. */
 export async function dispatch(msg, send) {
   const id = msg.id;
   const handler = typeof msg.type === 'string' ? HANDLERS.get(msg.type) : undefined;
@@ -25,6 +25,7 @@ export async function dispatch(msg, send) {
     return;
   }
   const controller = new AbortController();
+  controller.piloted = handler.needsPilot;
   running.set(id, controller);
   try {
     if (handler.needsPilot && !(await getPilot())) throw pilotOff();
@@ -41,5 +42,13 @@ export async function dispatch(msg, send) {
 
 /** Stop every running command that needs the pilot (the user just switched it off). */
 export function abortPiloted() {
-  for (const controller of running.values()) controller.abort(pilotOff());
+  for (const controller of running.values()) {
+    if (controller.piloted) controller.abort(pilotOff());
+  }
+}
+
+/** Stop every running command: the host that sent them is gone. */
+export function abortAll() {
+  const gone = new CommandError(ERR.EXTENSION_DISCONNECTED, 'the native host disconnected');
+  for (const controller of running.values()) controller.abort(gone);
 }

@@ -14,11 +14,21 @@ let helloPilot = null;
 let retryDelay = RETRY_MIN_MS;
 let retryTimer = null;
 let handleCommand = () => {};
+let handleClosed = () => {};
 const incoming = new Map(); // chunk id -> { next, parts: Uint8Array[] }
 
-/** Set the function that receives every command from the host (whole, after reassembly). */
+/**
+ * Set the function that receives every command from the host (whole, after reassembly) with a
+ * `reply` function bound to the port it came on: an answer never reaches a later host, whose
+ * command ids start again at 1.
+ */
 export function onCommand(fn) {
   handleCommand = fn;
+}
+
+/** Set the function called when the port closes (commands in flight can no longer be answered). */
+export function onClosed(fn) {
+  handleClosed = fn;
 }
 
 export function isConnected() {
@@ -47,9 +57,10 @@ export function connect() {
     welcomed = false;
     incoming.clear();
     recordDisconnect(reason);
+    handleClosed();
   });
   setConnection({ state: 'connecting' });
-  sendHello(p);
+  sendHello(p).catch((err) => console.error('TabPilot: no hello sent:', err));
 }
 
 async function sendHello(p) {
@@ -109,7 +120,7 @@ function onPortMessage(p, msg) {
     const whole = addChunk(msg);
     if (whole !== null) onPortMessage(p, whole);
   } else {
-    handleCommand(msg);
+    handleCommand(msg, (reply) => port === p && post(p, reply));
   }
 }
 
