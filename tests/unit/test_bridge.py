@@ -24,11 +24,6 @@ pytestmark = pytest.mark.anyio
 WAIT_S = 10
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclass
 class FakeBrowser:
     instance_id: str = "inst-1"

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +19,6 @@ TABPILOT = str(Path(sys.executable).with_name("tabpilot"))
 VERSION = "2025-11-25"
 INIT_RESULT = {"protocolVersion": VERSION, "capabilities": {"tools": {}}, "serverInfo": {"name": "tabpilot"}}
 TOOLS_RESULT = {"tools": [{"name": "interact", "inputSchema": {"type": "object"}}]}
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 class FakeWire:
@@ -121,16 +113,9 @@ def test_learner_passes_the_sdk_answer_to_an_initialize_it_did_not_answer(tmp_pa
     assert cache.initialize == {VERSION: INIT_RESULT} and cache.tools == TOOLS_RESULT
 
 
-@pytest.fixture
-def state() -> Iterator[dict[str, str]]:
-    base = Path(tempfile.mkdtemp(prefix="tpf", dir="/tmp"))
-    yield {"TABPILOT_RUNTIME_DIR": str(base / "run"), "TABPILOT_STATE_DIR": str(base / "state")}
-    shutil.rmtree(base, ignore_errors=True)
-
-
-async def test_second_start_answers_from_the_cache_and_corrects_a_stale_one(state: dict[str, str]) -> None:
-    params = StdioServerParameters(command=TABPILOT, args=["mcp"], env=state)
-    cache_file = Path(state["TABPILOT_STATE_DIR"]) / CACHE_FILE
+async def test_second_start_answers_from_the_cache_and_corrects_a_stale_one(tp_dirs: dict[str, str]) -> None:
+    params = StdioServerParameters(command=TABPILOT, args=["mcp"], env=tp_dirs)
+    cache_file = Path(tp_dirs["TABPILOT_STATE_DIR"]) / CACHE_FILE
     with anyio.fail_after(30):
         async with Client(params, mode="legacy") as client:
             real = (await client.list_tools()).tools

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -19,26 +16,9 @@ pytestmark = pytest.mark.anyio
 TABPILOT = str(Path(sys.executable).with_name("tabpilot"))
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def empty_dirs() -> Iterator[dict[str, str]]:
-    """TabPilot directories in which no browser is connected."""
-    base = Path(tempfile.mkdtemp(prefix="tpb", dir="/tmp"))
-    yield {
-        "TABPILOT_RUNTIME_DIR": str(base / "run"),
-        "TABPILOT_STATE_DIR": str(base / "state"),
-        "TABPILOT_DATA_DIR": str(base / "data"),
-    }
-    shutil.rmtree(base, ignore_errors=True)
-
-
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_mcp_over_stdio_without_a_browser(empty_dirs: dict[str, str], mode: str) -> None:
-    params = StdioServerParameters(command=TABPILOT, args=["mcp"], env=empty_dirs)
+async def test_mcp_over_stdio_without_a_browser(tp_dirs: dict[str, str], mode: str) -> None:
+    params = StdioServerParameters(command=TABPILOT, args=["mcp"], env=tp_dirs)
     with anyio.fail_after(30):
         async with Client(params, mode=mode) as client:  # pyright: ignore[reportArgumentType]
             tools = (await client.list_tools()).tools

@@ -18,8 +18,8 @@ CONFIGURE = CompositeTool("configure", "action", "TabPilot's connection and sett
 _STATUS_TIMEOUT_S = 5.0
 _NOT_CONNECTED_FIX = (
     "No browser with the TabPilot extension is connected. Open Chrome/Chromium with the extension loaded "
-    "(run `tabpilot install` once, then load the extension at chrome://extensions), or start a dedicated "
-    "profile with `tabpilot browser launch`; `tabpilot doctor` checks every link."
+    "(run `tabpilot install` once, then load the folder it prints at chrome://extensions), or start a "
+    "dedicated profile with `tabpilot browser launch --detach`; `tabpilot doctor` checks every link."
 )
 
 
