@@ -1,15 +1,15 @@
 // Run the agent's JavaScript in the page's MAIN world and answer with its JSON-safe value. The page
 // serializes the value itself and hands back one string: far cheaper than structured cloning objects.
-import { ERR } from '../protocol.js';
+import { ERR, MAX_RESULT_BYTES } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { JsonText } from '../lib/reply.js';
 import { resolveTab, tabFailure } from '../lib/target.js';
 import { runInPage } from './page/run_script.js';
 
-// The host holds at most 256 MiB of one result; a JSON text with more UTF-16 units than that has at
-// least as many UTF-8 bytes, so it is refused in the page before it is moved at all.
-const MAX_RESULT_CHARS = 256 * 1024 * 1024;
+// The host holds at most MAX_RESULT_BYTES of one result; a JSON text with more UTF-16 units than that
+// has at least as many UTF-8 bytes, so it is refused in the page before it is moved at all.
+const MAX_RESULT_CHARS = MAX_RESULT_BYTES;
 
 export const name = 'execute_js';
 export const needsPilot = true;
