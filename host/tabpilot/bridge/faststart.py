@@ -61,8 +61,10 @@ class Wire:
 
 
 def _fingerprint() -> str:
-    """Changes whenever the answers could: our version and tool code, the SDK, pydantic, Python."""
-    parts = [__version__, sys.version, *sys.argv[1:]]
+    """Changes whenever the answers could: our version and tool code, the SDK, pydantic, Python.
+    (Not the command-line options: the tool list does not depend on them, and clients started
+    with different options share the cache.)"""
+    parts = [__version__, sys.version]
     here = Path(__file__).parent
     files = [here / "faststart.py", *sorted((here / "tools").glob("*.py"))]
     for mod in ("mcp", "mcp_types", "pydantic"):

@@ -82,6 +82,8 @@ class CompositeTool:
 
     def action(self, fn: F) -> F:
         """Register `fn` as the action of its own name (decorator)."""
+        if fn.__name__ in self.actions:
+            raise ValueError(f"{self.name} already has a {self.selector} {fn.__name__!r}")
         hints = typing.get_type_hints(fn, include_extras=True)
         sig = inspect.signature(fn)
         params: dict[str, tuple[Any, tuple[Any, ...]]] = {}
