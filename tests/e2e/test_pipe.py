@@ -168,7 +168,7 @@ def test_socket_refuses_another_uid(driver: webdriver.Chrome, env: dict[str, str
     assert outcome == b"\0", "a process of another uid must be refused at connect (EACCES)"
 
 
-async def test_browser_restart_host_exits_and_bridge_reconnects(
+async def test_browser_restart_and_crash_host_exits_and_bridge_reconnects(
     chromium: browser.Chromium, env: dict[str, str], site: str
 ) -> None:
     assert chromium.driver is not None
@@ -188,4 +188,11 @@ async def test_browser_restart_host_exits_and_bridge_reconnects(
         assert (await call(client, "interact", action="execute_js", script="6 * 7"))["result"] == 42
         status = await call(client, "configure", action="status")
         assert status["connected"] is True and status["pilot_enabled"] is True
-        assert (await _host_info(env)).pid != host.pid
+        second_host = await _host_info(env)
+        assert second_host.pid != host.pid
+
+        # A crash leaves nobody to kill the host: it must see EOF and exit by itself.
+        chromium.crash()
+        browser.wait_until(lambda: not procnet.alive(second_host.pid), timeout_s=10, what="the host to exit")
+        chromium.start()
+        assert (await call(client, "interact", action="navigate", url=f"{site}/index.html"))["title"]

@@ -3,8 +3,10 @@ the real extension loaded unpacked, and the native host registered by the real i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -129,6 +131,31 @@ class Chromium:
         """Start (or restart) the browser on the same profile."""
         self.driver = start_chromium(self.user_data_dir, self.env)
         return self.driver
+
+    def browser_pid(self) -> int:
+        """The main browser process (chromedriver's child on our profile)."""
+        assert self.driver is not None
+        driver_pid = self.driver.service.process.pid
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            if ppid == driver_pid and str(self.user_data_dir) in cmdline:
+                return int(entry.name)
+        raise AssertionError("browser process not found")
+
+    def crash(self) -> None:
+        """Kill the browser with SIGKILL, as a crash would (no clean shutdown of anything)."""
+        os.kill(self.browser_pid(), signal.SIGKILL)
+        assert self.driver is not None
+        with contextlib.suppress(Exception):
+            self.driver.quit()
+        self.driver = None
 
     def quit(self) -> None:
         """Quit the browser (its native host sees EOF and must exit)."""
