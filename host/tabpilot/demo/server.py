@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -29,7 +29,7 @@ class _Handler(SimpleHTTPRequestHandler):
 
 
 @contextmanager
-def serve(directory: Path = SITE) -> Iterator[str]:
+def serve(directory: Path = SITE) -> Generator[str]:
     """Serve a directory on an ephemeral loopback port; yields the base URL."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(directory)))
     server.daemon_threads = True

@@ -16,7 +16,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 import msgspec
@@ -100,7 +100,7 @@ class NativeHost:
     async def on_extension_frame(self, frame: bytes) -> None:
         """Handle one message from the extension; a bad one is logged and, with an id, answered."""
         try:
-            msg = m.from_extension_decoder.decode(frame)
+            msg: m.FromExtension = m.from_extension_decoder.decode(frame)
         except msgspec.DecodeError as exc:
             msg_id, kind = m.peek(frame)
             log.warning("unreadable message from extension (type %r): %s", kind, exc)
@@ -160,9 +160,9 @@ class NativeHost:
         )
 
     def _on_event(self, event: m.Event) -> None:
-        if event.name == "pilot" and isinstance(event.data, dict):
-            data: dict[str, Any] = event.data  # pyright: ignore[reportUnknownVariableType]
-            self._pilot = bool(data.get("enabled"))
+        data: Any = event.data
+        if event.name == "pilot" and isinstance(data, dict):
+            self._pilot = bool(cast(dict[str, Any], data).get("enabled"))
             log.info("pilot %s", "on" if self._pilot else "off")
 
     def _send_ext(self, msg: m.Message) -> None:
