@@ -18,23 +18,26 @@ from tabpilot.bridge.tools.base import Backend
 from tabpilot.bridge.tools.interact import MAX_RESULT_CAP
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
+from tabpilot.wire.messages import BrowserInfo
 
 pytestmark = pytest.mark.anyio
 
 WAIT_S = 10
 
 
-@dataclass
-class FakeBrowser:
-    instance_id: str = "inst-1"
-    label: str = "Work"
-    profile: str = "Default"
-    browser_name: str = "Chromium"
-    browser_version: str = "156.0"
-    extension_version: str = "0.1.0"
-    protocol: int = 1
-    host_version: str = "0.1.0"
-    pilot: bool = True
+def FakeBrowser(**fields: Any) -> BrowserInfo:
+    defaults: dict[str, Any] = {
+        "instance_id": "inst-1",
+        "label": "Work",
+        "profile": "Default",
+        "browser_name": "Chromium",
+        "browser_version": "156.0",
+        "extension_version": "0.1.0",
+        "protocol": 1,
+        "host_version": "0.1.0",
+        "pilot": True,
+    }
+    return BrowserInfo(**{**defaults, **fields})
 
 
 Answer = Any  # a value, a TabPilotError to raise, or a function of the command returning either
@@ -45,7 +48,7 @@ class FakePool:
     """Answers commands from a script keyed by command type; records what it was sent."""
 
     answers: dict[str, Answer] = field(default_factory=dict[str, Answer])
-    connected: list[FakeBrowser] = field(default_factory=lambda: [FakeBrowser()])
+    connected: list[BrowserInfo] = field(default_factory=lambda: [FakeBrowser()])
     sent: list[tuple[m.Command, str | None]] = field(default_factory=list[tuple[m.Command, "str | None"]])
     closed: bool = False
 
@@ -62,7 +65,7 @@ class FakePool:
             raise answer
         return answer
 
-    async def browsers(self) -> list[FakeBrowser]:
+    async def browsers(self) -> list[BrowserInfo]:
         return list(self.connected)
 
     async def aclose(self) -> None:

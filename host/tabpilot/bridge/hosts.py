@@ -7,6 +7,7 @@ import contextlib
 import itertools
 import logging
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from ..wire.framing import FramingError, encode_frame, read_frame
 
 log = logging.getLogger("tabpilot.bridge.hosts")
 
-_NOT_CONNECTED_FIX = (
+NOT_CONNECTED_FIX = (
     "No browser with the TabPilot extension is connected. Fix: open Chrome/Chromium with the TabPilot "
     "extension loaded (run `tabpilot install` once, then load the folder it prints at chrome://extensions), "
     "or start a dedicated profile with `tabpilot browser launch --detach`; "
@@ -194,7 +195,7 @@ class HostPool:
             if conns:
                 return _choose(conns, browser)
             if time.monotonic() >= deadline:
-                raise TabPilotError(ErrorCode.EXTENSION_NOT_CONNECTED, _NOT_CONNECTED_FIX)
+                raise TabPilotError(ErrorCode.EXTENSION_NOT_CONNECTED, NOT_CONNECTED_FIX)
             # A restarting browser takes ~0.6 s to bring its host back: look again shortly.
             await asyncio.sleep(_POLL_S)
 
@@ -223,25 +224,31 @@ class HostPool:
         self._conns.clear()
 
 
-def _choose(conns: list[HostConnection], browser: str | None) -> HostConnection:
-    infos = [(c, c.info) for c in conns if c.info is not None]
+def select(infos: Sequence[m.BrowserInfo], browser: str | None) -> m.BrowserInfo | None:
+    """The browser a call goes to: the named one, the only one, or the only piloted one (None: ambiguous)."""
     if browser:
         wanted = browser.casefold()
-        for conn, info in infos:
+        for info in infos:
             if wanted in (info.instance_id.casefold(), info.label.casefold(), info.profile.casefold()):
-                return conn
+                return info
         raise TabPilotError(
             ErrorCode.BROWSER_NOT_FOUND,
-            f"no connected browser matches {browser!r}; connected: "
-            + "; ".join(describe(i) for _, i in infos),
+            f"no connected browser matches {browser!r}; connected: " + "; ".join(describe(i) for i in infos),
         )
     if len(infos) == 1:
-        return infos[0][0]
-    piloted = [(c, i) for c, i in infos if i.pilot]
-    if len(piloted) == 1:
-        return piloted[0][0]
-    raise TabPilotError(
-        ErrorCode.AMBIGUOUS_BROWSER,
-        "several browsers are connected; pass `browser` with one of their ids or labels: "
-        + "; ".join(describe(i) for _, i in infos),
-    )
+        return infos[0]
+    piloted = [i for i in infos if i.pilot]
+    return piloted[0] if len(piloted) == 1 else None
+
+
+def _choose(conns: list[HostConnection], browser: str | None) -> HostConnection:
+    by_info = {id(c.info): c for c in conns if c.info is not None}
+    infos = [c.info for c in conns if c.info is not None]
+    chosen = select(infos, browser)
+    if chosen is None:
+        raise TabPilotError(
+            ErrorCode.AMBIGUOUS_BROWSER,
+            "several browsers are connected; pass `browser` with one of their ids or labels: "
+            + "; ".join(describe(i) for i in infos),
+        )
+    return by_info[id(chosen)]

@@ -13,36 +13,13 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 
 from ...wire.errors import ErrorCode, TabPilotError
-from ...wire.messages import Command
+from ...wire.messages import BrowserInfo, Command
 
 log = logging.getLogger("tabpilot.bridge")
 
 # After launching the dedicated profile, how long calls keep waiting for its host to appear.
 LAUNCH_WAIT_S = 30.0
 _RETRY_PAUSE_S = 0.2
-
-
-class BrowserInfo(Protocol):
-    """The fields of a connected browser that the tools read (the host's BrowserInfo)."""
-
-    @property
-    def instance_id(self) -> str: ...
-    @property
-    def label(self) -> str: ...
-    @property
-    def profile(self) -> str: ...
-    @property
-    def browser_name(self) -> str: ...
-    @property
-    def browser_version(self) -> str: ...
-    @property
-    def extension_version(self) -> str: ...
-    @property
-    def protocol(self) -> int: ...
-    @property
-    def host_version(self) -> str: ...
-    @property
-    def pilot(self) -> bool: ...
 
 
 class Pool(Protocol):

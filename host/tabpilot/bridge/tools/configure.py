@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import NotRequired
 
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
 from ... import __version__
-from ...wire.errors import ErrorCode, TabPilotError
+from ...wire.errors import TabPilotError
 from ...wire.messages import PROTOCOL_VERSION, GetStatus
+from ..hosts import NOT_CONNECTED_FIX, select
 from .base import BrowserInfo, Call, log
 from .composite import CompositeTool
 
 CONFIGURE = CompositeTool("configure", "action", "TabPilot's connection and settings.")
 
 _STATUS_TIMEOUT_S = 5.0
-_NOT_CONNECTED_FIX = (
-    "No browser with the TabPilot extension is connected. Open Chrome/Chromium with the extension loaded "
-    "(run `tabpilot install` once, then load the folder it prints at chrome://extensions), or start a "
-    "dedicated profile with `tabpilot browser launch --detach`; `tabpilot doctor` checks every link."
-)
 
 
 class Browser(TypedDict):
@@ -64,23 +59,6 @@ def _browser(info: BrowserInfo) -> Browser:
     }
 
 
-def select(infos: Sequence[BrowserInfo], browser: str | None) -> BrowserInfo | None:
-    """The browser a call would go to: the named one, the only one, or the only piloted one."""
-    if browser:
-        wanted = browser.casefold()
-        for info in infos:
-            if wanted in (info.instance_id.casefold(), info.label.casefold(), info.profile.casefold()):
-                return info
-        known = ", ".join(f"{i.label or i.profile} ({i.instance_id})" for i in infos)
-        raise TabPilotError(
-            ErrorCode.BROWSER_NOT_FOUND, f"no connected browser matches {browser!r}; connected: {known}"
-        )
-    if len(infos) == 1:
-        return infos[0]
-    piloted = [i for i in infos if i.pilot]
-    return piloted[0] if len(piloted) == 1 else None
-
-
 @CONFIGURE.action
 async def status(call: Call) -> StatusResult:
     """connected browsers, whether AI Web Pilot is on, versions; says how to connect when nothing is."""
@@ -93,7 +71,7 @@ async def status(call: Call) -> StatusResult:
         "versions": versions,
     }
     if not infos:
-        fix = _NOT_CONNECTED_FIX
+        fix = NOT_CONNECTED_FIX
         if call.backend.launch_name:
             name = call.backend.launch_name
             fix = f"No browser is connected yet; the next interact or observe call starts profile {name!r}."
