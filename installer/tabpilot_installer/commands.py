@@ -27,9 +27,7 @@ def extension_steps(names: list[str]) -> str:
             f"  1. open {' or '.join(pages)}",
             '  2. switch on "Developer mode" (top right)',
             f'  3. click "Load unpacked" and choose  {paths.extension_dir()}',
-            '  4. optional: in the extension\'s Details, switch on "Allow User Scripts" so execute_js',
-            "     also works on pages with a strict Content-Security-Policy",
-            "  5. click the TabPilot icon and switch on AI Web Pilot when you want the agent to act",
+            "  4. click the TabPilot icon and switch on AI Web Pilot when you want the agent to act",
             "Google Chrome 137+ ignores --load-extension, so in Chrome this manual step is the way;",
             "`tabpilot browser launch` instead runs a dedicated Chromium profile with it preloaded.",
         ]

@@ -76,7 +76,7 @@ def profile_prefs() -> dict[str, Any]:
         "extensions": {
             # Without developer mode chrome.runtime.reload() silently disables an unpacked extension.
             "ui": {"developer_mode": True},
-            # The per-extension "Allow User Scripts" toggle, so execute_js works under a strict CSP.
+            # The per-extension "Allow User Scripts" toggle, set ahead for running scripts under a strict CSP.
             "settings": {paths.EXTENSION_ID: {"user_scripts_enabled": True}},
         },
         # After a kill the browser would show a "restore pages?" bubble that shifts the viewport.
