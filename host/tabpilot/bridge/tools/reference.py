@@ -1,4 +1,7 @@
-"""The README's tool reference, generated from the tool definitions (python -m tabpilot.bridge.tools.reference)."""
+"""The README's tool reference, generated from the tool definitions.
+
+Run `python -m tabpilot.bridge.tools.reference` after changing a tool; a test fails when it drifts.
+"""
 
 from __future__ import annotations
 
