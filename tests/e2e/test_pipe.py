@@ -13,6 +13,7 @@ from selenium import webdriver
 
 from tabpilot.bridge.hosts import HostPool
 from tabpilot.wire.errors import ErrorCode
+from tabpilot.wire.messages import HOST_TO_CHROME_MAX
 from tests.support import browser, procnet
 from tests.support.mcp_client import call, call_error, mcp_client
 
@@ -196,3 +197,17 @@ async def test_browser_restart_and_crash_host_exits_and_bridge_reconnects(
         browser.wait_until(lambda: not procnet.alive(second_host.pid), timeout_s=10, what="the host to exit")
         chromium.start()
         assert (await call(client, "interact", action="navigate", url=f"{site}/index.html"))["title"]
+
+
+@pytest.mark.parametrize("size", [HOST_TO_CHROME_MAX - 300, HOST_TO_CHROME_MAX + 300, 3 * HOST_TO_CHROME_MAX])
+async def test_big_scripts_reach_the_page(
+    driver: webdriver.Chrome, env: dict[str, str], site: str, size: int
+) -> None:
+    # Around the 1 MiB host -> Chrome limit: one frame below it, base64 chunks above it.
+    browser.set_pilot(driver, True)
+    filler = "é" * (size // 4) + "x" * (size - 2 * (size // 4))
+    script = f"const s = '{filler}'; return [s.length, s.charCodeAt(0), s.endsWith('x')]"
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/index.html")
+        result = await call(client, "interact", action="execute_js", script=script)
+        assert result == {"success": True, "result": [len(filler), ord("é"), True]}
