@@ -13,6 +13,7 @@ TARGETS = [
     ("tabpilot.tools_list_faststart", "p50", 300.0, "ms"),
     ("tabpilot.host_rss_mb", None, 50.0, "MB"),
     ("ratio.playwright_over_tabpilot", None, 5.0, "x"),
+    ("ratio.playwright_default_over_tabpilot", None, 5.0, "x"),
 ]
 
 
