@@ -12,6 +12,8 @@ from typing import Any, TextIO
 
 from mcp import StdioServerParameters
 
+from tabpilot.browser.argv import NO_NETWORK_FLAGS
+
 from .client import call_ok, progress, spawn, text_of, timed_with_cpu, tool_call, until_quiet
 from .stats import children_of, descendants, pids_mentioning
 
@@ -20,14 +22,7 @@ CLI = HERE / "node_modules" / "@playwright" / "mcp" / "cli.js"
 INSTALL_HINT = "cd bench && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci"
 EVALUATE = {"function": "() => 1"}
 # The same no-network flags TabPilot's profiles get (Playwright adds its own automation defaults).
-CHROMIUM_ARGS = [
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+CHROMIUM_ARGS = list(NO_NETWORK_FLAGS)
 
 
 def version() -> str | None:

@@ -19,26 +19,14 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 from tabpilot import paths
+from tabpilot.browser.argv import BASE_FLAGS
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 T = TypeVar("T")
 POPUP_URL = f"{paths.EXTENSION_ORIGIN}popup.html"
-# Measured on this platform (see DESIGN): root needs --no-sandbox, --test-type keeps the viewport
-# stable, and nothing may reach for the (absent) network.
-FLAGS = [
-    "--no-sandbox",
-    "--test-type",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    "--headless=new",
-    "--silent-debugger-extension-api",
-    "--window-size=1280,800",
-]
+# The dedicated-profile flags (off the network, stable viewport), plus root's --no-sandbox.
+FLAGS = [*BASE_FLAGS, "--no-sandbox", "--headless=new", "--window-size=1280,800"]
 
 
 def tabpilot_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -31,10 +31,8 @@ BRANDED_NOTE = (
     "connect, use Chromium, or load {extension} once by hand at chrome://extensions in this profile"
 )
 
-# Flags for a profile an agent drives, measured on Debian Chromium 156.
-BASE_FLAGS = (
-    # Keeps the "unsupported command-line flag" infobar away, which would change the viewport.
-    "--test-type",
+# Keep Chromium off the network it has no business on (measured on Debian Chromium 156).
+NO_NETWORK_FLAGS = (
     "--disable-gpu",
     "--disable-background-networking",
     "--disable-component-update",
@@ -42,6 +40,13 @@ BASE_FLAGS = (
     "--no-first-run",
     "--no-default-browser-check",
     "--disable-quic",
+)
+
+# Flags for a profile an agent drives.
+BASE_FLAGS = (
+    # Keeps the "unsupported command-line flag" infobar away, which would change the viewport.
+    "--test-type",
+    *NO_NETWORK_FLAGS,
     # chrome.debugger would otherwise show an infobar and shrink the viewport by 56 px.
     "--silent-debugger-extension-api",
     # Re-enables --load-extension in the Chrome releases that allow switching it back on.
