@@ -1,11 +1,12 @@
 // TabPilot's service worker. Every listener is registered synchronously here at top level, so any
 // event (a popup message, the keepalive port, an alarm) can start a stopped worker; the top-level
-// code then reconnects to the native host. Durable state lives in chrome.storage, never in variables.
+// code then reconnects to the native host. Durable state lives in chrome.storage; variables hold only
+// what dies harmlessly with the worker (lib/state.js mirrors the two settings every command reads).
 import { abortAll, abortPiloted, dispatch } from './lib/dispatch.js';
 import { configure } from './lib/identity.js';
 import { KEEPALIVE_PORT, ensureAlarm, ensureOffscreen, isWatchdog } from './lib/keepalive.js';
 import { connect, onClosed, onCommand, sendPilotEvent } from './lib/native.js';
-import { KEY, restrictStorage, setPilot, setTrackedTab } from './lib/state.js';
+import { KEY, applyStorageChanges, loadState, restrictStorage, setPilot, setTrackedTab, untrack } from './lib/state.js';
 
 const POPUP_URL = chrome.runtime.getURL('popup.html');
 
@@ -18,6 +19,8 @@ async function onPopupMessage(msg) {
   switch (msg && msg.type) {
     case 'set_pilot':
       if (typeof msg.enabled !== 'boolean') return { ok: false, error: 'enabled must be a boolean' };
+      // Off stops running commands and refuses new ones from here on, before storage has it.
+      if (!msg.enabled) abortPiloted();
       await setPilot(msg.enabled);
       return { ok: true, pilot: msg.enabled };
     case 'track_tab': {
@@ -58,15 +61,16 @@ chrome.runtime.onConnect.addListener((port) => {
 });
 
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area !== 'local' || !changes[KEY.PILOT]) return;
+  if (area !== 'local') return;
+  applyStorageChanges(changes);
+  if (!changes[KEY.PILOT]) return;
   const enabled = changes[KEY.PILOT].newValue === true;
   if (!enabled) abortPiloted();
   sendPilotEvent(enabled);
 });
 
-chrome.tabs.onRemoved.addListener(async (tabId) => {
-  const got = await chrome.storage.local.get(KEY.TRACKED_TAB);
-  if (got[KEY.TRACKED_TAB] === tabId) await setTrackedTab(null);
+chrome.tabs.onRemoved.addListener((tabId) => {
+  untrack(tabId).catch((err) => console.warn('TabPilot: cannot update the tracked tab:', err));
 });
 
 chrome.alarms.onAlarm.addListener((alarm) => {
@@ -82,6 +86,7 @@ chrome.runtime.onInstalled.addListener(() => {});
 
 onCommand(dispatch);
 onClosed(abortAll);
+loadState().catch((err) => console.warn('TabPilot: cannot read settings:', err));
 restrictStorage();
 configure();
 connect();

@@ -1,6 +1,13 @@
 // Everything durable lives in chrome.storage (the service worker can be killed at any moment).
 //   local:   pilot, instanceId, label, profile, launchNonce, trackedTabId, trackedTabUrl
 //   session: connection (what the popup shows about the native host)
+//
+// The command path reads the pilot flag and the tracked tab on every command, and a
+// chrome.storage.local.get costs ~0.6 ms, so this worker keeps a mirror of those two in memory.
+// chrome.storage stays the source of truth: the mirror is read from it when the worker starts (every
+// reader awaits that), follows chrome.storage.onChanged, and dies with the worker. It never lets the
+// pilot be more on than storage says: turning it off takes effect here at once, turning it on only
+// once a read of storage confirms it.
 
 export const KEY = Object.freeze({
   PILOT: 'pilot',
@@ -13,23 +20,87 @@ export const KEY = Object.freeze({
   CONNECTION: 'connection',
 });
 
-export async function getPilot() {
-  const got = await chrome.storage.local.get(KEY.PILOT);
-  return got[KEY.PILOT] === true;
+const mirror = { pilot: false, trackedTabId: null };
+let loaded = null;
+// Bumped whenever the mirror learns something newer than a read in flight could: that read is then
+// dropped. pilotOffs counts only switch-offs, since a late read can never make the mirror stricter.
+let pilotOffs = 0;
+let trackedChanges = 0;
+
+function asTabId(value) {
+  return Number.isInteger(value) ? value : null;
 }
 
-export function setPilot(enabled) {
-  return chrome.storage.local.set({ [KEY.PILOT]: Boolean(enabled) });
+/** Read the pilot flag from storage into the mirror, unless it was switched off meanwhile. */
+async function readPilot() {
+  const offs = pilotOffs;
+  const got = await chrome.storage.local.get(KEY.PILOT);
+  if (offs === pilotOffs) mirror.pilot = got[KEY.PILOT] === true;
+}
+
+async function readTrackedTab() {
+  const seen = trackedChanges;
+  const got = await chrome.storage.local.get(KEY.TRACKED_TAB);
+  if (seen === trackedChanges) mirror.trackedTabId = asTabId(got[KEY.TRACKED_TAB]);
+}
+
+function pilotOff() {
+  pilotOffs += 1;
+  mirror.pilot = false;
+}
+
+/** Fill the mirror from storage once per worker life; a failed read is tried again by the next caller. */
+export function loadState() {
+  loaded ??= Promise.all([readPilot(), readTrackedTab()]).catch((err) => {
+    loaded = null;
+    throw err;
+  });
+  return loaded;
+}
+
+/**
+ * Follow a chrome.storage.onChanged event (area "local"). A switch-off applies at once; anything
+ * else is read back from storage, because this event may be older than a write this worker made.
+ */
+export function applyStorageChanges(changes) {
+  const pilot = changes[KEY.PILOT];
+  if (pilot) {
+    if (pilot.newValue !== true) pilotOff();
+    else readPilot().catch((err) => console.warn('TabPilot: cannot read the pilot flag:', err));
+  }
+  if (changes[KEY.TRACKED_TAB]) {
+    trackedChanges += 1;
+    readTrackedTab().catch((err) => console.warn('TabPilot: cannot read the tracked tab:', err));
+  }
+}
+
+export async function getPilot() {
+  await loadState();
+  return mirror.pilot;
+}
+
+/** Write the pilot flag. Off holds in this worker from this call on; on once storage has it. */
+export async function setPilot(enabled) {
+  if (!enabled) pilotOff();
+  await chrome.storage.local.set({ [KEY.PILOT]: Boolean(enabled) });
+  if (enabled) await readPilot();
 }
 
 export async function getTrackedTabId() {
-  const got = await chrome.storage.local.get(KEY.TRACKED_TAB);
-  return Number.isInteger(got[KEY.TRACKED_TAB]) ? got[KEY.TRACKED_TAB] : null;
+  await loadState();
+  return mirror.trackedTabId;
 }
 
 export function setTrackedTab(tab) {
+  trackedChanges += 1;
+  mirror.trackedTabId = tab ? tab.id : null;
   if (!tab) return chrome.storage.local.remove([KEY.TRACKED_TAB, KEY.TRACKED_URL]);
   return chrome.storage.local.set({ [KEY.TRACKED_TAB]: tab.id, [KEY.TRACKED_URL]: tab.url || '' });
+}
+
+/** Stop tracking `tabId` if it is the tracked tab (it was closed). */
+export async function untrack(tabId) {
+  if ((await getTrackedTabId()) === tabId) await setTrackedTab(null);
 }
 
 /** Record the native connection's state for the popup (session storage: gone with the browser). */

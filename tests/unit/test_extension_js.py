@@ -228,3 +228,80 @@ def test_page_runner_takes_expressions_and_bodies_and_serializes_safely() -> Non
     assert r["syntax"]["success"] is False and r["syntax"]["error"].startswith("SyntaxError")
     assert r["nothing"] == {"success": True, "result": None}
     assert r["big"] == {"too_large": 2002}
+
+
+@needs_node
+def test_settings_mirror_is_never_more_on_than_storage() -> None:
+    # A fake chrome.storage.local that answers in call order, each answer held until the test lets
+    # it through: reads see storage as it was when they were made, as Chrome's do.
+    out = _run_node(
+        """
+        const store = { pilot: true, trackedTabId: 7 };
+        const held = [];
+        const later = (fn) => new Promise((resolve) => held.push(() => resolve(fn())));
+        globalThis.chrome = { storage: { local: {
+          get(keys) {
+            const got = {};
+            for (const k of [keys].flat()) if (k in store) got[k] = store[k];
+            return later(() => got);
+          },
+          set(items) { Object.assign(store, items); return later(() => undefined); },
+          remove(keys) { for (const k of [keys].flat()) delete store[k]; return later(() => undefined); },
+        } } };
+        const tick = () => new Promise((r) => setTimeout(r, 0));
+        const flush = async () => {
+          await tick();
+          while (held.length) { held.shift()(); await tick(); }
+        };
+        const state = await import('./lib/state.js');
+        const pilot = async () => { await flush(); return state.getPilot(); };
+        const r = {};
+
+        state.loadState();
+        await flush();
+        r.loaded = [await state.getPilot(), await state.getTrackedTabId()];
+
+        // Off holds at once, before storage has it and before any event.
+        const off = state.setPilot(false);
+        r.offAtOnce = await state.getPilot();
+        await flush(); await off;
+
+        // A late event from an earlier "on" is checked against storage, which says off.
+        state.applyStorageChanges({ pilot: { newValue: true } });
+        r.lateOnEvent = await pilot();
+
+        // A read of "on" in flight when the pilot goes off is dropped.
+        store.pilot = true;
+        state.applyStorageChanges({ pilot: { newValue: true } });  // starts a read that sees true
+        state.setPilot(false);
+        r.readThenOff = await pilot();
+
+        // On takes effect once storage confirms it.
+        const on = state.setPilot(true);
+        await flush(); await on;
+        r.on = await state.getPilot();
+
+        // Tracking follows local writes at once and storage events after a read.
+        state.setTrackedTab(null);
+        r.untracked = await state.getTrackedTabId();
+        await flush();
+        store.trackedTabId = 9;
+        state.applyStorageChanges({ trackedTabId: { newValue: 9 } });
+        await flush();
+        r.trackedByEvent = await state.getTrackedTabId();
+        const untrack = state.untrack(9);
+        await flush(); await untrack;
+        r.afterClose = [await state.getTrackedTabId(), 'trackedTabId' in store];
+        console.log(JSON.stringify(r));
+        """
+    )
+    assert json.loads(out) == {
+        "loaded": [True, 7],
+        "offAtOnce": False,
+        "lateOnEvent": False,
+        "readThenOff": False,
+        "on": True,
+        "untracked": None,
+        "trackedByEvent": 9,
+        "afterClose": [None, False],
+    }
