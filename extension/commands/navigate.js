@@ -3,7 +3,7 @@
 import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
-import { resolveTab, tabFailure } from '../lib/target.js';
+import { onTab, tabFailure } from '../lib/target.js';
 import { checkNavigable } from '../lib/urls.js';
 
 export const name = 'navigate';
@@ -13,15 +13,24 @@ export async function run(msg, { signal }) {
   const url = checkNavigable(msg.url);
   const timeoutMs = timeoutParam(msg.timeout_ms, 30_000);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
-  let tab = await resolveTab(msg.tab_id, { allowNone: true });
-  if (!tab) tab = await chrome.tabs.create({ url: 'about:blank', active: true });
-  const tabId = tab.id;
-  const loaded = waitForLoad(tabId);
+  let tabId = null;
+  let loaded = null;
+  const start = async (id) => {
+    tabId = id;
+    signal.throwIfAborted(); // e.g. the pilot went off while the tab was being chosen
+    loaded = waitForLoad(id);
+    try {
+      await chrome.tabs.update(id, { url });
+    } catch (err) {
+      loaded.stop();
+      throw err;
+    }
+  };
   try {
-    await chrome.tabs.update(tabId, { url });
+    await onTab(msg.tab_id, start, { orElse: () => chrome.tabs.create({ url: 'about:blank', active: true }) });
   } catch (err) {
-    loaded.stop();
-    throw tabFailure(err, tabId, ERR.NAVIGATION_FAILED, `cannot navigate tab ${tabId}`);
+    if (err instanceof CommandError || tabId === null) throw err;
+    throw await tabFailure(err, tabId, ERR.NAVIGATION_FAILED, (tab) => `cannot navigate tab ${tab.id}`);
   }
   try {
     await bounded(loaded.promise, {

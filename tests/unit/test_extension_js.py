@@ -305,3 +305,86 @@ def test_settings_mirror_is_never_more_on_than_storage() -> None:
         "trackedByEvent": 9,
         "afterClose": [None, False],
     }
+
+
+@needs_node
+def test_tab_choice_maps_missing_and_closed_tabs_without_looking_them_up_first() -> None:
+    out = _run_node(
+        """
+        const tabs = new Map([[1, { id: 1, url: 'http://a/', active: true, windowId: 1 }],
+                              [2, { id: 2, url: 'chrome://version/', active: false, windowId: 1 }]]);
+        const store = { trackedTabId: 5 };
+        const calls = [];
+        const noTab = (id) => new Error(`No tab with id: ${id}.`);
+        globalThis.chrome = {
+          runtime: { getURL: (p) => `chrome-extension://x/${p}` },
+          storage: { local: {
+            async get(k) { return k in store ? { [k]: store[k] } : {}; },
+            async set(items) { Object.assign(store, items); },
+            async remove(keys) { for (const k of keys) delete store[k]; },
+          } },
+          tabs: {
+            async get(id) {
+              calls.push(`get ${id}`);
+              if (!tabs.has(id)) throw noTab(id);
+              return tabs.get(id);
+            },
+            async query(q) {
+              calls.push('query');
+              return [...tabs.values()].filter((t) => !q.active || t.active);
+            },
+          },
+        };
+        const { onTab, tabFailure } = await import('./lib/target.js');
+        const act = async (id) => {
+          calls.push(`act ${id}`);
+          if (!tabs.has(id)) throw noTab(id);
+          if (id === 2) throw new Error('Cannot access a chrome:// URL');
+          return `ran in ${id}`;
+        };
+        const outcome = async (p) => {
+          try { return await p; } catch (e) { return { code: e.code, message: e.message }; }
+        };
+        const r = {};
+        const step = async (name, run) => { calls.length = 0; r[name] = [await outcome(run()), [...calls]]; };
+        await step('named', () => onTab(1, act));
+        await step('namedMissing', () => onTab(9, act));
+        await step('notAnId', () => onTab('1', act));
+        await step('trackedGone', () => onTab(undefined, act));
+        r.trackingStopped = !('trackedTabId' in store);
+        await step('active', () => onTab(null, act));
+        const what = (tab) => `cannot run a script in tab ${tab.id} (${tab.url})`;
+        const fail = (e, id) => tabFailure(e, id, 'script_error', what).then((err) => { throw err; });
+        r.refused = await outcome(onTab(2, act).catch((e) => fail(e, 2)));
+        tabs.delete(1);
+        tabs.delete(2);
+        await step('noTabAtAll', () => onTab(null, act));
+        const newTab = async () => {
+          tabs.set(3, { id: 3, active: true });
+          return tabs.get(3);
+        };
+        await step('orElse', () => onTab(null, act, { orElse: newTab }));
+        const closing = async (id) => { tabs.delete(id); throw noTab(id); };
+        await step('activeClosed', () => onTab(null, closing));
+        r.removed = await outcome(fail(new Error('Frame with ID 0 was removed.'), 7));
+        console.log(JSON.stringify(r));
+        """
+    )
+    r = json.loads(out)
+    assert r["named"] == ["ran in 1", ["act 1"]]
+    assert r["namedMissing"] == [
+        {"code": "tab_not_found", "message": "no tab with id 9: list tabs to see the open ones"},
+        ["act 9"],
+    ]
+    assert r["notAnId"][0]["code"] == "invalid_params" and r["notAnId"][1] == []
+    assert r["trackedGone"] == ["ran in 1", ["act 5", "query", "act 1"]]
+    assert r["trackingStopped"] is True
+    assert r["active"] == ["ran in 1", ["query", "act 1"]]
+    assert r["noTabAtAll"][0]["code"] == "tab_not_found"
+    assert r["orElse"] == ["ran in 3", ["query", "query", "act 3"]]
+    assert r["activeClosed"][0] == {"code": "tab_closed", "message": "tab 3 was closed"}
+    assert r["refused"] == {
+        "code": "script_error",
+        "message": "cannot run a script in tab 2 (chrome://version/): Cannot access a chrome:// URL",
+    }
+    assert r["removed"] == {"code": "tab_closed", "message": "tab 7 was closed"}
