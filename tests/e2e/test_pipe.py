@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from selenium import webdriver
 
+from tabpilot import paths
 from tabpilot.bridge.hosts import HostPool
 from tabpilot.wire.errors import ErrorCode
 from tabpilot.wire.messages import HOST_TO_CHROME_MAX
@@ -87,6 +88,30 @@ async def test_pilot_off_refuses_every_action(
                 err = await call_error(client, tool, **args)
                 assert err["error"] == "ai_web_pilot_disabled"
                 assert err["message"] == "Enable 'AI Web Pilot' in extension popup to use this tool"
+    finally:
+        browser.set_pilot(driver, True)
+
+
+async def test_only_the_popup_can_switch_the_pilot_on(driver: webdriver.Chrome, env: dict[str, str]) -> None:
+    browser.set_pilot(driver, False)
+    original = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    try:
+        # Another page of the extension itself (not the popup) asks the worker to turn the pilot on.
+        driver.get(f"{paths.EXTENSION_ORIGIN}offscreen.html")
+        answer = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "chrome.runtime.sendMessage({type: 'set_pilot', enabled: true}).then(done, e => done(String(e)));"
+        )
+    finally:
+        driver.close()
+        driver.switch_to.window(original)
+    assert answer["ok"] is False
+    try:
+        async with mcp_client(env) as client:
+            assert (await call(client, "configure", action="status"))["pilot_enabled"] is False
+            err = await call_error(client, "interact", action="execute_js", script="1")
+            assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
     finally:
         browser.set_pilot(driver, True)
 
