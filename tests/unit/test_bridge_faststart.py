@@ -91,12 +91,13 @@ def test_learner_drops_the_replies_meant_for_the_bridge_and_refreshes_the_cache(
 
     fresh_tools = {"tools": [*TOOLS_RESULT["tools"], {"name": "observe", "inputSchema": {"type": "object"}}]}
     # The SDK's second answer to the replayed initialize: the client already has one.
-    assert learner.intercept(line({"id": 0, "result": INIT_RESULT})) is True
+    assert learner.relay(line({"id": 0, "result": INIT_RESULT})) == []
     # An unrelated message passes.
-    assert learner.intercept(line({"id": 2, "result": {"content": []}})) is False
+    unrelated = line({"id": 2, "result": {"content": []}})
+    assert learner.relay(unrelated) == [unrelated]
     # The check shows the tool list served from the cache was stale: the client is told.
-    assert learner.intercept(line({"id": CHECK_ID, "result": fresh_tools})) is True
-    assert wire.sent[-1] == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+    [notice] = learner.relay(line({"id": CHECK_ID, "result": fresh_tools}))
+    assert json.loads(notice) == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
     saved = Cache.load(tmp_path / CACHE_FILE, "key")
     assert saved.tools == fresh_tools and saved.initialize == {VERSION: INIT_RESULT}
     assert Cache.load(tmp_path / CACHE_FILE, "another build").tools is None
@@ -108,8 +109,9 @@ def test_learner_passes_the_sdk_answer_to_an_initialize_it_did_not_answer(tmp_pa
     front.handle(INIT)
     learner = Learner(front, enabled=True)
     assert learner.after(INIT) is not None
-    assert learner.intercept(line({"id": 0, "result": INIT_RESULT})) is False
-    assert learner.intercept(line({"id": CHECK_ID, "result": TOOLS_RESULT})) is True
+    answer = line({"id": 0, "result": INIT_RESULT})
+    assert learner.relay(answer) == [answer]
+    assert learner.relay(line({"id": CHECK_ID, "result": TOOLS_RESULT})) == []
     assert cache.initialize == {VERSION: INIT_RESULT} and cache.tools == TOOLS_RESULT
 
 

@@ -18,7 +18,6 @@ import importlib.util
 import json
 import logging
 import os
-import queue
 import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from .. import __version__, paths
+from .stdio import Wire
 
 log = logging.getLogger("tabpilot.bridge")
 
@@ -35,29 +35,6 @@ CHECK_ID = "tabpilot-faststart-check"
 _WATCH_MAX_LINE = 1 << 20  # replies we watch for are small; never parse a big tool result
 
 Serve = Callable[["Lines", "Sink"], Awaitable[None]]
-_READY = object()
-_EOF = None
-
-
-class Wire:
-    """The protocol's stdin and stdout, moved off fds 0 and 1 so that stray prints and child processes
-    write to stderr instead of corrupting the protocol."""
-
-    def __init__(self) -> None:
-        self.inp = os.fdopen(os.dup(0), "rb")
-        self.out = os.fdopen(os.dup(1), "wb")
-        self._lock = threading.Lock()
-        with contextlib.suppress(OSError):
-            devnull = os.open(os.devnull, os.O_RDONLY)
-            os.dup2(devnull, 0)
-            os.close(devnull)
-            os.dup2(2, 1)
-
-    def write(self, line: bytes) -> None:
-        """Write one newline-terminated message."""
-        with self._lock:
-            self.out.write(line)
-            self.out.flush()
 
 
 def _fingerprint() -> str:
@@ -205,53 +182,50 @@ class Learner:
         self.watch[CHECK_ID] = ("tools", True)
         return json.dumps({"jsonrpc": "2.0", "id": CHECK_ID, "method": "tools/list"}).encode() + b"\n"
 
-    def intercept(self, data: bytes) -> bool:
-        """Learn from a watched reply; True if the client must not see it."""
+    def relay(self, data: bytes) -> list[bytes]:
+        """What the client gets in place of the SDK's message `data`: it, nothing (a reply meant for
+        the bridge), or a notice that the tool list changed (the cache had served a stale one)."""
         msg = _parse(data)
         if msg is None or "method" in msg or msg.get("id") not in self.watch:
-            return False
+            return [data]
         what, answered = self.watch.pop(msg["id"])
         result = msg.get("result")
-        if result is not None:
-            self._learn(what, result)
+        out = [] if answered else [data]
+        if result is not None and self._learn(what, result):
+            log.warning("served a stale tool list from %s; telling the client to list again", self.cache.path)
+            notice = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+            out.append(json.dumps(notice).encode() + b"\n")
         if not self.watch:
             self.cache.save()
-        return answered
+        return out
 
-    def _learn(self, what: str, result: Any) -> None:
+    def _learn(self, what: str, result: Any) -> bool:
+        """Record `result`; True if it shows that the client was served a stale tool list."""
         if what == "initialize":
             if self.cache.initialize.get(self.version) != result:
                 self.cache.initialize[self.version] = result
                 self.cache.dirty = True
-            return
+            return False
         if self.cache.tools != result:
             self.cache.tools = result
             self.cache.dirty = True
-        if self.front.served_tools is not None and self.front.served_tools != result:
-            log.warning("served a stale tool list from %s; telling the client to list again", self.cache.path)
-            notice = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
-            self.front.wire.write(json.dumps(notice).encode() + b"\n")
+        return self.front.served_tools is not None and self.front.served_tools != result
 
 
 class Lines:
-    """The SDK's stdin: the handed-over messages, then whatever the reader thread reads."""
+    """The SDK's stdin: the handed-over messages, then the rest of stdin, read on the event loop."""
 
-    def __init__(self, first: list[bytes], source: queue.SimpleQueue[Any], learner: Learner) -> None:
+    def __init__(self, first: list[bytes], wire: Wire, learner: Learner) -> None:
         self._first = first
-        self._source = source
+        self._wire = wire
         self._learner = learner
 
     async def __aiter__(self) -> AsyncIterator[str]:
-        import anyio.to_thread
-
         for line in self._first:
             for text in self._with_extra(line):
                 yield text
-        while True:
-            item = await anyio.to_thread.run_sync(self._source.get, abandon_on_cancel=True)
-            if item is _EOF:
-                return
-            for text in self._with_extra(item):
+        async for line in self._wire.read_lines():
+            for text in self._with_extra(line):
                 yield text
 
     def _with_extra(self, line: bytes) -> list[str]:
@@ -269,33 +243,22 @@ class Sink:
 
     async def write(self, text: str) -> None:
         """Write one message (the SDK passes a line ending in a newline)."""
-        import anyio.to_thread
-
         data = text.encode()
-        if self.learner.watch and len(data) < _WATCH_MAX_LINE and self.learner.intercept(data):
+        if not self.learner.watch or len(data) >= _WATCH_MAX_LINE:
+            await self.wire.send(data)
             return
-        await anyio.to_thread.run_sync(self.wire.write, data)
+        for out in self.learner.relay(data):
+            await self.wire.send(out)
 
     async def flush(self) -> None:
         """Every write is flushed already."""
-
-
-def _read_lines(inp: Any, out: queue.SimpleQueue[Any]) -> None:
-    try:
-        for line in iter(inp.readline, b""):
-            if line.strip():
-                out.put(line)
-    finally:
-        out.put(_EOF)
 
 
 def run(load: Callable[[], Serve]) -> None:
     """Serve MCP on stdio: answer from the cache while `load` imports the SDK, then run what it returns."""
     import anyio
 
-    wire = Wire()
-    inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
-    threading.Thread(target=_read_lines, args=(wire.inp, inbox), name="stdin", daemon=True).start()
+    wire = Wire.stdio()
     loaded: list[Serve] = []
     failed: list[BaseException] = []
 
@@ -304,7 +267,7 @@ def run(load: Callable[[], Serve]) -> None:
             loaded.append(load())
         except BaseException as exc:
             failed.append(exc)
-        inbox.put(_READY)
+        wire.wake()
 
     threading.Thread(target=loader, name="load-sdk", daemon=True).start()
     enabled = os.environ.get(ENV_DISABLE, "1") != "0"
@@ -312,25 +275,18 @@ def run(load: Callable[[], Serve]) -> None:
         Cache.load(paths.state_dir() / CACHE_FILE, _fingerprint()) if enabled else Cache(Path(os.devnull), "")
     )
     front = Front(cache, wire)
-    eof = False
-    while True:
-        item = inbox.get()
-        if item is _READY:
-            break
-        if item is _EOF:
-            if not front.pending:
-                _exit_now()  # the client left before it needed the SDK
-            eof = True
-        elif enabled:
-            front.handle(item)
-        else:
-            front.pending.append(item)
+    while (lines := wire.read()) is not None:
+        for line in lines:
+            if enabled:
+                front.handle(line)
+            else:
+                front.pending.append(line)
+        if wire.eof and not front.pending:
+            _exit_now()  # the client left before it needed the SDK
     if failed:
         raise failed[0]
-    if eof:
-        inbox.put(_EOF)
     learner = Learner(front, enabled)
-    anyio.run(loaded[0], Lines(front.handover(), inbox, learner), Sink(wire, learner))
+    anyio.run(loaded[0], Lines(front.handover(), wire, learner), Sink(wire, learner))
 
 
 def _exit_now() -> None:

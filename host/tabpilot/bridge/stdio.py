@@ -1,0 +1,189 @@
+"""The protocol's stdin and stdout, moved off fds 0 and 1 so that stray prints and child processes
+write to stderr instead of corrupting the protocol.
+
+MCP clients give a server pipes or sockets, and those are read and written without a helper thread:
+until the SDK has loaded, the main thread waits on stdin and on the loader's wake-up at once; then the
+event loop reads and writes the same descriptors, so a message costs no hop between threads. Anything
+else (a terminal, a file, Windows pipes) is read by a thread, as the SDK itself would.
+
+Stdlib only, and no asyncio until the SDK has loaded it: this runs before anything heavy is imported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import select
+import stat
+import sys
+import threading
+from collections.abc import AsyncIterator
+
+_CHUNK = 1 << 16
+
+
+def _pollable(fd: int) -> bool:
+    """Whether the event loop can wait on `fd`: a pipe or a socket, on POSIX."""
+    if sys.platform == "win32":
+        return False
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+class LineSplitter:
+    """Cuts a byte stream into newline-terminated lines, skipping blank ones."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The lines `chunk` completes; an empty chunk means EOF and flushes an unterminated last line."""
+        buf = self._buf
+        if not chunk:
+            last = bytes(buf)
+            buf.clear()
+            return [] if last.isspace() or not last else [last]
+        scan = len(buf)  # a big message arrives in pieces: never rescan what came before
+        buf += chunk
+        lines: list[bytes] = []
+        start = 0
+        with memoryview(buf) as view:
+            while (end := buf.find(b"\n", scan)) >= 0:
+                line = bytes(view[start : end + 1])
+                if not line.isspace():
+                    lines.append(line)
+                start = scan = end + 1
+        del buf[:start]
+        return lines
+
+
+class Wire:
+    """The descriptors that carry the protocol, read and written before and after the SDK loads."""
+
+    @classmethod
+    def stdio(cls) -> Wire:
+        """Take the protocol off fds 0 and 1, which then read nothing and write to stderr."""
+        inp, out = os.dup(0), os.dup(1)
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(devnull, 0)
+            os.close(devnull)
+            os.dup2(2, 1)
+        return cls(inp, out)
+
+    def __init__(self, inp: int, out: int) -> None:
+        self.inp = inp
+        self.out = out
+        self.eof = False
+        self._lines = LineSplitter()
+        self._poll_in = _pollable(self.inp)
+        self._poll_out = _pollable(self.out)
+        self._out_nonblocking = False
+        self._chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()  # None: the SDK is ready
+        self._wake_r, self._wake_w = os.pipe() if self._poll_in else (-1, -1)
+        if not self._poll_in:
+            threading.Thread(target=self._read_thread, name="stdin", daemon=True).start()
+
+    def _read_thread(self) -> None:
+        chunk = b"-"
+        while chunk:
+            try:
+                chunk = os.read(self.inp, _CHUNK)
+            except OSError:
+                chunk = b""
+            self._chunks.put(chunk)
+
+    # Before the event loop runs: blocking calls on the main thread.
+
+    def wake(self) -> None:
+        """Make `read` return None; called from the thread that loads the SDK."""
+        if self._poll_in:
+            os.write(self._wake_w, b"\0")
+        else:
+            self._chunks.put(None)
+
+    def read(self) -> list[bytes] | None:
+        """Block until stdin brings lines (or EOF: see `eof`) or `wake` was called (None)."""
+        if self._poll_in:
+            poller = select.poll()
+            poller.register(self._wake_r, select.POLLIN)
+            if not self.eof:
+                poller.register(self.inp, select.POLLIN)
+            if self._wake_r in {fd for fd, _ in poller.poll()}:
+                return None  # the SDK goes first: data waiting on stdin keeps for it
+            chunk: bytes | None = os.read(self.inp, _CHUNK)
+        else:
+            chunk = self._chunks.get()
+        if chunk is None:
+            return None
+        self.eof = not chunk
+        return self._lines.feed(chunk)
+
+    def write(self, data: bytes) -> None:
+        """Write all of `data`, blocking; only before the event loop runs (or on a thread)."""
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.out, view) :]
+
+    # On the event loop, once the SDK runs.
+
+    async def read_lines(self) -> AsyncIterator[bytes]:
+        """The rest of stdin, line by line, after what `read` returned."""
+        import anyio.to_thread
+
+        if self._poll_in:
+            os.set_blocking(self.inp, False)
+        while not self.eof:
+            if self._poll_in:
+                try:
+                    chunk = os.read(self.inp, _CHUNK)
+                except BlockingIOError:
+                    await _ready(self.inp, write=False)
+                    continue
+            else:
+                chunk = await anyio.to_thread.run_sync(self._chunks.get, abandon_on_cancel=True)
+                assert chunk is not None, "woken twice"
+            self.eof = not chunk
+            for line in self._lines.feed(chunk):
+                yield line
+
+    async def send(self, data: bytes) -> None:
+        """Write all of `data` from the event loop (one writer at a time: the SDK has one)."""
+        import anyio.to_thread
+
+        if not self._poll_out:
+            await anyio.to_thread.run_sync(self.write, data)
+            return
+        if not self._out_nonblocking:
+            os.set_blocking(self.out, False)
+            self._out_nonblocking = True
+        view = memoryview(data)
+        while True:
+            with contextlib.suppress(BlockingIOError):
+                view = view[os.write(self.out, view) :]
+            if not view:
+                return
+            await _ready(self.out, write=True)  # a big result and a client slow to read it
+
+
+async def _ready(fd: int, *, write: bool) -> None:
+    """Wait until `fd` can be read (or written) without blocking."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future[None] = loop.create_future()
+
+    def wake() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    # Registered only while waiting, so a reader that stops to hand a line on never spins the loop.
+    (loop.add_writer if write else loop.add_reader)(fd, wake)
+    try:
+        await ready
+    finally:
+        (loop.remove_writer if write else loop.remove_reader)(fd)
