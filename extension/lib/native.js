@@ -124,6 +124,14 @@ function onPortMessage(p, msg) {
   }
 }
 
+/** Bytes of base64 text. A plain loop: Uint8Array.from with a mapping function is ~20x slower. */
+function fromBase64(data) {
+  const binary = atob(data);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
 /** Join base64 pieces of one host message; the message once the final piece is in, else null. */
 function addChunk(msg) {
   const { id, seq, data, final } = msg;
@@ -133,7 +141,7 @@ function addChunk(msg) {
     console.warn(`TabPilot: dropped host message ${id}: piece ${seq} arrived, expected ${entry.next}`);
     return null;
   }
-  entry.parts.push(Uint8Array.from(atob(data), (c) => c.charCodeAt(0)));
+  entry.parts.push(fromBase64(data));
   entry.next += 1;
   if (!final) {
     incoming.set(id, entry);
