@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,6 +30,7 @@ NOT_CONNECTED_FIX = (
 )
 _INFO_TIMEOUT_S = 2.0
 _POLL_S = 0.05
+_MTIME_SETTLED_NS = 2_000_000_000
 _info_decoder = msgspec.json.Decoder(m.BrowserInfo)
 
 
@@ -133,6 +135,13 @@ def _disconnected() -> TabPilotError:
     )
 
 
+def _mtime_ns(directory: Path) -> int | None:
+    try:
+        return os.stat(directory).st_mtime_ns
+    except OSError:
+        return None
+
+
 def describe(info: m.BrowserInfo) -> str:
     """One line naming a browser for the agent."""
     name = info.label or info.profile or info.browser_name or "browser"
@@ -140,17 +149,33 @@ def describe(info: m.BrowserInfo) -> str:
 
 
 class HostPool:
-    """All hosts reachable in the runtime directory; picks one per call and reconnects by itself."""
+    """All hosts reachable in the runtime directory; picks one per call and reconnects by itself.
+
+    The directory is listed again only when it may have changed (its mtime moved: a socket came, went
+    or was replaced) or a connection closed; otherwise a call reuses the open connections after one
+    stat of the directory."""
 
     def __init__(self, runtime_dir: Path | None = None, connect_wait_s: float = 2.5) -> None:
         self.runtime_dir = runtime_dir or paths.runtime_dir()
         self.connect_wait_s = connect_wait_s
         self._conns: dict[Path, HostConnection] = {}
+        self._listed_mtime: int | None = None  # the directory's mtime when listed; None: list again
         self._lock = asyncio.Lock()
 
+    def _unchanged(self) -> list[HostConnection] | None:
+        """The open connections, if nothing can have changed since the directory was listed."""
+        if self._listed_mtime is None or _mtime_ns(self.runtime_dir) != self._listed_mtime:
+            return None
+        conns = list(self._conns.values())
+        return None if any(c.closed for c in conns) else conns
+
     async def _discover(self) -> list[HostConnection]:
+        known = self._unchanged()
+        if known is not None:
+            return known
         async with self._lock:
-            if not self.runtime_dir.exists():
+            mtime = _mtime_ns(self.runtime_dir)  # before listing: a change while listing shows next time
+            if mtime is None:
                 return []
             localsock.check_private_dir(self.runtime_dir)
             live: list[HostConnection] = []
@@ -167,6 +192,11 @@ class HostPool:
                 live.append(conn)
             for path in set(self._conns) - {c.path for c in live}:
                 await self._conns.pop(path).aclose()
+            self._conns = {c.path: c for c in live}
+            # Directory times can be as coarse as the kernel's tick: a listing made in the same tick as
+            # a change could miss a socket that arrived after it yet left the mtime as it was.
+            settled = time.time_ns() - mtime > _MTIME_SETTLED_NS
+            self._listed_mtime = mtime if settled else None
             return live
 
     async def _connect(self, path: Path) -> HostConnection | None:

@@ -1,0 +1,98 @@
+"""The bridge's host pool reuses its connections and lists the socket directory only when it changed."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tabpilot.bridge.hosts import HostPool
+from tabpilot.native import localsock
+from tabpilot.wire import messages as m
+from tests.support.fake_extension import FakeExtension
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def listings(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
+    """Every directory the pool lists, in order."""
+    seen: list[Path] = []
+    real = localsock.list_sockets
+
+    def counting(directory: Path) -> list[Path]:
+        seen.append(directory)
+        return real(directory)
+
+    monkeypatch.setattr(localsock, "list_sockets", counting)
+    yield seen
+
+
+def _age(directory: Path) -> None:
+    """Make the directory look untouched for a minute (a fresh mtime is not trusted)."""
+    old = time.time_ns() - 60 * 10**9
+    os.utime(directory, ns=(old, old))
+
+
+async def test_calls_reuse_connections_until_the_directory_changes(
+    tp_dirs: dict[str, str], listings: list[Path]
+) -> None:
+    run = Path(tp_dirs["TABPILOT_RUNTIME_DIR"])
+    first = FakeExtension(tp_dirs, "aaaa000000000001")
+    await first.start()
+    pool = HostPool(connect_wait_s=5)
+    second: FakeExtension | None = None
+    try:
+        assert await pool.call(m.Ping(id=0)) == {"pong": True}
+        assert listings, "the first call lists the directory"
+        _age(run)
+        await pool.call(m.Ping(id=0))  # lists once more: the earlier listing was as young as the change
+        listings.clear()
+        for _ in range(3):
+            assert await pool.call(m.Ping(id=0)) == {"pong": True}
+        assert listings == [], "nothing changed: no listing"
+
+        second = FakeExtension(tp_dirs, "aaaa000000000002")
+        await second.start()  # its socket appears: the directory's mtime moves
+        assert sorted(b.instance_id for b in await pool.browsers()) == [
+            "aaaa000000000001",
+            "aaaa000000000002",
+        ]
+        await second.stop()
+        second = None
+        assert [b.instance_id for b in await pool.browsers()] == ["aaaa000000000001"]
+    finally:
+        await pool.aclose()
+        if second is not None:
+            await second.stop()
+        await first.stop()
+
+
+async def test_a_closed_connection_finds_the_restarted_host_even_if_the_mtime_hides_it(
+    tp_dirs: dict[str, str], listings: list[Path]
+) -> None:
+    run = Path(tp_dirs["TABPILOT_RUNTIME_DIR"])
+    first = FakeExtension(tp_dirs)
+    await first.start()
+    pool = HostPool(connect_wait_s=5)
+    second: FakeExtension | None = None
+    try:
+        _age(run)
+        await pool.call(m.Ping(id=0))
+        [before] = await pool.browsers()
+        await first.stop()
+        second = FakeExtension(tp_dirs)  # the same browser again: same instance id, same socket path
+        await second.start()
+        _age(run)  # as if the restart had not touched the directory
+        listings.clear()
+        assert await pool.call(m.Ping(id=0)) == {"pong": True}
+        assert listings, "the closed connection made the pool look again"
+        [after] = await pool.browsers()
+        assert after.instance_id == before.instance_id and after.pid != before.pid
+    finally:
+        await pool.aclose()
+        if second is not None:
+            await second.stop()
