@@ -4,6 +4,8 @@ import { ERR } from '../protocol.js';
 import { CommandError } from './errors.js';
 import { getTrackedTabId, untrack } from './state.js';
 
+const MAX_TAB_ID = 2 ** 31 - 1;
+
 function isOwnPage(tab) {
   const url = tab.url || tab.pendingUrl || '';
   return url.startsWith(chrome.runtime.getURL(''));
@@ -25,11 +27,13 @@ function isNoTab(err) {
 export async function onTab(tabId, act, { orElse = null } = {}) {
   if (tabId !== undefined && tabId !== null) {
     if (!Number.isInteger(tabId)) throw new CommandError(ERR.INVALID_PARAMS, `tab_id must be an integer, got ${JSON.stringify(tabId)}`);
+    const notFound = () => new CommandError(ERR.TAB_NOT_FOUND, `no tab with id ${tabId}: list tabs to see the open ones`);
+    // Tab ids are non-negative int32; chrome.* calls reject others with a TypeError about the call.
+    if (tabId < 0 || tabId > MAX_TAB_ID) throw notFound();
     try {
       return await act(tabId);
     } catch (err) {
-      if (isNoTab(err)) throw new CommandError(ERR.TAB_NOT_FOUND, `no tab with id ${tabId}: list tabs to see the open ones`);
-      throw err;
+      throw isNoTab(err) ? notFound() : err;
     }
   }
   const tracked = await getTrackedTabId();

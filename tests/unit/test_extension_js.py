@@ -350,6 +350,8 @@ def test_tab_choice_maps_missing_and_closed_tabs_without_looking_them_up_first()
         await step('named', () => onTab(1, act));
         await step('namedMissing', () => onTab(9, act));
         await step('notAnId', () => onTab('1', act));
+        await step('negative', () => onTab(-5, act));
+        await step('tooBig', () => onTab(2 ** 31, act));
         await step('trackedGone', () => onTab(undefined, act));
         r.trackingStopped = !('trackedTabId' in store);
         await step('active', () => onTab(null, act));
@@ -377,6 +379,11 @@ def test_tab_choice_maps_missing_and_closed_tabs_without_looking_them_up_first()
         ["act 9"],
     ]
     assert r["notAnId"][0]["code"] == "invalid_params" and r["notAnId"][1] == []
+    assert r["negative"] == [
+        {"code": "tab_not_found", "message": "no tab with id -5: list tabs to see the open ones"},
+        [],
+    ]
+    assert r["tooBig"][0]["code"] == "tab_not_found" and r["tooBig"][1] == []
     assert r["trackedGone"] == ["ran in 1", ["act 5", "query", "act 1"]]
     assert r["trackingStopped"] is True
     assert r["active"] == ["ran in 1", ["query", "act 1"]]
