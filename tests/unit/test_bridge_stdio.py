@@ -129,3 +129,23 @@ async def test_a_file_or_terminal_is_read_by_a_thread(tmp_path: Path) -> None:
             assert [line async for line in wire.read_lines()] == []
             await wire.send(b'{"id":1,"result":{}}\n')
     assert replies.read_bytes() == b'{"id":1,"result":{}}\n'
+
+
+async def test_a_message_once_begun_goes_out_whole_even_if_its_sender_is_cancelled() -> None:
+    wire, _, from_bridge = _wire_on_pipes()
+    big = b'{"r":"' + b"x" * 2**20 + b'"}\n'
+    received = bytearray()
+
+    def client() -> None:
+        while chunk := os.read(from_bridge, 2**16):
+            received.extend(chunk)
+
+    reader = threading.Thread(target=client)
+    reader.start()
+    with anyio.fail_after(10):
+        with anyio.move_on_after(0):  # cancelled while the pipe is still full
+            await wire.send(big)
+        await wire.send(b"{}\n")
+    os.close(wire.out)
+    await anyio.to_thread.run_sync(reader.join, 10)
+    assert bytes(received) == big + b"{}\n"

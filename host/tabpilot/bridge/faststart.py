@@ -20,7 +20,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -220,7 +220,8 @@ class Lines:
         self._wire = wire
         self._learner = learner
 
-    async def __aiter__(self) -> AsyncIterator[str]:
+    async def read(self) -> AsyncGenerator[str, None]:
+        """Each message, in order, with the bridge's own requests slipped in where they belong."""
         for line in self._first:
             for text in self._with_extra(line):
                 yield text
@@ -241,17 +242,13 @@ class Sink:
         self.wire = wire
         self.learner = learner
 
-    async def write(self, text: str) -> None:
-        """Write one message (the SDK passes a line ending in a newline)."""
-        data = text.encode()
+    async def write(self, data: bytes) -> None:
+        """Write one newline-terminated message."""
         if not self.learner.watch or len(data) >= _WATCH_MAX_LINE:
             await self.wire.send(data)
             return
         for out in self.learner.relay(data):
             await self.wire.send(out)
-
-    async def flush(self) -> None:
-        """Every write is flushed already."""
 
 
 def run(load: Callable[[], Serve]) -> None:

@@ -65,7 +65,7 @@ def load(launch: str | None = None, headless: bool = False) -> Serve:
 
     async def serve(lines: Lines, sink: Sink) -> None:
         try:
-            await server.run_stdio_async(stdin=lines, stdout=sink)
+            await server.run_stdio_async(lines.read(), sink)
         finally:
             await pool.aclose()
 

@@ -6,7 +6,7 @@ until the SDK has loaded, the main thread waits on stdin and on the loader's wak
 event loop reads and writes the same descriptors, so a message costs no hop between threads. Anything
 else (a terminal, a file, Windows pipes) is read by a thread, as the SDK itself would.
 
-Stdlib only, and no asyncio until the SDK has loaded it: this runs before anything heavy is imported.
+Nothing but the stdlib (and no asyncio) until the SDK has loaded: this runs before anything heavy is imported.
 """
 
 from __future__ import annotations
@@ -19,6 +19,10 @@ import stat
 import sys
 import threading
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 _CHUNK = 1 << 16
 
@@ -83,6 +87,7 @@ class Wire:
         self._poll_in = _pollable(self.inp)
         self._poll_out = _pollable(self.out)
         self._out_nonblocking = False
+        self._send_lock: asyncio.Lock | None = None
         self._chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()  # None: the SDK is ready
         self._wake_r, self._wake_w = os.pipe() if self._poll_in else (-1, -1)
         if not self._poll_in:
@@ -152,22 +157,32 @@ class Wire:
                 yield line
 
     async def send(self, data: bytes) -> None:
-        """Write all of `data` from the event loop (one writer at a time: the SDK has one)."""
+        """Write all of `data` from the event loop. Messages never interleave, and one that has begun
+        goes out whole even if its sender is cancelled: half a message would corrupt every later one."""
+        import asyncio
+
+        import anyio
         import anyio.to_thread
 
-        if not self._poll_out:
-            await anyio.to_thread.run_sync(self.write, data)
-            return
-        if not self._out_nonblocking:
-            os.set_blocking(self.out, False)
-            self._out_nonblocking = True
-        view = memoryview(data)
-        while True:
+        if self._send_lock is None:
+            self._send_lock = asyncio.Lock()
+        async with self._send_lock:
+            if not self._poll_out:
+                await anyio.to_thread.run_sync(self.write, data)  # waits for the thread even if cancelled
+                return
+            if not self._out_nonblocking:
+                os.set_blocking(self.out, False)
+                self._out_nonblocking = True
+            view = memoryview(data)
             with contextlib.suppress(BlockingIOError):
                 view = view[os.write(self.out, view) :]
             if not view:
                 return
-            await _ready(self.out, write=True)  # a big result and a client slow to read it
+            with anyio.CancelScope(shield=True):  # a big result and a client slow to read it
+                while view:
+                    await _ready(self.out, write=True)
+                    with contextlib.suppress(BlockingIOError):
+                        view = view[os.write(self.out, view) :]
 
 
 async def _ready(fd: int, *, write: bool) -> None:

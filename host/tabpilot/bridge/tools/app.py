@@ -2,29 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
 from ... import __version__
 from ...wire.errors import ErrorCode, TabPilotError
+from ..transport import Incoming, Outgoing, Writer
 from . import TOOLS
 from .base import Backend, error
 
 
 class BridgeServer(MCPServer[Any]):
     """MCPServer whose argument-validation failures carry our structured error like every other, and
-    which can serve stdio through the stream objects that faststart hands over."""
+    which can serve stdio through the lines and writer that faststart hands over."""
 
-    async def run_stdio_async(self, stdin: Any = None, stdout: Any = None) -> None:
-        """Serve on stdio; `stdin` iterates lines and `stdout` has async write/flush (default: fds 0/1)."""
-        async with stdio_server(stdin, stdout) as (read_stream, write_stream):
-            lowlevel = self._lowlevel_server
-            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+    async def run_stdio_async(
+        self, lines: AsyncGenerator[str, None] | None = None, out: Writer | None = None
+    ) -> None:
+        """Serve the handed-over `lines` and `out`; without them, the SDK's own stdio on fds 0/1."""
+        if lines is None or out is None:
+            await super().run_stdio_async()
+            return
+        lowlevel = self._lowlevel_server
+        await lowlevel.run(Incoming(lines), Outgoing(out), lowlevel.create_initialization_options())
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None

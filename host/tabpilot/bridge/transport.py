@@ -1,0 +1,98 @@
+"""The SDK's read and write streams, straight over the lines and sink that faststart hands over.
+
+The SDK's own stdio transport puts a task and a memory stream on each side (a reader task parsing
+stdin into a stream, a writer task draining a stream to stdout), so every message crosses two extra
+task switches. `Server.run` takes any pair of streams, so these parse and serialize in the task that
+reads or sends: the dispatcher's relay reads the next line itself, and a handler writes its own reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from types import TracebackType
+from typing import Protocol, Self
+
+import anyio
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+
+
+class Writer(Protocol):
+    """Where serialized messages go (faststart's Sink)."""
+
+    async def write(self, data: bytes) -> None:
+        """Write one newline-terminated message."""
+        ...
+
+
+class Incoming:
+    """Read stream: each line parsed as a JSON-RPC message, or the exception that parsing raised (the
+    dispatcher decides what a malformed line means, as with the SDK's stdio transport)."""
+
+    def __init__(self, lines: AsyncGenerator[str, None]) -> None:
+        self._lines = lines
+
+    async def receive(self) -> SessionMessage | Exception:
+        """The next message; raises anyio.EndOfStream at EOF."""
+        try:
+            line = await anext(self._lines)
+        except StopAsyncIteration:
+            raise anyio.EndOfStream from None
+        try:
+            return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+        except Exception as exc:
+            return exc
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        """Stop reading."""
+        await self._lines.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class Outgoing:
+    """Write stream: serializes each message and writes it, in the sender's task."""
+
+    def __init__(self, out: Writer) -> None:
+        self._out = out
+        self._closed = False
+
+    async def send(self, item: SessionMessage, /) -> None:
+        """Write one message; anyio.ClosedResourceError once closed, as a memory stream would."""
+        if self._closed:
+            raise anyio.ClosedResourceError
+        text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        await self._out.write(text.encode() + b"\n")
+
+    async def aclose(self) -> None:
+        """Refuse further messages (each one was written whole already)."""
+        self._closed = True
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
