@@ -1,4 +1,5 @@
-"""The bridge answers the handshake from its cache while the SDK loads, then hands over to the SDK."""
+"""The bridge answers the opening of either protocol era from its cache while the SDK loads, then hands
+over to the SDK."""
 
 from __future__ import annotations
 
@@ -17,8 +18,11 @@ pytestmark = pytest.mark.anyio
 
 TABPILOT = str(Path(sys.executable).with_name("tabpilot"))
 VERSION = "2025-11-25"
+MODERN = "2026-07-28"
 INIT_RESULT = {"protocolVersion": VERSION, "capabilities": {"tools": {}}, "serverInfo": {"name": "tabpilot"}}
 TOOLS_RESULT = {"tools": [{"name": "interact", "inputSchema": {"type": "object"}}]}
+DISCOVER_RESULT = {"supportedVersions": [MODERN], "capabilities": {"tools": {}}, "resultType": "complete"}
+MODERN_TOOLS_RESULT = {**TOOLS_RESULT, "resultType": "complete", "ttlMs": 0}
 
 
 class FakeWire:
@@ -38,12 +42,23 @@ INIT = line({"id": 0, "method": "initialize", "params": {"protocolVersion": VERS
 INITIALIZED = line({"method": "notifications/initialized"})
 LIST = line({"id": 1, "method": "tools/list"})
 CALL = line({"id": 2, "method": "tools/call", "params": {"name": "configure", "arguments": {}}})
+ENVELOPE = {
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+}
+DISCOVER = line({"id": 0, "method": "server/discover", "params": ENVELOPE})
+MODERN_LIST = line({"id": 1, "method": "tools/list", "params": ENVELOPE})
 
 
 def warm_cache(tmp_path: Path) -> Cache:
     cache = Cache(tmp_path / CACHE_FILE, "key")
     cache.initialize[VERSION] = INIT_RESULT
-    cache.tools = TOOLS_RESULT
+    cache.discover[MODERN] = DISCOVER_RESULT
+    cache.tools[VERSION] = TOOLS_RESULT
+    cache.tools[MODERN] = MODERN_TOOLS_RESULT
     return cache
 
 
@@ -61,10 +76,43 @@ def test_warm_cache_answers_the_handshake_and_keeps_the_rest_for_the_sdk(tmp_pat
     assert front.handover() == [INIT, INITIALIZED, CALL, LIST]
 
 
+def test_warm_cache_answers_discover_and_the_tool_list_of_its_version(tmp_path: Path) -> None:
+    wire = FakeWire()
+    front = Front(warm_cache(tmp_path), wire)  # type: ignore[arg-type]
+    for msg in (DISCOVER, MODERN_LIST):
+        front.handle(msg)
+    assert wire.sent == [
+        {"jsonrpc": "2.0", "id": 0, "result": DISCOVER_RESULT},
+        {"jsonrpc": "2.0", "id": 1, "result": MODERN_TOOLS_RESULT},
+    ]
+    # That era has no ping and every request carries the envelope: these wait for the SDK.
+    for msg in (line({"id": "p", "method": "ping", "params": ENVELOPE}), LIST):
+        front.handle(msg)
+    assert len(wire.sent) == 2
+    assert front.handover()[0] == DISCOVER, "the SDK sees the opening, so it serves the same era"
+
+
+def test_a_tool_list_of_another_era_or_version_waits_for_the_sdk(tmp_path: Path) -> None:
+    for opening, listing in ((INIT, MODERN_LIST), (DISCOVER, LIST)):
+        wire = FakeWire()
+        front = Front(warm_cache(tmp_path), wire)  # type: ignore[arg-type]
+        front.handle(opening)
+        front.handle(listing)
+        assert len(wire.sent) == 1 and front.pending == [listing]
+    cache = warm_cache(tmp_path)
+    del cache.tools[MODERN]
+    wire = FakeWire()
+    front = Front(cache, wire)  # type: ignore[arg-type]
+    for msg in (DISCOVER, MODERN_LIST):
+        front.handle(msg)
+    assert len(wire.sent) == 1 and front.pending == [MODERN_LIST]
+
+
 def test_cold_cache_or_other_version_waits_for_the_sdk(tmp_path: Path) -> None:
     for cache, init in (
         (Cache(tmp_path / CACHE_FILE, "key"), INIT),
         (warm_cache(tmp_path), INIT.replace(VERSION.encode(), b"2025-03-26")),
+        (warm_cache(tmp_path), DISCOVER.replace(MODERN.encode(), b"2027-01-01")),
     ):
         wire = FakeWire()
         front = Front(cache, wire)  # type: ignore[arg-type]
@@ -99,8 +147,29 @@ def test_learner_drops_the_replies_meant_for_the_bridge_and_refreshes_the_cache(
     [notice] = learner.relay(line({"id": CHECK_ID, "result": fresh_tools}))
     assert json.loads(notice) == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
     saved = Cache.load(tmp_path / CACHE_FILE, "key")
-    assert saved.tools == fresh_tools and saved.initialize == {VERSION: INIT_RESULT}
-    assert Cache.load(tmp_path / CACHE_FILE, "another build").tools is None
+    assert saved.tools[VERSION] == fresh_tools and saved.initialize == {VERSION: INIT_RESULT}
+    assert Cache.load(tmp_path / CACHE_FILE, "another build").tools == {}
+
+
+def test_learner_checks_the_tool_list_with_the_discover_envelope_and_keeps_quiet_if_stale(
+    tmp_path: Path,
+) -> None:
+    cache = warm_cache(tmp_path)
+    front = Front(cache, FakeWire())  # type: ignore[arg-type]
+    for msg in (DISCOVER, MODERN_LIST):
+        front.handle(msg)
+    learner = Learner(front, enabled=True)
+    check = learner.after(DISCOVER)
+    assert check is not None
+    assert json.loads(check) == {"jsonrpc": "2.0", "id": CHECK_ID, "method": "tools/list", "params": ENVELOPE}
+    fresh_discover = {**DISCOVER_RESULT, "instructions": "new"}
+    fresh_tools = {**MODERN_TOOLS_RESULT, "tools": []}
+    assert learner.relay(line({"id": 0, "result": fresh_discover})) == []
+    # No tools/list_changed: in this era the client gets change notices only on a subscription.
+    assert learner.relay(line({"id": CHECK_ID, "result": fresh_tools})) == []
+    saved = Cache.load(tmp_path / CACHE_FILE, "key")
+    assert saved.discover == {MODERN: fresh_discover} and saved.tools[MODERN] == fresh_tools
+    assert saved.tools[VERSION] == TOOLS_RESULT, "the other era's list is kept"
 
 
 def test_learner_passes_the_sdk_answer_to_an_initialize_it_did_not_answer(tmp_path: Path) -> None:
@@ -112,7 +181,7 @@ def test_learner_passes_the_sdk_answer_to_an_initialize_it_did_not_answer(tmp_pa
     answer = line({"id": 0, "result": INIT_RESULT})
     assert learner.relay(answer) == [answer]
     assert learner.relay(line({"id": CHECK_ID, "result": TOOLS_RESULT})) == []
-    assert cache.initialize == {VERSION: INIT_RESULT} and cache.tools == TOOLS_RESULT
+    assert cache.initialize == {VERSION: INIT_RESULT} and cache.tools == {VERSION: TOOLS_RESULT}
 
 
 async def test_second_start_answers_from_the_cache_and_corrects_a_stale_one(tp_dirs: dict[str, str]) -> None:
@@ -125,8 +194,8 @@ async def test_second_start_answers_from_the_cache_and_corrects_a_stale_one(tp_d
     assert cache_file.exists(), "the first start records the SDK's answers"
 
     data = json.loads(cache_file.read_text())
-    assert [t["name"] for t in data["tools"]["tools"]] == [t.name for t in real]
-    data["tools"]["tools"][0]["description"] = "stale"
+    assert [t["name"] for t in data["tools"][VERSION]["tools"]] == [t.name for t in real]
+    data["tools"][VERSION]["tools"][0]["description"] = "stale"
     cache_file.write_text(json.dumps(data))
 
     notices: list[Any] = []
@@ -143,4 +212,33 @@ async def test_second_start_answers_from_the_cache_and_corrects_a_stale_one(tp_d
             relisted = (await client.list_tools(cache_mode="bypass")).tools
     assert relisted[0].description == real[0].description
     assert any(getattr(n, "method", None) == "notifications/tools/list_changed" for n in notices)
-    assert json.loads(cache_file.read_text())["tools"]["tools"][0]["description"] == real[0].description
+    assert (
+        json.loads(cache_file.read_text())["tools"][VERSION]["tools"][0]["description"] == real[0].description
+    )
+
+
+async def test_second_start_answers_discover_from_the_cache(tp_dirs: dict[str, str]) -> None:
+    params = StdioServerParameters(command=TABPILOT, args=["mcp"], env=tp_dirs)
+    cache_file = Path(tp_dirs["TABPILOT_STATE_DIR"]) / CACHE_FILE
+    with anyio.fail_after(30):
+        async with Client(params, mode="auto") as client:
+            assert client.protocol_version == MODERN
+            real = (await client.list_tools()).tools
+            await client.call_tool("configure", {"action": "status"})
+    data = json.loads(cache_file.read_text())
+    assert MODERN in data["discover"], "the first start records the SDK's discover answer"
+    data["tools"][MODERN]["tools"][0]["description"] = "stale"
+    cache_file.write_text(json.dumps(data))
+
+    with anyio.fail_after(30):
+        async with Client(params, mode="auto") as client:
+            assert client.protocol_version == MODERN
+            listed = (await client.list_tools(cache_mode="bypass")).tools
+            assert listed[0].description == "stale", "served from the cache, before the SDK was loaded"
+            status = await client.call_tool("configure", {"action": "status"})
+            assert status.structured_content is not None and status.structured_content["connected"] is False
+            relisted = (await client.list_tools(cache_mode="bypass")).tools
+    assert relisted[0].description == real[0].description
+    assert (
+        json.loads(cache_file.read_text())["tools"][MODERN]["tools"][0]["description"] == real[0].description
+    )

@@ -2,11 +2,14 @@
 
 Importing the SDK takes 0.7-1 s on a small machine (most of it building pydantic models), and an MCP
 client starts the bridge and waits for its tool list. So while a thread imports the SDK, this module
-answers `initialize`, `tools/list` and `ping` from a cache of the SDK's own earlier answers, then hands
-the connection to the SDK: it replays the handshake to it (dropping the SDK's second reply) and lets
-it serve everything else. Anything unexpected (no cache, another protocol version, any other request)
-simply waits for the SDK, so the worst case is the plain start. The SDK's fresh answers refresh the
-cache; if the tool list it had served was stale, the client is told that the tool list changed.
+answers the opening of either protocol era from a cache of the SDK's own earlier answers: `initialize`
+(then `tools/list` and `ping`), or the 2026-07-28 `server/discover` (then `tools/list`), each for the
+protocol version the client asks for. Then it hands the connection to the SDK: it replays the opening
+to it (dropping the SDK's second reply) and lets it serve everything else. Anything unexpected (no
+cache, another protocol version, any other request) simply waits for the SDK, so the worst case is
+the plain start. The SDK's fresh answers refresh the cache; if the tool list it had served was stale,
+a handshake-era client is told that the tool list changed (a 2026-07-28 one gets change notices only
+on a subscription it asked for).
 
 Stdlib only: this runs before anything heavy is imported.
 """
@@ -32,6 +35,7 @@ log = logging.getLogger("tabpilot.bridge")
 ENV_DISABLE = "TABPILOT_BRIDGE_FASTSTART"  # "0" turns the fast path off
 CACHE_FILE = "bridge-answers.json"
 CHECK_ID = "tabpilot-faststart-check"
+ENVELOPE_VERSION = "io.modelcontextprotocol/protocolVersion"  # the 2026-07-28 per-request envelope
 _WATCH_MAX_LINE = 1 << 20  # replies we watch for are small; never parse a big tool result
 
 Serve = Callable[["Lines", "Sink"], Awaitable[None]]
@@ -56,13 +60,16 @@ def _fingerprint() -> str:
 
 
 class Cache:
-    """The SDK's earlier answers: initialize results by requested protocol version, and tools/list."""
+    """The SDK's earlier answers, each by the protocol version the client asked for: `initialize`
+    (the handshake era), `server/discover` (the 2026-07-28 era), and `tools/list` (either; the SDK
+    shapes it for the version)."""
 
     def __init__(self, path: Path, key: str) -> None:
         self.path = path
         self.key = key
         self.initialize: dict[str, Any] = {}
-        self.tools: Any = None
+        self.discover: dict[str, Any] = {}
+        self.tools: dict[str, Any] = {}
         self.dirty = False
 
     @classmethod
@@ -73,14 +80,20 @@ class Cache:
             data = json.loads(path.read_bytes())
             if data.get("key") == key:
                 cache.initialize = dict(data["initialize"])
-                cache.tools = data["tools"]
+                cache.discover = dict(data["discover"])
+                cache.tools = dict(data["tools"])
         return cache
 
     def save(self) -> None:
         """Write atomically, so concurrent bridges never read half a file."""
         if not self.dirty:
             return
-        data = {"key": self.key, "initialize": self.initialize, "tools": self.tools}
+        data = {
+            "key": self.key,
+            "initialize": self.initialize,
+            "discover": self.discover,
+            "tools": self.tools,
+        }
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -105,67 +118,88 @@ def _params(msg: dict[str, Any]) -> dict[str, Any]:
     return cast(dict[str, Any], params) if isinstance(params, dict) else {}
 
 
+def _envelope_version(params: dict[str, Any]) -> str | None:
+    """The protocol version a 2026-07-28 request carries in its `_meta` envelope (None: no envelope)."""
+    meta: Any = params.get("_meta")
+    version: Any = cast(dict[str, Any], meta).get(ENVELOPE_VERSION) if isinstance(meta, dict) else None
+    return version if isinstance(version, str) else None
+
+
 def _reply(msg_id: Any, result: Any) -> bytes:
     body = {"jsonrpc": "2.0", "id": msg_id, "result": result}
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
 class Front:
-    """What the bridge answers itself until the SDK is ready, and what it must tell the SDK afterwards."""
+    """What the bridge answers itself until the SDK is ready, and what it must tell the SDK afterwards.
+
+    It answers the opening of either era from the cache: `initialize` (then `tools/list` and `ping`
+    without an envelope), or `server/discover` (then `tools/list` carrying the same envelope version).
+    """
 
     def __init__(self, cache: Cache, wire: Wire) -> None:
         self.cache = cache
         self.wire = wire
-        self.replay: list[bytes] = []  # handshake messages the SDK must still see
+        self.replay: list[bytes] = []  # the opening messages the SDK must still see
         self.pending: list[bytes] = []  # messages left for the SDK, in order
-        self.answered_init = False
+        self.version: str | None = None  # of the opening it answered
+        self.modern = False  # that opening was `server/discover`
         self.served_tools: Any = None
 
     def handle(self, line: bytes) -> None:
         """Answer `line` from the cache if it can, else keep it for the SDK."""
-        if self.pending:  # once one message waits for the SDK, all later ones do: order matters
-            self.pending.append(line)
-            return
-        msg = _parse(line)
-        if msg is None:
-            self.pending.append(line)
-            return
+        if not self.pending:  # once one message waits for the SDK, all later ones do: order matters
+            msg = _parse(line)
+            if msg is not None and self._answer(line, msg):
+                return
+        self.pending.append(line)
+
+    def _answer(self, line: bytes, msg: dict[str, Any]) -> bool:
         method, msg_id, params = msg.get("method"), msg.get("id"), _params(msg)
-        if method == "initialize" and msg_id is not None:
-            result = self.cache.initialize.get(str(params.get("protocolVersion")))
+        envelope = _envelope_version(params)
+        if self.version is None:
+            if method == "initialize" and msg_id is not None:
+                version = str(params.get("protocolVersion"))
+                result = self.cache.initialize.get(version)
+            elif method == "server/discover" and msg_id is not None and envelope is not None:
+                version = envelope
+                result = self.cache.discover.get(version)
+            else:
+                version, result = "", None
             if result is not None:
                 self.wire.write(_reply(msg_id, result))
                 self.replay.append(line)
-                self.answered_init = True
-                return
-        elif self.answered_init and method == "notifications/initialized":
+                self.version, self.modern = version, method == "server/discover"
+                return True
+        elif method == "notifications/initialized" and not self.modern:
             self.replay.append(line)
-            return
-        elif self.answered_init and method == "tools/list" and msg_id is not None and self.cache.tools:
-            if not params.get("cursor"):
-                self.wire.write(_reply(msg_id, self.cache.tools))
-                self.served_tools = self.cache.tools
-                return
-        elif method == "ping" and msg_id is not None:
-            self.wire.write(_reply(msg_id, {}))
-            return
-        self.pending.append(line)
+            return True
+        elif method == "tools/list" and msg_id is not None and not params.get("cursor"):
+            # Only in the era and version of the opening: the SDK shapes the list for them.
+            tools = self.cache.tools.get(self.version)
+            if tools is not None and envelope == (self.version if self.modern else None):
+                self.wire.write(_reply(msg_id, tools))
+                self.served_tools = tools
+                return True
+        if method == "ping" and msg_id is not None and envelope is None and not self.modern:
+            self.wire.write(_reply(msg_id, {}))  # the 2026-07-28 era has no ping: the SDK refuses it
+            return True
+        return False
 
     def handover(self) -> list[bytes]:
-        """What the SDK reads first: the handshake to replay, then the messages that waited for it."""
+        """What the SDK reads first: the opening to replay, then the messages that waited for it."""
         return [*self.replay, *self.pending]
 
 
 class Learner:
-    """Refreshes the cache from the SDK's own replies to the handshake and to one tools/list of ours."""
+    """Refreshes the cache from the SDK's own replies to the opening and to one tools/list of ours."""
 
     def __init__(self, front: Front, enabled: bool) -> None:
         self.front = front
         self.cache = front.cache
-        self.scanning = enabled  # looking for the client's initialize among the messages to the SDK
-        # id -> (what the reply answers, whether the client already got an answer to it)
-        self.watch: dict[Any, tuple[str, bool]] = {}
-        self.version = ""
+        self.scanning = enabled  # looking for the client's opening among the messages to the SDK
+        # id -> (which cache, the version it is for, whether the client already got an answer to it)
+        self.watch: dict[Any, tuple[dict[str, Any], str, bool]] = {}
 
     def after(self, line: bytes) -> bytes | None:
         """Called for each message the SDK reads; returns a message to slip in right after it."""
@@ -174,42 +208,42 @@ class Learner:
         msg = _parse(line)
         if msg is None or "id" not in msg:
             return None
-        self.scanning = False  # only the first request can be the handshake
-        if msg.get("method") != "initialize":
+        self.scanning = False  # only the first request can open the connection
+        method, params = msg.get("method"), _params(msg)
+        check: dict[str, Any] = {"jsonrpc": "2.0", "id": CHECK_ID, "method": "tools/list"}
+        answered = self.front.version is not None  # the SDK reads the opening the bridge answered
+        if method == "initialize":
+            version = str(params.get("protocolVersion"))
+            self.watch[msg["id"]] = (self.cache.initialize, version, answered)
+        elif method == "server/discover" and (version := _envelope_version(params)) is not None:
+            self.watch[msg["id"]] = (self.cache.discover, version, answered)
+            check["params"] = {"_meta": params["_meta"]}  # each request of this era carries the envelope
+        else:
             return None
-        self.version = str(_params(msg).get("protocolVersion"))
-        self.watch[msg["id"]] = ("initialize", self.front.answered_init)
-        self.watch[CHECK_ID] = ("tools", True)
-        return json.dumps({"jsonrpc": "2.0", "id": CHECK_ID, "method": "tools/list"}).encode() + b"\n"
+        self.watch[CHECK_ID] = (self.cache.tools, version, True)
+        return json.dumps(check).encode() + b"\n"
 
     def relay(self, data: bytes) -> list[bytes]:
         """What the client gets in place of the SDK's message `data`: it, nothing (a reply meant for
-        the bridge), or a notice that the tool list changed (the cache had served a stale one)."""
+        the bridge), or also a notice that the tool list changed (the cache had served a stale one)."""
         msg = _parse(data)
         if msg is None or "method" in msg or msg.get("id") not in self.watch:
             return [data]
-        what, answered = self.watch.pop(msg["id"])
-        result = msg.get("result")
+        answers, version, answered = self.watch.pop(msg["id"])
         out = [] if answered else [data]
-        if result is not None and self._learn(what, result):
-            log.warning("served a stale tool list from %s; telling the client to list again", self.cache.path)
-            notice = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
-            out.append(json.dumps(notice).encode() + b"\n")
+        result = msg.get("result")
+        if result is not None and answers.get(version) != result:
+            answers[version] = result
+            self.cache.dirty = True
+            served = self.front.served_tools
+            if answers is self.cache.tools and served is not None and served != result:
+                log.warning("served a stale tool list from %s", self.cache.path)
+                if not self.front.modern:  # that era sends change notices only on a subscriptions/listen
+                    notice = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+                    out.append(json.dumps(notice).encode() + b"\n")
         if not self.watch:
             self.cache.save()
         return out
-
-    def _learn(self, what: str, result: Any) -> bool:
-        """Record `result`; True if it shows that the client was served a stale tool list."""
-        if what == "initialize":
-            if self.cache.initialize.get(self.version) != result:
-                self.cache.initialize[self.version] = result
-                self.cache.dirty = True
-            return False
-        if self.cache.tools != result:
-            self.cache.tools = result
-            self.cache.dirty = True
-        return self.front.served_tools is not None and self.front.served_tools != result
 
 
 class Lines:
