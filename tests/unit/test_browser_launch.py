@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -170,7 +171,13 @@ def test_find_binary_none_or_missing_explicit() -> None:
 def _sleeper(udd: Path) -> subprocess.Popen[bytes]:
     # A stand-in browser: a process whose command line carries --user-data-dir like Chromium's.
     code = "import time; time.sleep(60)"
-    return subprocess.Popen([sys.executable, "-c", code, f"--user-data-dir={udd}"], start_new_session=True)
+    proc = subprocess.Popen([sys.executable, "-c", code, f"--user-data-dir={udd}"], start_new_session=True)
+    # Until the child has exec'd, /proc shows the parent's command line: wait for its own.
+    deadline = time.monotonic() + 10
+    while not process.serves(proc.pid, udd):
+        assert time.monotonic() < deadline, "stand-in browser did not start"
+        time.sleep(0.01)
+    return proc
 
 
 def test_pid_file_and_running_check(tmp_path: Path) -> None:
