@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import sys
 import threading
 from pathlib import Path
@@ -149,3 +150,21 @@ async def test_a_message_once_begun_goes_out_whole_even_if_its_sender_is_cancell
     os.close(wire.out)
     await anyio.to_thread.run_sync(reader.join, 10)
     assert bytes(received) == big + b"{}\n"
+
+
+async def test_one_socket_as_stdin_and_stdout_stays_blocking_and_is_served_by_threads() -> None:
+    client, bridge = socket.socketpair()
+    wire = Wire(bridge.fileno(), os.dup(bridge.fileno()))  # what `tabpilot mcp <&3 >&3` would get
+    client.sendall(b'{"id":1}\n')
+    assert wire.read() == [b'{"id":1}\n']
+    wire.wake()
+    assert wire.read() is None
+    client.sendall(b'{"id":2}\n')
+    client.shutdown(socket.SHUT_WR)
+    with anyio.fail_after(10):
+        assert [line async for line in wire.read_lines()] == [b'{"id":2}\n']
+        await wire.send(b"{}", b"\n")
+    assert os.get_blocking(bridge.fileno()), "a shared O_NONBLOCK would break the other direction"
+    assert client.recv(16) == b"{}\n"
+    client.close()
+    bridge.close()

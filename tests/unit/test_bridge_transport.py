@@ -34,8 +34,8 @@ async def test_each_message_is_written_as_one_line_until_closed() -> None:
     written: list[bytes] = []
 
     class Out:
-        async def write(self, data: bytes) -> None:
-            written.append(data)
+        async def write(self, *parts: bytes) -> None:
+            written.append(b"".join(parts))
 
     async with Outgoing(Out()) as stream:
         await stream.send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=1, result={"é": 1})))

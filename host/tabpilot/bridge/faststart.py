@@ -276,12 +276,12 @@ class Sink:
         self.wire = wire
         self.learner = learner
 
-    async def write(self, data: bytes) -> None:
-        """Write one newline-terminated message."""
-        if not self.learner.watch or len(data) >= _WATCH_MAX_LINE:
-            await self.wire.send(data)
+    async def write(self, *parts: bytes) -> None:
+        """Write one message, given in parts that end with its newline."""
+        if not self.learner.watch or sum(map(len, parts)) >= _WATCH_MAX_LINE:
+            await self.wire.send(*parts)
             return
-        for out in self.learner.relay(data):
+        for out in self.learner.relay(b"".join(parts)):
             await self.wire.send(out)
 
 

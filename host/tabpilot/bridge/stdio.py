@@ -38,6 +38,13 @@ def _pollable(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
+def _same_file(a: int, b: int) -> bool:
+    try:
+        return os.path.samestat(os.fstat(a), os.fstat(b))
+    except OSError:
+        return False
+
+
 class LineSplitter:
     """Cuts a byte stream into newline-terminated lines, skipping blank ones."""
 
@@ -84,8 +91,10 @@ class Wire:
         self.out = out
         self.eof = False
         self._lines = LineSplitter()
-        self._poll_in = _pollable(self.inp)
-        self._poll_out = _pollable(self.out)
+        # One socket as both stdin and stdout has one blocking flag for both: leave it to threads.
+        shared = _same_file(inp, out)
+        self._poll_in = not shared and _pollable(inp)
+        self._poll_out = not shared and _pollable(out)
         self._out_nonblocking = False
         self._send_lock: asyncio.Lock | None = None
         self._chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()  # None: the SDK is ready
@@ -147,7 +156,7 @@ class Wire:
                 try:
                     chunk = os.read(self.inp, _CHUNK)
                 except BlockingIOError:
-                    await _ready(self.inp, write=False)
+                    await _readable(self.inp)
                     continue
             else:
                 chunk = await anyio.to_thread.run_sync(self._chunks.get, abandon_on_cancel=True)
@@ -156,9 +165,10 @@ class Wire:
             for line in self._lines.feed(chunk):
                 yield line
 
-    async def send(self, data: bytes) -> None:
-        """Write all of `data` from the event loop. Messages never interleave, and one that has begun
-        goes out whole even if its sender is cancelled: half a message would corrupt every later one."""
+    async def send(self, *parts: bytes) -> None:
+        """Write one message, given in parts, from the event loop. Messages never interleave, and one
+        that has begun goes out whole even if its sender is cancelled: half a message would corrupt
+        every later one."""
         import asyncio
 
         import anyio
@@ -168,25 +178,42 @@ class Wire:
             self._send_lock = asyncio.Lock()
         async with self._send_lock:
             if not self._poll_out:
-                await anyio.to_thread.run_sync(self.write, data)  # waits for the thread even if cancelled
+                await anyio.to_thread.run_sync(self.write, b"".join(parts))  # waited for even if cancelled
                 return
             if not self._out_nonblocking:
                 os.set_blocking(self.out, False)
                 self._out_nonblocking = True
-            view = memoryview(data)
+            views = [memoryview(p) for p in parts]
             with contextlib.suppress(BlockingIOError):
-                view = view[os.write(self.out, view) :]
-            if not view:
-                return
-            with anyio.CancelScope(shield=True):  # a big result and a client slow to read it
-                while view:
-                    await _ready(self.out, write=True)
-                    with contextlib.suppress(BlockingIOError):
-                        view = view[os.write(self.out, view) :]
+                _advance(views, os.writev(self.out, views))
+            if views:
+                # The pipe is full: a big result, or a client slow to read. A thread finishes it, since
+                # from the event loop each page the client reads would cost a loop iteration.
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(_write_blocking, self.out, views)
 
 
-async def _ready(fd: int, *, write: bool) -> None:
-    """Wait until `fd` can be read (or written) without blocking."""
+def _advance(views: list[memoryview], written: int) -> None:
+    """Drop the first `written` bytes from `views`."""
+    while views and written >= len(views[0]):
+        written -= len(views.pop(0))
+    if views:
+        views[0] = views[0][written:]
+
+
+def _write_blocking(fd: int, views: list[memoryview]) -> None:
+    """Write all of `views` to `fd`, switched to blocking meanwhile (nothing else uses it: the caller
+    holds the send lock), so the kernel waits for room without a return to Python per page read."""
+    os.set_blocking(fd, True)
+    try:
+        while views:
+            _advance(views, os.writev(fd, views))
+    finally:
+        os.set_blocking(fd, False)
+
+
+async def _readable(fd: int) -> None:
+    """Wait until `fd` can be read without blocking."""
     import asyncio
 
     loop = asyncio.get_running_loop()
@@ -197,8 +224,8 @@ async def _ready(fd: int, *, write: bool) -> None:
             ready.set_result(None)
 
     # Registered only while waiting, so a reader that stops to hand a line on never spins the loop.
-    (loop.add_writer if write else loop.add_reader)(fd, wake)
+    loop.add_reader(fd, wake)
     try:
         await ready
     finally:
-        (loop.remove_writer if write else loop.remove_reader)(fd)
+        loop.remove_reader(fd)
