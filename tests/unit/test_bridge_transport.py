@@ -43,3 +43,12 @@ async def test_each_message_is_written_as_one_line_until_closed() -> None:
     assert json.loads(written[0]) == {"jsonrpc": "2.0", "id": 1, "result": {"é": 1}}
     with pytest.raises(anyio.ClosedResourceError):
         await stream.send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=2, result={})))
+
+
+async def test_a_client_that_went_away_is_a_broken_stream_not_a_crash() -> None:
+    class Gone:
+        async def write(self, *parts: bytes) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    with pytest.raises(anyio.BrokenResourceError):
+        await Outgoing(Gone()).send(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=1, result={})))

@@ -76,14 +76,20 @@ class Outgoing:
         self._closed = False
 
     async def send(self, item: SessionMessage, /) -> None:
-        """Write one message; anyio.ClosedResourceError once closed, as a memory stream would."""
+        """Write one message; raises as a memory stream would: anyio.ClosedResourceError once closed,
+        anyio.BrokenResourceError once the client has gone."""
         if self._closed:
             raise anyio.ClosedResourceError
         message = item.message
         # model_dump_json's bytes without its round trip through str, which costs more than the
         # serializing itself for a result of several MiB.
         data = message.__pydantic_serializer__.to_json(message, by_alias=True, exclude_unset=True)
-        await self._out.write(data, b"\n")
+        try:
+            await self._out.write(data, b"\n")
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            # The client is gone: what a memory stream raises when its receiver is, so the SDK drops
+            # the reply quietly (stdin's EOF ends the session) instead of crashing on it.
+            raise anyio.BrokenResourceError from exc
 
     async def aclose(self) -> None:
         """Refuse further messages (each one was written whole already)."""
