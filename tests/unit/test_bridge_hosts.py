@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,3 +97,22 @@ async def test_a_closed_connection_finds_the_restarted_host_even_if_the_mtime_hi
         await pool.aclose()
         if second is not None:
             await second.stop()
+
+
+async def test_a_refused_socket_is_removed_only_once_it_is_not_brand_new(tp_dirs: dict[str, str]) -> None:
+    run = Path(tp_dirs["TABPILOT_RUNTIME_DIR"])
+    run.mkdir(mode=0o700)
+    path = run / "bbbb000000000001.sock"
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(path))  # bound, not listening yet: a host starting up looks like this for a moment
+    pool = HostPool(connect_wait_s=0)
+    try:
+        assert await pool.browsers() == []
+        assert path.exists(), "a host between bind and listen keeps its socket"
+        old = time.time_ns() - 60 * 10**9
+        os.utime(path, ns=(old, old))
+        assert await pool.browsers() == []
+        assert not path.exists(), "a socket nobody listens on for a while is stale"
+    finally:
+        sock.close()
+        await pool.aclose()

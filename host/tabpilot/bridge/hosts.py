@@ -31,6 +31,7 @@ NOT_CONNECTED_FIX = (
 _INFO_TIMEOUT_S = 2.0
 _POLL_S = 0.05
 _MTIME_SETTLED_NS = 2_000_000_000
+_STALE_SOCKET_S = 2.0
 _info_decoder = msgspec.json.Decoder(m.BrowserInfo)
 
 
@@ -203,9 +204,12 @@ class HostPool:
         try:
             return await HostConnection.open(path)
         except (ConnectionRefusedError, FileNotFoundError):
-            # Nobody listens: a host that died without cleaning up.
+            # Nobody listens: a host that died without cleaning up, or one caught between bind and
+            # listen. Removing the latter's socket would hide that browser for good, so a young one
+            # is left for the next look.
             with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+                if time.time() - path.lstat().st_mtime > _STALE_SOCKET_S:
+                    path.unlink()
         except TabPilotError as exc:
             if exc.code == ErrorCode.PEER_REJECTED:
                 raise
