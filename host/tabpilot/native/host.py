@@ -205,12 +205,16 @@ class NativeHost:
         # A host of the same instance may linger for a moment after a reload: the newer one wins.
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
+        # Bind under a private name and rename into place once listening: a bridge never sees a
+        # socket that would refuse it (and take it for stale).
+        staging = path.with_name(f".{path.name}.{os.getpid()}")
         old_umask = os.umask(0o177)
         try:
-            self._server = await asyncio.start_unix_server(self._serve_bridge, path=str(path))
+            self._server = await asyncio.start_unix_server(self._serve_bridge, path=str(staging))
         finally:
             os.umask(old_umask)
-        os.chmod(path, 0o600)
+        os.chmod(staging, 0o600)
+        os.replace(staging, path)
         self._socket_path = path
         self._socket_ino = path.stat().st_ino
         log.info("listening on %s", path)
