@@ -70,6 +70,164 @@ class ExecuteJs(Command, tag="execute_js"):
     timeout_ms: int = 5_000
 
 
+# --- Page commands: one step in one tab, the same for a direct tool call and a workflow step. ---
+
+
+class Targeted(Command):
+    """A command aimed at one element: a snapshot ref (`@e5`) or a CSS selector, in a tab."""
+
+    ref: str | None = None
+    selector: str | None = None
+    tab_id: int | None = None
+    timeout_ms: int = 5_000
+
+
+class Snapshot(Command, tag="snapshot"):
+    """What a person sees on the page as lean text, with an `@eN` ref for every interactive element."""
+
+    tab_id: int | None = None
+    scope: str | None = None
+    max_chars: int = 6_000
+    cursor: int = 0
+    mode: str = "full"  # "full" | "diff" (changes since this page's previous snapshot)
+    timeout_ms: int = 5_000
+
+
+class Click(Targeted, tag="click"):
+    """Click an element as a person would (scrolled into view, checked to be hit-testable)."""
+
+    button: str = "left"
+    click_count: int = 1
+    modifiers: list[str] = []
+
+
+class Fill(Targeted, tag="fill", kw_only=True):
+    """Clear an input, textarea or contenteditable and type `value` (input and change events fire)."""
+
+    value: str
+
+
+class TypeText(Targeted, tag="type", kw_only=True):
+    """Type `text` at the element (or the focused element) without clearing it first."""
+
+    text: str
+
+
+class Press(Targeted, tag="press", kw_only=True):
+    """Press a key or chord (`Enter`, `Tab`, `Escape`, `Control+a`) on the element or the focused one."""
+
+    key: str
+
+
+class SelectOption(Targeted, tag="select", kw_only=True):
+    """Choose options of a <select> by value or by visible label."""
+
+    values: list[str]
+
+
+class Check(Targeted, tag="check"):
+    """Set a checkbox or radio to `checked` (check and uncheck)."""
+
+    checked: bool = True
+
+
+class Hover(Targeted, tag="hover"):
+    """Move the pointer over an element (mouseover/mouseenter/pointermove fire)."""
+
+
+class Scroll(Targeted, tag="scroll"):
+    """Scroll an element into view, or the page (or the element) by dx/dy or to `top`/`bottom`."""
+
+    dx: int = 0
+    dy: int = 0
+    to: str | None = None
+
+
+class WaitFor(Command, tag="wait_for"):
+    """Wait until a selector is visible/hidden/attached/detached, a text is present, or the URL matches."""
+
+    selector: str | None = None
+    state: str = "visible"
+    text: str | None = None
+    url: str | None = None
+    tab_id: int | None = None
+    timeout_ms: int = 10_000
+
+
+class Highlight(Targeted, tag="highlight"):
+    """Draw the fixed red overlay over an element for `duration_ms`; answer its bounds."""
+
+    duration_ms: int = 5_000
+
+
+class History(Command, tag="history"):
+    """Go `back` or `forward` in a tab's history, or `reload` it, and wait for the load."""
+
+    op: str
+    tab_id: int | None = None
+    timeout_ms: int = 30_000
+
+
+class Screenshot(Targeted, tag="screenshot"):
+    """Capture the tab (or one element, or the full page), downscaled to `max_width`."""
+
+    full_page: bool = False
+    format: str = "jpeg"
+    quality: int = 70
+    max_width: int = 1280
+
+
+class Count(Command, tag="count"):
+    """How many elements match a selector, and how many of them are visible."""
+
+    selector: str
+    tab_id: int | None = None
+    timeout_ms: int = 5_000
+
+
+class FieldPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One compiled schema field: what the page reads for it from each row.
+
+    `selector` "" means the row element itself. `take` is text | html | attr | url (an attribute as an
+    absolute URL; `attr` names it, default href/src). `all` gives every match as a list. Type
+    conversions (number, boolean) happen in the host; redaction happens in the page.
+    """
+
+    name: str
+    selector: str = ""
+    take: str = "text"
+    attr: str | None = None
+    all: bool = False
+
+
+class Extract(Command, tag="extract"):
+    """Apply compiled fields to every element matching `selector`; rows come back as value arrays."""
+
+    selector: str
+    fields: list[FieldPlan]
+    tab_id: int | None = None
+    timeout_ms: int = 10_000
+    limit: int | None = None
+
+
+class Paginate(Command, tag="paginate"):
+    """Activate the next-page control and wait for a navigation or for the row set to change."""
+
+    next_selector: str
+    row_selector: str
+    tab_id: int | None = None
+    timeout_ms: int = 10_000
+
+
+class ScrollLoad(Command, tag="scroll_load"):
+    """Scroll to the end and wait for more rows (or `until_selector`) to appear."""
+
+    row_selector: str
+    until_selector: str | None = None
+    tab_id: int | None = None
+    timeout_ms: int = 5_000
+
+
 class Cancel(Command, tag="cancel"):
     """Stop the command whose id is `target`, if it is still running."""
 
@@ -130,6 +288,15 @@ class Event(Message, tag="event"):
     data: Any = None
 
 
+class Progress(Message, tag="progress"):
+    """Host -> bridge: how far a long command (id) has come; the Result or Error still ends it."""
+
+    id: int
+    progress: float
+    total: float | None = None
+    message: str = ""
+
+
 # --- Host -> extension only ---
 
 
@@ -168,13 +335,21 @@ class BrowserInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     connected_at: float = 0.0
 
 
+# Each command joins the unions (and EXTENSION_COMMANDS) together with its extension handler.
 ExtensionCommand = Ping | GetStatus | ListTabs | Navigate | ExecuteJs | Cancel
 ToExtension = Welcome | Chunk | ExtensionCommand
 FromExtension = Hello | Result | ResultChunk | Error | Event
 ToHost = HostInfo | ExtensionCommand
-FromHost = Result | Error | Event
+FromHost = Result | Error | Event | Progress
 
-EXTENSION_COMMANDS: tuple[type[Command], ...] = (Ping, GetStatus, ListTabs, Navigate, ExecuteJs, Cancel)
+EXTENSION_COMMANDS: tuple[type[Command], ...] = (
+    Ping,
+    GetStatus,
+    ListTabs,
+    Navigate,
+    ExecuteJs,
+    Cancel,
+)
 
 
 class _IdOnly(msgspec.Struct):
