@@ -1,5 +1,6 @@
 // Everything durable lives in chrome.storage (the service worker can be killed at any moment).
-//   local:   pilot, instanceId, label, profile, launchNonce, trackedTabId, trackedTabUrl
+//   local:   pilot, instanceId, label, profile, launchNonce, trackedTabId, trackedTabUrl,
+//            redactSelectors (the user's list, edited in the popup only), redactExtra (added by the agent)
 //   session: connection (what the popup shows about the native host)
 //
 // The command path reads the pilot flag and the tracked tab on every command, and a
@@ -18,9 +19,14 @@ export const KEY = Object.freeze({
   TRACKED_TAB: 'trackedTabId',
   TRACKED_URL: 'trackedTabUrl',
   CONNECTION: 'connection',
+  REDACT: 'redactSelectors',
+  REDACT_EXTRA: 'redactExtra',
 });
 
-const mirror = { pilot: false, trackedTabId: null };
+/** What is redacted in every page output unless the user changes the list in the popup. */
+export const DEFAULT_REDACT = Object.freeze(['input[type=password]', '[data-sensitive]', '[data-private]', '.sensitive']);
+
+const mirror = { pilot: false, trackedTabId: null, redact: null };
 let loaded = null;
 // Bumped whenever the mirror learns something newer than a read in flight could: that read is then
 // dropped. pilotOffs counts only switch-offs, since a late read can never make the mirror stricter.
@@ -68,6 +74,7 @@ export function applyStorageChanges(changes) {
     if (pilot.newValue !== true) pilotOff();
     else readPilot().catch((err) => console.warn('TabPilot: cannot read the pilot flag:', err));
   }
+  if (changes[KEY.REDACT] || changes[KEY.REDACT_EXTRA]) mirror.redact = null;
   if (changes[KEY.TRACKED_TAB]) {
     trackedChanges += 1;
     readTrackedTab().catch((err) => console.warn('TabPilot: cannot read the tracked tab:', err));
@@ -101,6 +108,20 @@ export function setTrackedTab(tab) {
 /** Stop tracking `tabId` if it is the tracked tab (it was closed). */
 export async function untrack(tabId) {
   if ((await getTrackedTabId()) === tabId) await setTrackedTab(null);
+}
+
+/**
+ * The selectors whose elements are redacted in page output: the user's list (default DEFAULT_REDACT)
+ * plus what the agent added. The agent can add selectors, never remove one.
+ */
+export async function getRedaction() {
+  if (mirror.redact === null) {
+    const got = await chrome.storage.local.get([KEY.REDACT, KEY.REDACT_EXTRA]);
+    const own = Array.isArray(got[KEY.REDACT]) ? got[KEY.REDACT] : DEFAULT_REDACT;
+    const extra = Array.isArray(got[KEY.REDACT_EXTRA]) ? got[KEY.REDACT_EXTRA] : [];
+    mirror.redact = [...new Set([...own, ...extra].filter((s) => typeof s === 'string' && s))];
+  }
+  return mirror.redact;
 }
 
 /** Record the native connection's state for the popup (session storage: gone with the browser). */

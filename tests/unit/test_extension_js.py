@@ -80,15 +80,42 @@ def test_relative_imports_resolve_to_exported_names(path: Path) -> None:
             assert re.search(pattern, exported), f"{_rel(path)} imports {name!r} that {match['path']} lacks"
 
 
+# Injected into pages as classic scripts, which cannot import protocol.js: they spell codes out.
+PAGE_JS = sorted((EXT / "page").glob("*.js"))
+
+
 def test_error_codes_come_from_protocol_js() -> None:
     codes = {c.value for c in ErrorCode}
     names = {c.name for c in ErrorCode}
     for path in OWN_JS:
+        if path in PAGE_JS:
+            continue
         text = path.read_text()
         for used in re.findall(r"\bERR\.([A-Za-z_]+)", text):
             assert used in names, f"{_rel(path)} uses ERR.{used}, which protocol.js does not define"
         for _, literal in _STRING.findall(text):
             assert literal not in codes, f"{_rel(path)} hard-codes the error code {literal!r}: use ERR.*"
+
+
+@pytest.mark.parametrize("path", PAGE_JS, ids=_rel)
+def test_page_scripts_use_only_known_error_codes(path: Path) -> None:
+    codes = {c.value for c in ErrorCode}
+    text = path.read_text()
+    used = re.findall(r"PageError\(\s*'([a-z_]+)'", text) + re.findall(r"code: '([a-z_]+)'", text)
+    for code in used:
+        assert code in codes, f"{_rel(path)} reports {code!r}, which is not an ErrorCode"
+    assert "import " not in text.split("\n", 1)[0], "page scripts are classic scripts"
+
+
+def test_page_scripts_are_idempotent_iifes() -> None:
+    for path in PAGE_JS:
+        body = re.sub(r"^(//[^\n]*\n)+", "", path.read_text())
+        assert body.startswith("(() => {") and body.rstrip().endswith("})();"), f"{_rel(path)} must be one IIFE"
+    listed = re.search(r"AGENT_FILES = \[([^\]]*)\]", (EXT / "lib" / "page.js").read_text())
+    assert listed
+    files = re.findall(r"'(page/[a-z_]+\.js)'", listed.group(1))
+    assert files[:2] == ["page/core.js", "page/redact.js"]
+    assert sorted(files) == sorted(_rel(p) for p in PAGE_JS), "every page script is injected, none missing"
 
 
 def test_the_registry_handles_exactly_the_wire_commands() -> None:

@@ -1,0 +1,72 @@
+// Running one command of the page agent (page/*.js) in a tab: the agent is injected into the
+// document's isolated world the first time (2 ms), after that one small executeScript reaches it
+// (~1 ms). Every call carries the user's redaction selectors, so the page never uses stale ones.
+import { ERR } from '../protocol.js';
+import { bounded, timeoutParam } from './deadline.js';
+import { CommandError } from './errors.js';
+import { JsonText } from './reply.js';
+import { getRedaction } from './state.js';
+import { onTab, tabFailure } from './target.js';
+
+// Injected in this order; each page module registers its commands on the agent that core.js creates.
+export const AGENT_FILES = ['page/core.js', 'page/redact.js'];
+
+// Runs in the page (isolated world): self-contained, only its source travels.
+function callAgent(name, args) {
+  const agent = globalThis.__tabpilotAgent;
+  return agent ? agent.run(name, args) : { missing: true };
+}
+
+async function execute(tabId, frameId, name, args) {
+  const target = { tabId, frameIds: [frameId] };
+  let [first] = await chrome.scripting.executeScript({ target, func: callAgent, args: [name, args] });
+  if (first && first.result && first.result.missing) {
+    await chrome.scripting.executeScript({ target, files: AGENT_FILES });
+    [first] = await chrome.scripting.executeScript({ target, func: callAgent, args: [name, args] });
+  }
+  return first ? first.result : undefined;
+}
+
+/**
+ * Run page command `name` with `args` in the tab `msg.tab_id` names (else the tracked, else the active
+ * tab), bounded by msg.timeout_ms. Answers the command's value ({tab_id} added when it is an object);
+ * a page failure becomes a CommandError with the page's code. A value {json: text} is passed on as
+ * JSON text without being parsed here.
+ */
+export async function inPage(msg, name, args, { signal, fallbackTimeoutMs = 5_000, frameId = 0 } = {}) {
+  const timeoutMs = timeoutParam(msg.timeout_ms, fallbackTimeoutMs);
+  if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
+  const redact = await getRedaction();
+  let tabId = null;
+  const run = (id) => {
+    tabId = id;
+    signal?.throwIfAborted();
+    return execute(id, frameId, name, { ...args, redact, timeout_ms: timeoutMs });
+  };
+  let out;
+  try {
+    out = await bounded(onTab(msg.tab_id, run), {
+      timeoutMs,
+      signal,
+      onTimeout: () =>
+        new CommandError(ERR.TIMEOUT, `${name} did not finish within ${timeoutMs} ms`, {
+          retryable: true,
+          data: { tab_id: tabId },
+        }),
+    });
+  } catch (err) {
+    if (err instanceof CommandError || tabId === null) throw err;
+    throw await tabFailure(err, tabId, ERR.SCRIPT_ERROR, (tab) => `cannot reach the page in tab ${tab.id} (${tab.url || 'no url'}; browser pages and the web store are off limits)`);
+  }
+  if (!out) throw new CommandError(ERR.TAB_CLOSED, `tab ${tabId} gave no answer (it navigated away or closed)`, { data: { tab_id: tabId } });
+  if (out.error) {
+    const { code, message, data } = out.error;
+    throw new CommandError(code || ERR.INTERNAL_ERROR, message, { data: { ...(data || {}), tab_id: tabId } });
+  }
+  const value = out.ok;
+  if (value && typeof value === 'object' && typeof value.json === 'string' && Object.keys(value).length === 1) {
+    return new JsonText(value.json);
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value)) return { ...value, tab_id: tabId };
+  return value;
+}

@@ -1,0 +1,99 @@
+// The page agent's core. It is injected (with the other page/*.js files) into the extension's
+// isolated world of a document, never the page's own world: the page's scripts cannot see or patch
+// it and its Content-Security-Policy does not apply. Each page file registers commands on one shared
+// namespace; injecting the files again into the same document keeps the existing agent and its state.
+// Classic scripts (not modules): chrome.scripting injects files as scripts. Answers are plain JSON.
+(() => {
+  const VERSION = 1;
+  if (globalThis.__tabpilotAgent && globalThis.__tabpilotAgent.version === VERSION) return;
+
+  /** A failure with one of the wire's stable error codes (extension/protocol.js ERR values). */
+  class PageError extends Error {
+    constructor(code, message, data = null) {
+      super(message);
+      this.code = code;
+      this.data = data;
+    }
+  }
+
+  const describe = (el) => {
+    const id = el.id ? `#${el.id}` : '';
+    return `<${el.localName}${id}>`;
+  };
+
+  const agent = {
+    version: VERSION,
+    PageError,
+    /** name -> async (args) => JSON-safe value. Page files add theirs. */
+    commands: Object.create(null),
+    /** Set by the snapshot module: `@eN` -> element, or throws stale_ref. */
+    resolveRef: null,
+    describe,
+
+    /** Run one command; the worker turns {error} back into a CommandError. */
+    async run(name, args) {
+      const fn = agent.commands[name];
+      if (!fn) return { error: { code: 'unknown_command', message: `the page agent has no command ${JSON.stringify(name)}` } };
+      try {
+        if (Array.isArray(args.redact)) agent.setRedaction(args.redact);
+        return { ok: await fn(args) };
+      } catch (err) {
+        if (err instanceof PageError) return { error: { code: err.code, message: err.message, data: err.data } };
+        return { error: { code: 'internal_error', message: `${name} failed in the page: ${err && err.message ? err.message : String(err)}` } };
+      }
+    },
+
+    /** querySelectorAll that reports a bad selector as invalid_selector (not a DOMException). */
+    queryAll(selector, root = document) {
+      try {
+        return root.querySelectorAll(selector);
+      } catch (err) {
+        throw new PageError('invalid_selector', `${JSON.stringify(selector)} is not a valid CSS selector: ${err.message}`, { selector });
+      }
+    },
+
+    query(selector, root = document) {
+      try {
+        return root.querySelector(selector);
+      } catch (err) {
+        throw new PageError('invalid_selector', `${JSON.stringify(selector)} is not a valid CSS selector: ${err.message}`, { selector });
+      }
+    },
+
+    /** The element a command targets: `ref` (from a snapshot) or `selector` (first match). */
+    resolve({ ref, selector }) {
+      if (ref) {
+        if (!agent.resolveRef) {
+          throw new PageError('stale_ref', `${ref} is not known on this page (it was reloaded or navigated): take a new snapshot (observe what=page) and use its refs`, { ref });
+        }
+        return agent.resolveRef(ref);
+      }
+      if (typeof selector !== 'string' || !selector) throw new PageError('invalid_params', 'give a ref (@e5) or a CSS selector');
+      const el = agent.query(selector);
+      if (!el) throw new PageError('element_not_found', `no element matches ${JSON.stringify(selector)}`, { selector });
+      return el;
+    },
+
+    /** Rendered and not hidden by CSS (display, visibility, content-visibility, zero size). */
+    isVisible(el) {
+      if (!el.isConnected) return false;
+      if (typeof el.checkVisibility === 'function') {
+        if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: false })) return false;
+      }
+      const rect = el.getBoundingClientRect();
+      return rect.width > 0 || rect.height > 0 || el.getClientRects().length > 0;
+    },
+  };
+
+  agent.commands.bounds = (args) => {
+    const el = agent.resolve(args);
+    const r = el.getBoundingClientRect();
+    return {
+      x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height),
+      scroll_x: Math.round(globalThis.scrollX), scroll_y: Math.round(globalThis.scrollY),
+      device_pixel_ratio: globalThis.devicePixelRatio || 1,
+    };
+  };
+
+  globalThis.__tabpilotAgent = agent;
+})();
