@@ -110,7 +110,8 @@ def test_page_scripts_use_only_known_error_codes(path: Path) -> None:
 def test_page_scripts_are_idempotent_iifes() -> None:
     for path in PAGE_JS:
         body = re.sub(r"^(//[^\n]*\n)+", "", path.read_text())
-        assert body.startswith("(() => {") and body.rstrip().endswith("})();"), f"{_rel(path)} must be one IIFE"
+        one_iife = body.startswith("(() => {") and body.rstrip().endswith("})();")
+        assert one_iife, f"{_rel(path)} must be one IIFE"
     listed = re.search(r"AGENT_FILES = \[([^\]]*)\]", (EXT / "lib" / "page.js").read_text())
     assert listed
     files = re.findall(r"'(page/[a-z_]+\.js)'", listed.group(1))
