@@ -1,0 +1,121 @@
+"""What a running step sees: the browser (with deadlines and retries), the tab, variables, progress."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import msgspec
+
+from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.messages import Command
+from .browser import Browser
+from .model import ErrorRecovery
+
+# A browser implementation has its own deadline per command (the host: timeout + 5 s); this one only
+# guards against an implementation that has none.
+DEFAULT_GRACE_S = 6.0
+
+
+@dataclass
+class RunState:
+    """How far a run has come; read by progress reports and by the partial result of a failure."""
+
+    steps_total: int
+    steps_completed: int = 0
+    step: int | None = None  # index of the step running now
+    pages: int = 0
+    rows: int = 0
+    retries: int = 0
+    data: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    outputs: dict[str, Any] = field(default_factory=dict[str, Any])
+    errors: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    warnings: list[dict[str, str]] = field(default_factory=list[dict[str, str]])
+    url: str | None = None
+    started: float = field(default_factory=time.monotonic)
+    skipped: list[int] = field(default_factory=list[int])
+    sensitive_fills: list[int] = field(default_factory=list[int])
+
+    def warn(self, warning: dict[str, str]) -> None:
+        """Add a warning once."""
+        if warning not in self.warnings and len(self.warnings) < 50:
+            self.warnings.append(warning)
+
+
+class Context:
+    """Per-run services for steps: `call` sends a command to the run's tab, with timeout retries."""
+
+    def __init__(
+        self,
+        browser: Browser,
+        state: RunState,
+        *,
+        tab_id: int | None = None,
+        params: dict[str, Any] | None = None,
+        recovery: ErrorRecovery | None = None,
+        on_progress: Callable[[], None] | None = None,
+        allowed_hosts: frozenset[str] | None = None,
+        grace_s: float = DEFAULT_GRACE_S,
+    ) -> None:
+        self.browser = browser
+        self.state = state
+        self.tab_id = tab_id
+        self.variables: dict[str, Any] = {"params": dict(params or {})}
+        self.recovery = recovery or ErrorRecovery()
+        self.allowed_hosts = allowed_hosts
+        self.grace_s = grace_s
+        self._on_progress = on_progress
+
+    def progress(self) -> None:
+        """Tell whoever listens that the state moved."""
+        if self._on_progress is not None:
+            self._on_progress()
+
+    async def call(self, command: Command, timeout_ms: int) -> Any:
+        """Run one command in the run's tab; a timeout is retried as error_recovery says."""
+        if getattr(command, "tab_id", 0) is None and self.tab_id is not None:
+            command = msgspec.structs.replace(command, tab_id=self.tab_id)  # type: ignore[call-arg]
+        attempts = self.recovery.retries() + 1
+        error = TabPilotError(ErrorCode.TIMEOUT, "no attempt made")
+        for attempt in range(attempts):
+            try:
+                async with asyncio.timeout(timeout_ms / 1000 + self.grace_s):
+                    value = await self.browser.call(command)
+            except TimeoutError:
+                error = TabPilotError(
+                    ErrorCode.TIMEOUT, f"the browser did not answer {_tag(command)} in time", retryable=True
+                )
+            except TabPilotError as exc:
+                if exc.code != ErrorCode.TIMEOUT:
+                    raise
+                error = exc
+            else:
+                self._note(value)
+                return value
+            if attempt + 1 < attempts:
+                self.state.retries += 1
+        raise error
+
+    def _note(self, value: Any) -> None:
+        found = obj(value)
+        if found:
+            url = found.get("url")
+            if isinstance(url, str):
+                self.state.url = url
+            tab = found.get("tab_id")
+            if self.tab_id is None and isinstance(tab, int):
+                # Keep the run in the tab it started in even if the user switches tabs meanwhile.
+                self.tab_id = tab
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """A command's answer as an object ({} when it is something else)."""
+    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
+
+
+def _tag(command: Command) -> str:
+    tag = type(command).__struct_config__.tag
+    return str(tag)

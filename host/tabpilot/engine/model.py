@@ -1,0 +1,85 @@
+"""What a scrape request may say, as typed structs: msgspec validates JSON input against them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta, Struct
+
+MAX_STEPS = 50
+MAX_PAGES = 500
+MAX_SCROLLS = 500
+DEFAULT_DELAY_MS = 500
+DEFAULT_MAX_BYTES = 1_000_000
+
+Ms = Annotated[int, Meta(ge=0, le=600_000)]
+
+
+class Condition(Struct, forbid_unknown_fields=True):
+    """`{"exists": selector}`: true when at least one element matches (`visible`: one is visible)."""
+
+    exists: str | None = None
+    visible: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.exists is None) == (self.visible is None):
+            raise ValueError('a condition is {"exists": selector} or {"visible": selector}')
+
+
+class PaginateOptions(Struct, forbid_unknown_fields=True):
+    """Follow a next-page control: a link that navigates or a button that redraws in place."""
+
+    next_selector: str
+    max_pages: Annotated[int, Meta(ge=1, le=MAX_PAGES)] = 10
+    delay_ms: Ms = DEFAULT_DELAY_MS
+
+
+class ScrollOptions(Struct, forbid_unknown_fields=True):
+    """Infinite scroll: scroll to the end until no new rows arrive (or `until_selector` shows up)."""
+
+    max_scrolls: Annotated[int, Meta(ge=1, le=MAX_SCROLLS)] = 20
+    until_selector: str | None = None
+    delay_ms: Ms = 0
+
+
+class Options(Struct, forbid_unknown_fields=True):
+    """Extraction options, and the pace of a workflow (`delay_ms` between steps, default 500)."""
+
+    wait_for: str | None = None
+    timeout_ms: Ms | None = None
+    paginate: PaginateOptions | None = None
+    scroll: ScrollOptions | None = None
+    limit: Annotated[int, Meta(ge=0)] | None = None
+    delay_ms: Ms = DEFAULT_DELAY_MS
+    max_bytes: Annotated[int, Meta(ge=1_000, le=64 * 1024 * 1024)] = DEFAULT_MAX_BYTES
+
+
+class ErrorRecovery(Struct, forbid_unknown_fields=True):
+    """What a failed step does: retry on timeout, then abort with the partial data or continue."""
+
+    on_timeout: Literal["retry_step", "fail"] = "fail"
+    max_retries: Annotated[int, Meta(ge=0, le=10)] = 2
+    on_failure: Literal["abort_with_partial", "continue"] = "abort_with_partial"
+
+    def retries(self) -> int:
+        """How many times a timed-out step is tried again."""
+        return self.max_retries if self.on_timeout == "retry_step" else 0
+
+
+class Request(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """One `interact {action: "scrape"}` call (and one file given to `tabpilot scrape`)."""
+
+    operation: Literal["extract", "workflow", "replay"]
+    selector: str | None = None
+    schema: dict[str, str] | None = None
+    options: Options = msgspec.field(default_factory=Options)
+    steps: list[Any] | None = None  # decoded into steps.Step by the plan (errors then name the step)
+    name: str | None = None
+    record: bool = False
+    error_recovery: ErrorRecovery = msgspec.field(default_factory=ErrorRecovery)
+    workflow_id: str | None = None
+    override_params: dict[str, Any] | None = None
+    params: dict[str, Any] | None = None
+    allow_domain_change: bool = False
+    tab_id: int | None = None

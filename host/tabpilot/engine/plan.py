@@ -1,0 +1,126 @@
+"""From a request (JSON) to a checked plan: typed steps, variables that exist, limits respected."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from ..wire.errors import ErrorCode, TabPilotError
+from .model import MAX_STEPS, ErrorRecovery, Options, Request
+from .schema import SchemaError
+from .steps import StepBase, decode_step, step_types
+from .steps.extract import ExtractStep
+from .template import references
+
+
+@dataclass
+class Plan:
+    """A validated scrape: what the runner executes, and what a recording keeps."""
+
+    operation: str
+    steps: list[StepBase]
+    recovery: ErrorRecovery = field(default_factory=ErrorRecovery)
+    options: Options = field(default_factory=Options)
+    tab_id: int | None = None
+    params: dict[str, Any] = field(default_factory=dict[str, Any])
+    name: str | None = None
+    record: bool = False
+    replayed_from: str | None = None
+    allowed_hosts: frozenset[str] | None = None
+
+    def label(self) -> str:
+        """How this run is named to a second caller that finds the tab busy."""
+        return self.replayed_from or (f"wf-{self.name}" if self.name else self.operation)
+
+
+def invalid(message: str) -> TabPilotError:
+    """The agent's request is wrong in a way it can fix."""
+    return TabPilotError(ErrorCode.INVALID_PARAMS, message)
+
+
+def parse_request(value: Any) -> Request:
+    """A Request from JSON-like input; every problem is invalid_params naming the field."""
+    try:
+        return msgspec.convert(value, Request)
+    except msgspec.ValidationError as exc:
+        raise invalid(f"scrape: {exc}") from None
+
+
+def build_plan(req: Request) -> Plan:
+    """Check an extract or workflow request and compile it (replay requests are resolved first)."""
+    if req.operation == "extract":
+        steps: list[StepBase] = [_extract_step(req)]
+    elif req.operation == "workflow":
+        steps = _workflow_steps(req.steps)
+    else:
+        raise invalid("resolve a replay into its workflow first")
+    if req.record and not req.name:
+        raise invalid('record: true needs a name (letters, digits, - and _), e.g. "daily_metrics"')
+    if req.name is not None and not _valid_name(req.name):
+        raise invalid(f"name {req.name!r}: use 1-64 letters, digits, - and _")
+    params = dict(req.params or {})
+    check_references(steps, params)
+    return Plan(
+        operation=req.operation,
+        steps=steps,
+        recovery=req.error_recovery,
+        options=req.options,
+        tab_id=req.tab_id,
+        params=params,
+        name=req.name,
+        record=req.record,
+    )
+
+
+def _valid_name(name: str) -> bool:
+    return 0 < len(name) <= 64 and all(c.isascii() and (c.isalnum() or c in "-_") for c in name)
+
+
+def _extract_step(req: Request) -> ExtractStep:
+    if not req.selector or not req.schema:
+        raise invalid('operation extract needs selector (the rows) and schema (field -> "css | op")')
+    o = req.options
+    try:
+        return ExtractStep(
+            selector=req.selector,
+            schema=req.schema,
+            wait_for=o.wait_for,
+            paginate=o.paginate,
+            scroll=o.scroll,
+            limit=o.limit,
+            timeout_ms=o.timeout_ms,
+        )
+    except SchemaError as exc:
+        raise invalid(f"schema: {exc}") from None
+
+
+def _workflow_steps(raw: list[Any] | None) -> list[StepBase]:
+    if not raw:
+        raise invalid(f'operation workflow needs steps: a list of {{"type": ...}}, types: {step_types()}')
+    if len(raw) > MAX_STEPS:
+        raise invalid(f"a workflow has at most {MAX_STEPS} steps; this one has {len(raw)}")
+    steps: list[StepBase] = []
+    for i, value in enumerate(raw):
+        try:
+            steps.append(decode_step(value))
+        except msgspec.ValidationError as exc:
+            raise invalid(f"steps[{i}]: {exc} (step types: {', '.join(step_types())})") from None
+    return steps
+
+
+def check_references(steps: list[StepBase], params: dict[str, Any]) -> None:
+    """Every `{{x}}` names a param given or the `save_as` of an earlier step."""
+    saved: set[str] = set()
+    for i, step in enumerate(steps):
+        for ref in references(msgspec.to_builtins(step)):
+            head, _, rest = ref.partition(".")
+            if head == "params":
+                key = rest.partition(".")[0]
+                if key not in params:
+                    raise invalid(f"steps[{i}] uses {{{{{ref}}}}} but params has no {key!r}")
+            elif head not in saved:
+                raise invalid(f"steps[{i}] uses {{{{{ref}}}}}: no earlier step has save_as {head!r}")
+        if step.save_as:
+            saved.add(step.save_as)

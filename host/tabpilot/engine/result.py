@@ -1,0 +1,92 @@
+"""The answer the agent reads: the seed's shape, lean metadata, data capped at `max_bytes`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from .context import obj
+from .plan import Plan
+from .runner import Outcome
+
+_encoder = msgspec.json.Encoder()
+
+
+def fit(rows: list[dict[str, Any]], budget: int) -> tuple[list[dict[str, Any]], bool]:
+    """The longest prefix of rows whose compact JSON array fits in `budget` bytes."""
+    if len(_encoder.encode(rows)) <= budget:
+        return rows, False
+    used = 2  # the brackets
+    for n, row in enumerate(rows):
+        used += len(_encoder.encode(row)) + (1 if n else 0)
+        if used > budget:
+            return rows[:n], True
+    return rows, False
+
+
+def response(
+    outcome: Outcome, plan: Plan, correlation_id: str, workflow_id: str | None = None
+) -> dict[str, Any]:
+    """The final result of a scrape (also what command_result returns once it is done)."""
+    state = outcome.state
+    meta: dict[str, Any] = {
+        "pages_scraped": state.pages,
+        "rows_extracted": state.rows,
+        "duration_ms": outcome.duration_ms,
+        "url": state.url,
+        "errors": state.errors,
+    }
+    budget = plan.options.max_bytes
+    outputs = state.outputs
+    if outputs:
+        budget -= len(_encoder.encode(outputs))
+    data, truncated = fit(state.data, max(budget, 2))
+    warnings = list(state.warnings)
+    if truncated:
+        meta["truncated"] = True
+        meta["rows_returned"] = len(data)
+        warnings.append(
+            {
+                "message": f"data truncated to {len(data)} of {len(state.data)} rows to stay under "
+                f"{plan.options.max_bytes:,} bytes; narrow the selector, use options.limit or paginate less"
+            }
+        )
+    if warnings:
+        meta["warnings"] = warnings
+    if state.retries:
+        meta["retries"] = state.retries
+    if state.skipped:
+        meta["skipped_steps"] = state.skipped
+    if plan.replayed_from:
+        meta["replayed_from"] = plan.replayed_from
+    out: dict[str, Any] = {"status": outcome.status, "correlation_id": correlation_id}
+    if workflow_id:
+        out["workflow_id"] = workflow_id
+    if plan.operation != "extract":
+        out["steps_completed"] = state.steps_completed
+        out["steps_total"] = state.steps_total
+    if outcome.error is not None:
+        exc = outcome.error
+        out["error"] = str(exc.code)
+        out["message"] = exc.message
+        if outcome.failed_step is not None and plan.operation != "extract":
+            out["failed_step"] = outcome.failed_step
+        out.update({k: v for k, v in obj(exc.data).items() if k not in out})
+    out["data"] = data
+    if outputs:
+        out["outputs"] = outputs
+    out["metadata"] = meta
+    return out
+
+
+def progress(state_steps: tuple[int, int], pages: int, rows: int, cid: str, status: str) -> dict[str, Any]:
+    """What a caller gets while the scrape still runs."""
+    done, total = state_steps
+    return {
+        "status": status,
+        "correlation_id": cid,
+        "steps_completed": done,
+        "steps_total": total,
+        "progress": {"pages": pages, "rows": rows},
+    }

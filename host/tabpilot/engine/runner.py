@@ -1,0 +1,162 @@
+"""Run a plan step by step: conditions, templates, the pause between steps, recovery, partial data."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.messages import Count, Extract
+from .browser import Browser
+from .context import DEFAULT_GRACE_S, Context, RunState, obj
+from .model import Condition
+from .plan import Plan
+from .steps import STEP_UNION, StepBase
+from .steps.extract import ExtractStep
+from .steps.navigate import NavigateStep, host_of
+from .template import TemplateError, substitute
+
+# Failures no later step can get past: abort with the partial data whatever on_failure says.
+FATAL = frozenset(
+    {
+        ErrorCode.TAB_CLOSED,
+        ErrorCode.TAB_NOT_FOUND,
+        ErrorCode.EXTENSION_DISCONNECTED,
+        ErrorCode.EXTENSION_NOT_CONNECTED,
+        ErrorCode.AI_WEB_PILOT_DISABLED,
+        ErrorCode.NAVIGATION_REDIRECT,
+        ErrorCode.DOMAIN_MISMATCH,
+        ErrorCode.PROTOCOL_MISMATCH,
+    }
+)
+
+
+@dataclass
+class Outcome:
+    """How a run ended, with everything it produced."""
+
+    status: str  # complete | error | cancelled
+    state: RunState
+    error: TabPilotError | None = None
+    failed_step: int | None = None
+    duration_ms: int = 0
+
+
+async def run(
+    plan: Plan,
+    browser: Browser,
+    *,
+    state: RunState | None = None,
+    on_progress: Callable[[], None] | None = None,
+    grace_s: float = DEFAULT_GRACE_S,
+) -> Outcome:
+    """Execute the plan; never raises for a step failure (the Outcome says), only for a bug."""
+    state = state or RunState(steps_total=len(plan.steps))
+    ctx = Context(
+        browser,
+        state,
+        tab_id=plan.tab_id,
+        params=plan.params,
+        recovery=plan.recovery,
+        on_progress=on_progress,
+        allowed_hosts=plan.allowed_hosts,
+        grace_s=grace_s,
+    )
+    outcome = Outcome("complete", state)
+    try:
+        await _steps(plan, ctx, outcome)
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        outcome.status = "cancelled"
+        outcome.error = TabPilotError(ErrorCode.CANCELLED, "the scrape was cancelled; data holds what it had")
+        outcome.failed_step = state.step
+    outcome.duration_ms = int((time.monotonic() - state.started) * 1000)
+    state.step = None
+    return outcome
+
+
+async def _steps(plan: Plan, ctx: Context, outcome: Outcome) -> None:
+    state = ctx.state
+    executed = 0
+    for i, original in enumerate(plan.steps):
+        state.step = i
+        ctx.progress()
+        try:
+            step = _resolved(original, ctx.variables)
+            if executed and plan.options.delay_ms:
+                await asyncio.sleep(plan.options.delay_ms / 1000)  # the pace the user asked for, not a wait
+            if ctx.allowed_hosts is not None and state.url is None and not isinstance(step, NavigateStep):
+                await _check_current_host(ctx)
+            if not await _should_run(step, ctx):
+                state.steps_completed += 1
+                state.skipped.append(i)
+                continue
+            executed += 1
+            output = await step.run(ctx)
+        except TabPilotError as exc:
+            if exc.code in FATAL or plan.recovery.on_failure == "abort_with_partial":
+                outcome.status, outcome.error, outcome.failed_step = "error", exc, i
+                return
+            state.errors.append({"step": i, "error": str(exc.code), "message": exc.message})
+            output = None
+        else:
+            _keep(step, i, output, ctx)
+        state.steps_completed += 1
+    ctx.progress()
+
+
+def _resolved(step: StepBase, variables: dict[str, Any]) -> StepBase:
+    raw = msgspec.to_builtins(step)
+    try:
+        filled = substitute(raw, variables)
+    except TemplateError as exc:
+        raise TabPilotError(ErrorCode.INVALID_PARAMS, f"no value for {{{{{exc.args[0]}}}}}") from None
+    if filled == raw:
+        return step
+    try:
+        resolved: StepBase = msgspec.convert(filled, STEP_UNION)
+    except msgspec.ValidationError as exc:
+        raise TabPilotError(ErrorCode.INVALID_PARAMS, f"after filling in variables: {exc}") from None
+    return resolved
+
+
+async def _should_run(step: StepBase, ctx: Context) -> bool:
+    if step.if_ is not None and not await _holds(step.if_, ctx):
+        return False
+    return step.unless is None or not await _holds(step.unless, ctx)
+
+
+async def _holds(cond: Condition, ctx: Context) -> bool:
+    selector = cond.exists or cond.visible or ""
+    answer = await ctx.call(Count(id=0, selector=selector), 5_000)
+    key = "count" if cond.exists is not None else "visible"
+    return int(obj(answer).get(key) or 0) > 0
+
+
+async def _check_current_host(ctx: Context) -> None:
+    """Before a replay touches a page it did not open itself, make sure the page is on a recorded host."""
+    answer = await ctx.call(Extract(id=0, selector=":root", fields=[], limit=0), 5_000)
+    url = obj(answer).get("url")
+    assert ctx.allowed_hosts is not None
+    if isinstance(url, str) and host_of(url) not in ctx.allowed_hosts:
+        raise TabPilotError(
+            ErrorCode.DOMAIN_MISMATCH,
+            f"the tab shows {host_of(url)!r} but the workflow was recorded on "
+            f"{', '.join(sorted(ctx.allowed_hosts))}; navigate there first or pass allow_domain_change: true",
+        )
+
+
+def _keep(step: StepBase, index: int, output: Any, ctx: Context) -> None:
+    if step.save_as:
+        ctx.variables[step.save_as] = output
+    if isinstance(step, ExtractStep):
+        return
+    if step.save_as or step.KEEP_OUTPUT:
+        ctx.state.outputs[step.save_as or f"step{index}"] = output

@@ -1,0 +1,123 @@
+"""`extract`: rows from every element matching `selector`, through pagination or infinite scroll.
+
+The page reads the fields (and redacts); the host converts values and merges the pages. Each page's
+rows join the run's data as soon as they arrive, so a failure on page 4 still returns pages 1-3.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, ClassVar
+
+from msgspec import Meta
+
+from ...wire.messages import Extract, Paginate, ScrollLoad, WaitFor
+from ..context import Context, obj
+from ..convert import Conversions
+from ..model import PaginateOptions, ScrollOptions
+from ..schema import FieldSpec, parse_schema
+from .base import Selector, StepBase
+
+_specs_cache: dict[tuple[tuple[str, str], ...], list[FieldSpec]] = {}
+
+
+def compiled(schema: dict[str, str]) -> list[FieldSpec]:
+    """Parsed schema, cached: replays and pages reuse the same few schemas."""
+    key = tuple(schema.items())
+    found = _specs_cache.get(key)
+    if found is None:
+        if len(_specs_cache) > 256:
+            _specs_cache.clear()
+        found = _specs_cache[key] = parse_schema(schema)
+    return found
+
+
+class ExtractStep(StepBase, tag="extract"):
+    """Read `schema` from each `selector` match; optionally wait, paginate or scroll-load first."""
+
+    selector: Selector
+    schema: dict[str, str]
+    wait_for: str | None = None
+    paginate: PaginateOptions | None = None
+    scroll: ScrollOptions | None = None
+    limit: Annotated[int, Meta(ge=0)] | None = None
+
+    DEFAULT_TIMEOUT_MS: ClassVar[int] = 10_000
+
+    def __post_init__(self) -> None:
+        compiled(self.schema)  # a SchemaError (ValueError) becomes a validation error naming this step
+
+    async def run(self, ctx: Context) -> Any:
+        specs = compiled(self.schema)
+        conv = Conversions(specs)
+        plans = [s.plan() for s in specs]
+        t = self.timeout()
+        if self.wait_for:
+            await ctx.call(WaitFor(id=0, selector=self.wait_for, timeout_ms=t), t)
+        if self.scroll is not None:
+            await self._scroll_load(ctx, self.scroll, t)
+        rows: list[dict[str, Any]] = []
+        pages = 0
+        try:
+            while True:
+                remaining = None if self.limit is None else self.limit - len(rows)
+                answer = obj(
+                    await ctx.call(
+                        Extract(id=0, selector=self.selector, fields=plans, limit=remaining, timeout_ms=t), t
+                    )
+                )
+                page = conv.rows(answer.get("rows") or [])
+                warned: list[Any] = answer.get("warnings") or []
+                for w in map(obj, warned):
+                    ctx.state.warn({"field": str(w.get("field", "")), "message": str(w.get("message", ""))})
+                rows += page
+                ctx.state.data += page
+                pages += 1
+                ctx.state.pages += 1
+                ctx.state.rows += len(page)
+                ctx.progress()
+                if not self._more(page, pages, rows):
+                    break
+                assert self.paginate is not None
+                if self.paginate.delay_ms:
+                    await asyncio.sleep(self.paginate.delay_ms / 1000)  # rate limit, not a wait
+                moved = obj(
+                    await ctx.call(
+                        Paginate(
+                            id=0,
+                            next_selector=self.paginate.next_selector,
+                            row_selector=self.selector,
+                            timeout_ms=t,
+                        ),
+                        t,
+                    )
+                )
+                if moved.get("outcome") == "end":
+                    break
+        finally:
+            for w in conv.warnings():
+                ctx.state.warn(w)
+        return rows
+
+    def _more(self, page: list[dict[str, Any]], pages: int, rows: list[dict[str, Any]]) -> bool:
+        if self.paginate is None or not page or pages >= self.paginate.max_pages:
+            return False
+        return self.limit is None or len(rows) < self.limit
+
+    async def _scroll_load(self, ctx: Context, scroll: ScrollOptions, t: int) -> None:
+        for _ in range(scroll.max_scrolls):
+            answer = obj(
+                await ctx.call(
+                    ScrollLoad(
+                        id=0, row_selector=self.selector, until_selector=scroll.until_selector, timeout_ms=t
+                    ),
+                    t,
+                )
+            )
+            before, after = int(answer.get("before", 0)), int(answer.get("after", 0))
+            if answer.get("until_found") or after <= before:
+                return
+            if self.limit is not None and after >= self.limit:
+                return
+            if scroll.delay_ms:
+                await asyncio.sleep(scroll.delay_ms / 1000)  # rate limit, not a wait

@@ -1,0 +1,405 @@
+"""The workflow runner against a scripted browser: sequencing, variables, conditions, recovery."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from tabpilot.engine import result, runner
+from tabpilot.engine.plan import build_plan, parse_request
+from tabpilot.wire import messages as m
+from tabpilot.wire.errors import ErrorCode, TabPilotError
+from tests.support.fake_browser import HANG, ScriptedBrowser, TableSite
+
+pytestmark = pytest.mark.anyio
+
+SCHEMA = {"name": "td:nth-child(1)", "points": "td:nth-child(2) | number"}
+PAGES = [[["a", "1"], ["b", "2"]], [["c", "3,000"]], [["d", "x"]]]
+
+
+def plan(**request: Any):  # type: ignore[no-untyped-def]
+    request.setdefault("options", {}).setdefault("delay_ms", 0)
+    return build_plan(parse_request(request))
+
+
+async def run(p: Any, browser: ScriptedBrowser, **kw: Any) -> dict[str, Any]:
+    outcome = await runner.run(p, browser, grace_s=0.05, **kw)
+    return result.response(outcome, p, "corr-test")
+
+
+def workflow(*steps: dict[str, Any], **kw: Any) -> Any:
+    return plan(operation="workflow", steps=list(steps), **kw)
+
+
+async def test_extract_paginates_merges_pages_and_converts() -> None:
+    site = TableSite(PAGES)
+    browser = site.install(ScriptedBrowser())
+    p = plan(
+        operation="extract",
+        selector="tr",
+        schema=SCHEMA,
+        options={
+            "wait_for": ".loaded",
+            "paginate": {"next_selector": "a.next", "max_pages": 5, "delay_ms": 0},
+        },
+    )
+    out = await run(p, browser)
+    assert out["status"] == "complete"
+    assert out["data"] == [
+        {"name": "a", "points": 1},
+        {"name": "b", "points": 2},
+        {"name": "c", "points": 3000},
+        {"name": "d", "points": None},
+    ]
+    meta = out["metadata"]
+    assert meta["pages_scraped"] == 3 and meta["rows_extracted"] == 4 and meta["url"].endswith("page=3")
+    assert meta["warnings"][0]["field"] == "points"
+    assert "steps_total" not in out, "extract answers in the seed's extract shape"
+    assert browser.tags() == ["wait_for", "extract", "paginate", "extract", "paginate", "extract", "paginate"]
+    sent = browser.sent[1]
+    assert isinstance(sent, m.Extract) and [f.name for f in sent.fields] == ["name", "points"]
+
+
+async def test_pagination_stops_at_max_pages_and_on_an_empty_page() -> None:
+    site = TableSite(PAGES)
+    out = await run(
+        plan(
+            operation="extract",
+            selector="tr",
+            schema=SCHEMA,
+            options={"paginate": {"next_selector": "a", "max_pages": 2, "delay_ms": 0}},
+        ),
+        site.install(ScriptedBrowser()),
+    )
+    assert out["metadata"]["pages_scraped"] == 2 and len(out["data"]) == 3
+    empty = TableSite([[["a", "1"]], [], [["never", "1"]]])
+    out = await run(
+        plan(
+            operation="extract",
+            selector="tr",
+            schema=SCHEMA,
+            options={"paginate": {"next_selector": "a", "delay_ms": 0}},
+        ),
+        empty.install(ScriptedBrowser()),
+    )
+    assert out["metadata"]["pages_scraped"] == 2 and empty.extracted == [0, 1]
+
+
+async def test_no_match_is_an_empty_list_not_an_error() -> None:
+    site = TableSite([[]])
+    out = await run(
+        plan(operation="extract", selector="tr.none", schema=SCHEMA), site.install(ScriptedBrowser())
+    )
+    assert out["status"] == "complete" and out["data"] == [] and out["metadata"]["rows_extracted"] == 0
+
+
+async def test_infinite_scroll_loads_until_no_new_rows_then_extracts_once() -> None:
+    counts = iter([(10, 20), (20, 30), (30, 30)])
+    site = TableSite([[["r", "1"]] * 30])
+    browser = site.install(ScriptedBrowser())
+    browser.handlers["scroll_load"] = lambda c: (
+        dict(zip(("before", "after"), next(counts), strict=True)) | {"until_found": False}
+    )
+    out = await run(
+        plan(operation="extract", selector="li", schema=SCHEMA, options={"scroll": {"max_scrolls": 10}}),
+        browser,
+    )
+    assert browser.tags() == ["scroll_load", "scroll_load", "scroll_load", "extract"]
+    assert len(out["data"]) == 30
+
+
+async def test_workflow_sequence_variables_and_outputs() -> None:
+    site = TableSite(PAGES[:1])
+    browser = site.install(ScriptedBrowser())
+    browser.handlers["execute_js"] = lambda c: {"success": True, "result": {"sprint": "S-7"}}
+    browser.handlers["click"] = lambda c: {}
+    browser.handlers["fill"] = lambda c: {}
+    p = workflow(
+        {"type": "navigate", "url": "https://jira.example/boards/{{params.board}}"},
+        {"type": "execute_js", "script": "return {sprint: 'S-7'}", "save_as": "info"},
+        {"type": "fill", "selector": "#q", "value": "sprint={{info.sprint}}"},
+        {"type": "click", "selector": "button[data-testid='go']"},
+        {"type": "extract", "selector": "tr", "schema": SCHEMA, "save_as": "rows"},
+        {"type": "fill", "selector": "#q", "value": "first={{rows.0.name}}"},
+        params={"board": "PROJ"},
+    )
+    out = await run(p, browser)
+    assert out["status"] == "complete" and out["steps_completed"] == out["steps_total"] == 6
+    assert browser.tags() == ["navigate", "execute_js", "fill", "click", "extract", "fill"]
+    nav, _, fill1, _, _, fill2 = browser.sent
+    assert isinstance(nav, m.Navigate) and nav.url == "https://jira.example/boards/PROJ"
+    assert isinstance(fill1, m.Fill) and fill1.value == "sprint=S-7"
+    assert isinstance(fill2, m.Fill) and fill2.value == "first=a"
+    assert out["outputs"] == {"info": {"sprint": "S-7"}}
+    assert out["data"] == [{"name": "a", "points": 1}, {"name": "b", "points": 2}]
+    # The tab the navigate reported is pinned for every later command.
+    assert all(getattr(c, "tab_id", 1) == 1 for c in browser.sent[1:])
+
+
+async def test_unknown_variables_are_rejected_before_running() -> None:
+    with pytest.raises(TabPilotError) as err:
+        workflow({"type": "navigate", "url": "{{params.nope}}"})
+    assert err.value.code == ErrorCode.INVALID_PARAMS
+    with pytest.raises(TabPilotError) as err:
+        workflow(
+            {"type": "fill", "selector": "#q", "value": "{{later}}"},
+            {"type": "execute_js", "script": "1", "save_as": "later"},
+        )
+    assert err.value.code == ErrorCode.INVALID_PARAMS
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"type": "teleport"},
+        {"type": "click"},
+        {"type": "wait"},
+        {"type": "extract", "selector": "tr", "schema": {"x": "td | bogus"}},
+        {"type": "click", "selector": "a", "colour": "red"},
+    ],
+)
+def test_invalid_steps_are_invalid_params(bad: dict[str, Any]) -> None:
+    with pytest.raises(TabPilotError) as err:
+        workflow(bad)
+    assert err.value.code == ErrorCode.INVALID_PARAMS and "steps[0]" in err.value.message
+
+
+def test_step_cap() -> None:
+    with pytest.raises(TabPilotError) as err:
+        workflow(*[{"type": "press", "key": "Tab"}] * 51)
+    assert err.value.code == ErrorCode.INVALID_PARAMS
+
+
+async def test_conditions_skip_or_run_steps() -> None:
+    browser = ScriptedBrowser(
+        {
+            "click": lambda c: {},
+            "count": lambda c: {"count": 1 if c.selector == ".modal" else 0, "visible": 0},
+        }
+    )
+    out = await run(
+        workflow(
+            {"type": "click", "selector": ".close", "if": {"exists": ".modal"}},
+            {"type": "click", "selector": ".cookie-ok", "if": {"exists": ".cookie"}},
+            {"type": "click", "selector": ".open", "unless": {"exists": ".modal"}},
+            {"type": "click", "selector": ".always", "if": {"visible": ".modal"}},
+        ),
+        browser,
+    )
+    clicked = [c.selector for c in browser.sent if isinstance(c, m.Click)]
+    assert clicked == [".close"]
+    assert out["steps_completed"] == 4 and out["metadata"]["skipped_steps"] == [1, 2, 3]
+
+
+async def test_timeout_is_retried_then_succeeds() -> None:
+    attempts: list[int] = []
+
+    def click(c: m.Click) -> Any:
+        attempts.append(1)
+        return TabPilotError(ErrorCode.TIMEOUT, "slow") if len(attempts) < 3 else {}
+
+    out = await run(
+        workflow(
+            {"type": "click", "selector": "a"}, error_recovery={"on_timeout": "retry_step", "max_retries": 2}
+        ),
+        ScriptedBrowser({"click": click}),
+    )
+    assert out["status"] == "complete" and len(attempts) == 3 and out["metadata"]["retries"] == 2
+
+
+async def test_without_retry_a_timeout_aborts_with_partial_data() -> None:
+    site = TableSite(PAGES[:1])
+    browser = site.install(ScriptedBrowser({"click": lambda c: TabPilotError(ErrorCode.TIMEOUT, "slow")}))
+    out = await run(
+        workflow(
+            {"type": "extract", "selector": "tr", "schema": SCHEMA},
+            {"type": "click", "selector": "a"},
+            {"type": "press", "key": "Tab"},
+        ),
+        browser,
+    )
+    assert out["status"] == "error" and out["error"] == ErrorCode.TIMEOUT and out["failed_step"] == 1
+    assert len(out["data"]) == 2 and out["steps_completed"] == 1
+    assert browser.tags().count("click") == 1 and "press" not in browser.tags()
+
+
+async def test_continue_records_the_failure_and_goes_on() -> None:
+    site = TableSite(PAGES[:1])
+    browser = site.install(
+        ScriptedBrowser({"click": lambda c: TabPilotError(ErrorCode.ELEMENT_NOT_FOUND, "no")})
+    )
+    out = await run(
+        workflow(
+            {"type": "click", "selector": "a"},
+            {"type": "extract", "selector": "tr", "schema": SCHEMA},
+            error_recovery={"on_failure": "continue"},
+        ),
+        browser,
+    )
+    assert out["status"] == "complete" and len(out["data"]) == 2
+    assert out["metadata"]["errors"] == [{"step": 0, "error": "element_not_found", "message": "no"}]
+
+
+async def test_tab_closed_aborts_even_with_continue() -> None:
+    site = TableSite(PAGES)
+    browser = site.install(ScriptedBrowser())
+    calls = iter([None, TabPilotError(ErrorCode.TAB_CLOSED, "closed")])
+    browser.handlers["paginate"] = lambda c: next(calls) or site.paginate(c)
+    out = await run(
+        plan(
+            operation="workflow",
+            steps=[
+                {
+                    "type": "extract",
+                    "selector": "tr",
+                    "schema": SCHEMA,
+                    "paginate": {"next_selector": "a", "delay_ms": 0},
+                },
+                {"type": "press", "key": "x"},
+            ],
+            error_recovery={"on_failure": "continue"},
+        ),
+        browser,
+    )
+    assert out["status"] == "error" and out["error"] == ErrorCode.TAB_CLOSED
+    assert [r["name"] for r in out["data"]] == ["a", "b", "c"], "pages read before the tab closed"
+
+
+async def test_login_redirect_is_navigation_redirect_with_partial_data() -> None:
+    site = TableSite(PAGES[:1])
+    browser = site.install(ScriptedBrowser())
+    browser.handlers["navigate"] = lambda c: (
+        {"tab_id": 3, "url": "https://sso.example/login?next=x", "title": "Sign in"}
+        if "reports" in c.url
+        else {"tab_id": 3, "url": c.url, "title": "t"}
+    )
+    out = await run(
+        workflow(
+            {"type": "navigate", "url": "https://app.example/list"},
+            {"type": "extract", "selector": "tr", "schema": SCHEMA},
+            {"type": "navigate", "url": "https://app.example/reports"},
+            {"type": "extract", "selector": "tr", "schema": SCHEMA},
+        ),
+        browser,
+    )
+    assert out["status"] == "error" and out["error"] == ErrorCode.NAVIGATION_REDIRECT
+    assert out["redirect_url"] == "https://sso.example/login?next=x" and out["failed_step"] == 2
+    assert len(out["data"]) == 2
+
+
+async def test_same_site_redirects_that_are_not_logins_pass() -> None:
+    browser = ScriptedBrowser(
+        {"navigate": lambda c: {"tab_id": 1, "url": "https://www.app.example/list/", "title": ""}}
+    )
+    out = await run(workflow({"type": "navigate", "url": "http://app.example/list"}), browser)
+    assert out["status"] == "complete"
+
+
+async def test_extension_gone_mid_workflow_times_out_with_partial_data() -> None:
+    site = TableSite(PAGES)
+    browser = site.install(ScriptedBrowser())
+    browser.handlers["paginate"] = lambda c: HANG
+    out = await run(
+        plan(
+            operation="workflow",
+            steps=[
+                {
+                    "type": "extract",
+                    "selector": "tr",
+                    "schema": SCHEMA,
+                    "timeout_ms": 10,
+                    "paginate": {"next_selector": "a", "delay_ms": 0},
+                }
+            ],
+            error_recovery={"on_timeout": "retry_step", "max_retries": 1},
+        ),
+        browser,
+    )
+    assert out["status"] == "error" and out["error"] == ErrorCode.TIMEOUT
+    assert len(out["data"]) == 2 and browser.tags().count("paginate") == 2
+
+
+async def test_disconnect_error_is_fatal_with_partial_data() -> None:
+    site = TableSite(PAGES[:1])
+    browser = site.install(
+        ScriptedBrowser({"click": lambda c: TabPilotError(ErrorCode.EXTENSION_DISCONNECTED, "gone")})
+    )
+    out = await run(
+        workflow(
+            {"type": "extract", "selector": "tr", "schema": SCHEMA},
+            {"type": "click", "selector": "a"},
+            error_recovery={"on_failure": "continue"},
+        ),
+        browser,
+    )
+    assert out["error"] == ErrorCode.EXTENSION_DISCONNECTED and len(out["data"]) == 2
+
+
+async def test_cancellation_returns_partial_data() -> None:
+    site = TableSite(PAGES)
+    browser = site.install(ScriptedBrowser())
+    reached = asyncio.Event()
+
+    async def paginate(c: m.Paginate) -> Any:
+        reached.set()
+        await asyncio.Event().wait()
+
+    browser.handlers["paginate"] = paginate
+    p = plan(
+        operation="extract",
+        selector="tr",
+        schema=SCHEMA,
+        options={"paginate": {"next_selector": "a", "delay_ms": 0}},
+    )
+    task = asyncio.ensure_future(runner.run(p, browser))
+    await reached.wait()
+    task.cancel()
+    outcome = await task
+    out = result.response(outcome, p, "c")
+    assert out["status"] == "cancelled" and out["error"] == ErrorCode.CANCELLED and len(out["data"]) == 2
+
+
+async def test_result_over_the_cap_is_truncated_with_metadata() -> None:
+    rows = [[f"row-{i}-" + "x" * 1000, str(i)] for i in range(1500)]
+    site = TableSite([rows])
+    out = await run(plan(operation="extract", selector="tr", schema=SCHEMA), site.install(ScriptedBrowser()))
+    meta = out["metadata"]
+    assert meta["truncated"] is True and meta["rows_extracted"] == 1500
+    assert 0 < meta["rows_returned"] == len(out["data"]) < 1500
+    import msgspec
+
+    assert len(msgspec.json.encode(out["data"])) <= 1_000_000
+    assert len(msgspec.json.encode(out["data"] + [{"name": rows[0][0], "points": 0}])) > 1_000_000 - 1100
+
+
+async def test_bytes_to_the_agent_stay_close_to_the_rows() -> None:
+    import msgspec
+
+    rows = [[f"name {i}", f"{i},000", f"x{i}"] for i in range(500)]
+    site = TableSite([rows])
+    out = await run(
+        plan(operation="extract", selector="tr", schema={"a": "td", "b": "td | number", "c": "td"}),
+        site.install(ScriptedBrowser()),
+    )
+    assert len(msgspec.json.encode(out)) <= 1.05 * len(msgspec.json.encode(out["data"]))
+
+
+async def test_delay_between_steps_is_the_only_pause() -> None:
+    slept: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def fake_sleep(s: float) -> None:
+        slept.append(s)
+        await real_sleep(0)
+
+    browser = ScriptedBrowser({"press": lambda c: {}})
+    p = build_plan(parse_request({"operation": "workflow", "steps": [{"type": "press", "key": "a"}] * 3}))
+    mp = pytest.MonkeyPatch()
+    mp.setattr(asyncio, "sleep", fake_sleep)
+    try:
+        await runner.run(p, browser, grace_s=0.05)
+    finally:
+        mp.undo()
+    assert slept == [0.5, 0.5], "default 500 ms between steps, none before the first"
