@@ -9,7 +9,7 @@ import { getRedaction } from './state.js';
 import { onTab, tabFailure } from './target.js';
 
 // Injected in this order; each page module registers its commands on the agent that core.js creates.
-export const AGENT_FILES = ['page/core.js', 'page/redact.js'];
+export const AGENT_FILES = ['page/core.js', 'page/redact.js', 'page/extract.js', 'page/paginate.js'];
 
 // Runs in the page (isolated world): self-contained, only its source travels.
 function callAgent(name, args) {

@@ -178,7 +178,7 @@ class Screenshot(Targeted, tag="screenshot"):
 
 
 class Count(Command, tag="count"):
-    """How many elements match a selector, and how many of them are visible."""
+    """How many elements match a selector, and how many of them are visible: `{count, visible}`."""
 
     selector: str
     tab_id: int | None = None
@@ -201,7 +201,13 @@ class FieldPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class Extract(Command, tag="extract"):
-    """Apply compiled fields to every element matching `selector`; rows come back as value arrays."""
+    """Apply compiled fields to every element matching `selector`; rows come back as value arrays.
+
+    Result: `{"rows": [[value per field, in order], ...], "count": matched, "warnings": [{"field",
+    "message"}], "url"}`; a value is a string, null, or a list of strings for `all`. At most `limit`
+    rows; `count` is every match. No match gives `rows: []`. An invalid `selector` is invalid_selector;
+    an invalid field selector makes that field null in every row with one warning.
+    """
 
     selector: str
     fields: list[FieldPlan]
@@ -211,7 +217,13 @@ class Extract(Command, tag="extract"):
 
 
 class Paginate(Command, tag="paginate"):
-    """Activate the next-page control and wait for a navigation or for the row set to change."""
+    """Activate the next-page control and wait for a navigation or for the row set to change.
+
+    Result: `{"outcome": "navigated" | "redrawn" | "end", "reason", "url"}`. For `end` the reason is
+    "missing" (no visible control), "disabled" or "unchanged" (clicked, nothing changed within
+    `timeout_ms`); for `navigated` it is "redirected" when the server redirected the new page's
+    request (e.g. to a login page; `url` is where it landed), else null; for `redrawn` null.
+    """
 
     next_selector: str
     row_selector: str
@@ -220,7 +232,11 @@ class Paginate(Command, tag="paginate"):
 
 
 class ScrollLoad(Command, tag="scroll_load"):
-    """Scroll to the end and wait for more rows (or `until_selector`) to appear."""
+    """Scroll to the end and wait for more rows (or `until_selector`) to appear.
+
+    Result: `{"before": rows, "after": rows, "until_found": bool}`; after == before when nothing came
+    within `timeout_ms` (not an error).
+    """
 
     row_selector: str
     until_selector: str | None = None
@@ -336,7 +352,9 @@ class BrowserInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 # Each command joins the unions (and EXTENSION_COMMANDS) together with its extension handler.
-ExtensionCommand = Ping | GetStatus | ListTabs | Navigate | ExecuteJs | Cancel
+ExtensionCommand = (
+    Ping | GetStatus | ListTabs | Navigate | ExecuteJs | Cancel | Count | Extract | Paginate | ScrollLoad
+)
 ToExtension = Welcome | Chunk | ExtensionCommand
 FromExtension = Hello | Result | ResultChunk | Error | Event
 ToHost = HostInfo | ExtensionCommand
@@ -349,6 +367,10 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     Navigate,
     ExecuteJs,
     Cancel,
+    Count,
+    Extract,
+    Paginate,
+    ScrollLoad,
 )
 
 

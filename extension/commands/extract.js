@@ -1,0 +1,16 @@
+// Structured extraction: the page applies the compiled fields to every row and serializes the rows
+// itself; the JSON text goes on to the host unparsed (big results in ~256 KB chunks).
+import { ERR } from '../protocol.js';
+import { CommandError } from '../lib/errors.js';
+import { inPage } from '../lib/page.js';
+
+export const name = 'extract';
+export const needsPilot = true;
+
+export async function run(msg, { signal }) {
+  if (typeof msg.selector !== 'string' || !msg.selector.trim()) throw new CommandError(ERR.INVALID_PARAMS, 'selector must be a CSS selector for the rows');
+  if (!Array.isArray(msg.fields) || msg.fields.length === 0) throw new CommandError(ERR.INVALID_PARAMS, 'fields must be a non-empty list');
+  const limit = msg.limit ?? null;
+  if (limit !== null && (!Number.isInteger(limit) || limit < 0)) throw new CommandError(ERR.INVALID_PARAMS, 'limit must be a non-negative integer');
+  return inPage(msg, 'extract', { selector: msg.selector, fields: msg.fields, limit }, { signal, fallbackTimeoutMs: 10_000 });
+}

@@ -1,0 +1,112 @@
+// Go to the next page of a list: the page finds the next control (missing or disabled: the end),
+// clicks it and watches the rows change in place; meanwhile this worker watches the tab's main frame,
+// since a link that navigates takes the page's script down with its document. Whichever happens first
+// answers; nothing is a fixed sleep, everything is bounded by timeout_ms.
+//   {outcome: "navigated", reason: null | "redirected", url}  a new document loaded (redirected: the
+//                                                             server answered with a redirect on the way)
+//   {outcome: "redrawn", reason: null, url}                   the rows changed in place
+//   {outcome: "end", reason: "missing" | "disabled" | "unchanged", url}
+import { ERR } from '../protocol.js';
+import { bounded, timeoutParam } from '../lib/deadline.js';
+import { CommandError } from '../lib/errors.js';
+import { inPage } from '../lib/page.js';
+import { onTab } from '../lib/target.js';
+
+// Room for reaching the page (injection, ~2 ms) on top of the page's own wait.
+const MARGIN_MS = 5_000;
+
+export const name = 'paginate';
+export const needsPilot = true;
+
+export async function run(msg, { signal }) {
+  const timeoutMs = timeoutParam(msg.timeout_ms, 10_000);
+  if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
+  const deadline = Date.now() + timeoutMs + MARGIN_MS;
+  // The tab is settled first: the navigation watch must be on it before the click.
+  const tabId = await onTab(msg.tab_id, async (id) => (await chrome.tabs.get(id)).id);
+  const nav = watchMainFrame(tabId);
+  try {
+    const args = { next_selector: msg.next_selector, row_selector: msg.row_selector, wait_ms: timeoutMs };
+    const inPageCall = inPage({ ...msg, tab_id: tabId, timeout_ms: timeoutMs + MARGIN_MS }, 'paginate', args, { signal })
+      .then((value) => ({ value }), (error) => ({ error }));
+    const first = await Promise.race([inPageCall, nav.began.then(() => null), nav.closed]);
+    // A navigation that began wins over whatever the departing document said or failed to say.
+    if (first === null || nav.hasBegun() || (first.value && first.value.outcome === 'leaving')) {
+      const url = await bounded(Promise.race([nav.completed, nav.closed]), {
+        timeoutMs: Math.max(1, deadline - Date.now()),
+        signal,
+        onTimeout: () => new CommandError(ERR.TIMEOUT, `the next page did not finish loading within ${timeoutMs} ms`, { retryable: true, data: { tab_id: tabId } }),
+      });
+      return { outcome: 'navigated', reason: nav.redirected() ? 'redirected' : null, url };
+    }
+    if (first.error) {
+      // The tab was there a moment ago: "no such tab" now means it was closed under the click.
+      if (first.error.code === ERR.TAB_NOT_FOUND) throw new CommandError(ERR.TAB_CLOSED, `tab ${tabId} was closed while going to the next page`, { data: { tab_id: tabId } });
+      throw first.error;
+    }
+    const { outcome, reason, url } = first.value;
+    return { outcome, reason, url };
+  } finally {
+    nav.stop();
+  }
+}
+
+/**
+ * Follow tab `tabId`'s main frame from now on: `began` resolves when a new document starts loading,
+ * `completed` with its final URL once it has loaded, `closed` rejects if the tab goes away. Listeners
+ * exist only for this wait (at top level they would wake the worker for every navigation).
+ */
+function watchMainFrame(tabId) {
+  const nav = chrome.webNavigation;
+  const deferred = () => {
+    let resolve;
+    let reject;
+    const promise = new Promise((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    promise.catch(() => {}); // it may settle before anyone awaits it; the races still see it
+    return { promise, resolve, reject };
+  };
+  const began = deferred();
+  const completed = deferred();
+  const closed = deferred();
+  let started = null; // the URL asked for
+  let committed = null; // {documentId, url, qualifiers}
+  const mine = (d) => d.tabId === tabId && d.frameId === 0;
+  const listeners = [
+    [nav.onBeforeNavigate, (d) => {
+      if (!mine(d)) return;
+      started = d.url;
+      committed = null;
+      began.resolve();
+    }],
+    [nav.onCommitted, (d) => {
+      if (!mine(d)) return;
+      committed = { documentId: d.documentId, url: d.url, qualifiers: d.transitionQualifiers || [] };
+      began.resolve();
+    }],
+    [nav.onCompleted, (d) => {
+      if (mine(d) && committed && (!committed.documentId || d.documentId === committed.documentId)) completed.resolve(d.url);
+    }],
+    [nav.onErrorOccurred, (d) => {
+      if (!mine(d) || !started) return;
+      completed.reject(new CommandError(ERR.NAVIGATION_FAILED, `loading the next page (${d.url}) failed: ${d.error}`, { data: { tab_id: tabId, error: d.error } }));
+    }],
+    [chrome.tabs.onRemoved, (closedId) => {
+      if (closedId === tabId) closed.reject(new CommandError(ERR.TAB_CLOSED, `tab ${tabId} was closed while going to the next page`, { data: { tab_id: tabId } }));
+    }],
+  ];
+  for (const [event, fn] of listeners) event.addListener(fn);
+  const bare = (url) => (url || '').split('#')[0];
+  return {
+    began: began.promise,
+    completed: completed.promise,
+    closed: closed.promise,
+    hasBegun: () => started !== null || committed !== null,
+    redirected: () => Boolean(committed) && (committed.qualifiers.includes('server_redirect') || (started !== null && bare(started) !== bare(committed.url))),
+    stop: () => {
+      for (const [event, fn] of listeners) event.removeListener(fn);
+    },
+  };
+}

@@ -1,0 +1,151 @@
+// Structured extraction in the page: compiled schema fields (FieldPlan) applied to every row a
+// selector matches, and `count`. Rows are serialized here into one JSON string: handing the worker
+// one string costs a fraction of structured-cloning arrays of values (25 vs 66 ms for 5k rows).
+// Secrets are redacted before anything is serialized; document.cookie and storage are never read.
+// Shadow DOM: the row selector searches the document's light DOM. A field selector that finds nothing
+// inside a row is tried once more in the row's own open shadow root, so a list of custom elements
+// extracts; deeper roots are not entered and closed roots cannot be.
+(() => {
+  const agent = globalThis.__tabpilotAgent;
+  // The host holds at most 256 MiB of one result (wire MAX_RESULT_BYTES); refuse before building more.
+  const MAX_CHARS = 256 * 1024 * 1024;
+  const TAKES = new Set(['text', 'html', 'attr', 'url']);
+  const CONTROLS = new Set(['input', 'textarea', 'select']);
+
+  const normalise = (s) => s.replace(/\s+/g, ' ').trim();
+  const isSelf = (selector) => !selector || selector.trim() === ':scope';
+
+  /** Why `selector` is not valid CSS, or null when it is (checked once, not per row). */
+  function selectorProblem(selector) {
+    try {
+      document.createDocumentFragment().querySelector(selector);
+      return null;
+    } catch (err) {
+      return err.message;
+    }
+  }
+
+  /** What a person sees in a form control: its current value, or the chosen options' labels. */
+  function controlText(el) {
+    if (el.localName === 'select') return [...el.selectedOptions].map((o) => normalise(o.text)).join(', ');
+    return String(el.value);
+  }
+
+  function absolute(raw, el) {
+    try {
+      return new URL(raw.trim(), el.baseURI).href;
+    } catch {
+      return raw;
+    }
+  }
+
+  /** One value of `el` for `field`. `clean`: nothing in the row is a secret, so no checks are needed. */
+  function read(el, field, clean) {
+    const secret = !clean && agent.isSensitive(el);
+    switch (field.take) {
+      case 'text':
+        if (CONTROLS.has(el.localName)) return secret ? agent.REDACTED : controlText(el);
+        return clean ? normalise(el.textContent || '') : agent.redactedText(el);
+      case 'html':
+        return clean ? el.innerHTML : agent.redactedHtml(el);
+      case 'attr': {
+        // An input's value attribute is only its initial value; people mean what it holds now.
+        if (field.attr === 'value' && CONTROLS.has(el.localName)) return secret ? agent.REDACTED : String(el.value);
+        const value = el.getAttribute(field.attr);
+        return value === null || !secret ? value : agent.REDACTED;
+      }
+      default: {
+        const raw = field.attr ? el.getAttribute(field.attr) : (el.getAttribute('href') ?? el.getAttribute('src'));
+        if (raw === null) return null;
+        return secret ? agent.REDACTED : absolute(raw, el);
+      }
+    }
+  }
+
+  /** The field's value in `row`: a string or null, or a list of strings when field.all. */
+  function value(row, field, clean) {
+    if (field.problem) return null;
+    if (isSelf(field.selector)) {
+      field.hits += 1;
+      return field.all ? [read(row, field, clean)] : read(row, field, clean);
+    }
+    const shadow = row.shadowRoot;
+    if (field.all) {
+      let found = row.querySelectorAll(field.selector);
+      let rowClean = clean;
+      if (found.length === 0 && shadow) {
+        found = shadow.querySelectorAll(field.selector);
+        rowClean = false; // the page-wide check does not look into shadow roots
+      }
+      if (found.length) field.hits += 1;
+      return Array.from(found, (el) => read(el, field, rowClean));
+    }
+    let el = row.querySelector(field.selector);
+    let rowClean = clean;
+    if (el === null && shadow) {
+      el = shadow.querySelector(field.selector);
+      rowClean = false;
+    }
+    if (el === null) return null;
+    field.hits += 1;
+    return read(el, field, rowClean);
+  }
+
+  function plan(fields) {
+    if (!Array.isArray(fields) || fields.length === 0) {
+      throw new agent.PageError('invalid_params', 'fields must be a non-empty list of {name, selector, take}');
+    }
+    return fields.map((f) => {
+      if (!f || typeof f.name !== 'string') throw new agent.PageError('invalid_params', 'every field needs a name');
+      const take = f.take || 'text';
+      if (!TAKES.has(take)) throw new agent.PageError('invalid_params', `field ${JSON.stringify(f.name)}: take must be text, html, attr or url`);
+      if (take === 'attr' && !f.attr) throw new agent.PageError('invalid_params', `field ${JSON.stringify(f.name)}: attr needs an attribute name`);
+      const selector = typeof f.selector === 'string' ? f.selector : '';
+      const problem = isSelf(selector) ? null : selectorProblem(selector);
+      return { name: f.name, selector, take, attr: f.attr || null, all: Boolean(f.all), problem, hits: 0 };
+    });
+  }
+
+  agent.commands.extract = ({ selector, fields, limit }) => {
+    if (typeof selector !== 'string' || !selector.trim()) {
+      throw new agent.PageError('invalid_params', 'selector must be a CSS selector for the rows, e.g. "table tbody tr"');
+    }
+    const plans = plan(fields);
+    const matched = agent.queryAll(selector);
+    const n = Number.isInteger(limit) && limit >= 0 ? Math.min(limit, matched.length) : matched.length;
+    // Most pages hold no secret at all: one look here spares a look per row (and per value) later.
+    const anySecret = agent.hasSensitive(document.documentElement);
+    const parts = [];
+    let size = 0;
+    for (let i = 0; i < n; i += 1) {
+      const row = matched[i];
+      const clean = !anySecret || !agent.hasSensitive(row);
+      const values = new Array(plans.length);
+      for (let j = 0; j < plans.length; j += 1) values[j] = value(row, plans[j], clean);
+      const text = JSON.stringify(values);
+      size += text.length + 1;
+      if (size > MAX_CHARS) {
+        throw new agent.PageError('result_too_large', `the first ${i} rows already make ${size} characters of JSON: pass a limit or fewer fields`);
+      }
+      parts.push(text);
+    }
+    const warnings = [];
+    for (const p of plans) {
+      if (p.problem) {
+        warnings.push({ field: p.name, message: `${JSON.stringify(p.selector)} is not a valid CSS selector (${p.problem}); the field is null in every row` });
+      } else if (n > 0 && p.hits === 0) {
+        warnings.push({ field: p.name, message: `${JSON.stringify(p.selector)} matched nothing in any of the ${n} rows` });
+      }
+    }
+    const head = `{"rows":[${parts.join(',')}],"count":${matched.length}`;
+    return { json: `${head},"warnings":${JSON.stringify(warnings)},"url":${JSON.stringify(location.href)}}` };
+  };
+
+  agent.commands.count = ({ selector }) => {
+    if (typeof selector !== 'string' || !selector.trim()) throw new agent.PageError('invalid_params', 'selector must be a CSS selector');
+    const all = agent.queryAll(selector);
+    let visible = 0;
+    for (const el of all) if (agent.isVisible(el)) visible += 1;
+    return { count: all.length, visible };
+  };
+})();
