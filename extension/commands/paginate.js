@@ -9,7 +9,7 @@
 import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
-import { inPage } from '../lib/page.js';
+import { AGENT_FILES, inPage } from '../lib/page.js';
 import { onTab } from '../lib/target.js';
 
 // Room for reaching the page (injection, ~2 ms) on top of the page's own wait.
@@ -37,6 +37,7 @@ export async function run(msg, { signal }) {
         signal,
         onTimeout: () => new CommandError(ERR.TIMEOUT, `the next page did not finish loading within ${timeoutMs} ms`, { retryable: true, data: { tab_id: tabId } }),
       });
+      await nav.agentReady();
       return { outcome: 'navigated', reason: nav.redirected() ? 'redirected' : null, url };
     }
     if (first.error) {
@@ -73,6 +74,7 @@ function watchMainFrame(tabId) {
   const closed = deferred();
   let started = null; // the URL asked for
   let committed = null; // {documentId, url, qualifiers}
+  let agent = Promise.resolve(); // the agent's injection into the new document
   const mine = (d) => d.tabId === tabId && d.frameId === 0;
   const listeners = [
     [nav.onBeforeNavigate, (d) => {
@@ -85,6 +87,10 @@ function watchMainFrame(tabId) {
       if (!mine(d)) return;
       committed = { documentId: d.documentId, url: d.url, qualifiers: d.transitionQualifiers || [] };
       began.resolve();
+      // The next command (an extract) will want the page agent: inject it while the page is still
+      // loading, so that it costs nothing after the load instead of two more trips into the page.
+      const target = d.documentId ? { tabId, documentIds: [d.documentId] } : { tabId, frameIds: [0] };
+      agent = chrome.scripting.executeScript({ target, files: AGENT_FILES, injectImmediately: true }).catch(() => {});
     }],
     [nav.onCompleted, (d) => {
       if (mine(d) && committed && (!committed.documentId || d.documentId === committed.documentId)) completed.resolve(d.url);
@@ -104,6 +110,8 @@ function watchMainFrame(tabId) {
     completed: completed.promise,
     closed: closed.promise,
     hasBegun: () => started !== null || committed !== null,
+    // Settled in a few ms at most; a failed injection only means the next command injects it itself.
+    agentReady: () => Promise.race([agent, new Promise((resolve) => setTimeout(resolve, 1_000))]),
     redirected: () => Boolean(committed) && (committed.qualifiers.includes('server_redirect') || (started !== null && bare(started) !== bare(committed.url))),
     stop: () => {
       for (const [event, fn] of listeners) event.removeListener(fn);
