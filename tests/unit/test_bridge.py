@@ -103,10 +103,12 @@ async def test_list_tools_shows_three_tools_with_schemas() -> None:
         assert t.output_schema is not None and t.output_schema["type"] == "object"
         assert t.description
     props = tools["interact"].input_schema["properties"]
-    assert props["action"]["enum"] == ["navigate", "execute_js"]
+    assert {"navigate", "execute_js", "scrape"} <= set(props["action"]["enum"])
     assert tools["interact"].input_schema["required"] == ["action"]
     assert {"url", "script", "tab_id", "timeout_ms", "max_result_bytes"} <= set(props)
-    assert tools["observe"].input_schema["properties"]["what"]["enum"] == ["tabs"]
+    assert {"tabs", "command_result", "workflows"} <= set(
+        tools["observe"].input_schema["properties"]["what"]["enum"]
+    )
     # Lean schemas: no titles, no `anyOf [T, null]` for optional arguments.
     text = json.dumps([t.input_schema for t in tools.values()])
     assert '"title"' not in text and '"null"' not in text
@@ -227,9 +229,9 @@ async def test_unknown_action_lists_the_valid_ones() -> None:
     assert result.is_error
     err = payload(result)
     assert err["error"] == ErrorCode.UNKNOWN_ACTION
-    assert err["data"]["valid"] == ["navigate", "execute_js"]
+    assert err["data"]["valid"] == list(TOOLS[0].actions)
     result = await call(FakePool(), "observe", what="cookies")
-    assert payload(result)["data"]["valid"] == ["tabs"]
+    assert payload(result)["data"]["valid"] == list(TOOLS[1].actions)
 
 
 async def test_missing_and_mistyped_arguments_are_invalid_params() -> None:

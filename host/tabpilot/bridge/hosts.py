@@ -8,7 +8,7 @@ import itertools
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ _POLL_S = 0.05
 _MTIME_SETTLED_NS = 2_000_000_000
 _STALE_SOCKET_S = 2.0
 _info_decoder = msgspec.json.Decoder(m.BrowserInfo)
+OnProgress = Callable[[m.Progress], Awaitable[None]]
 
 
 class HostConnection:
@@ -45,6 +46,7 @@ class HostConnection:
         self._writer = writer
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[m.Result | m.Error]] = {}
+        self._progress: dict[int, OnProgress] = {}
         self._task = asyncio.get_running_loop().create_task(self._read_loop())
 
     @classmethod
@@ -61,13 +63,18 @@ class HostConnection:
         """The host went away (EOF or error on the socket)."""
         return self._task.done()
 
-    async def request(self, command: m.Command, timeout_s: float | None = None) -> msgspec.Raw:
-        """Send a command, wait for its answer, return the raw JSON value or raise TabPilotError."""
+    async def request(
+        self, command: m.Command, timeout_s: float | None = None, on_progress: OnProgress | None = None
+    ) -> msgspec.Raw:
+        """Send a command, wait for its answer, return the raw JSON value or raise TabPilotError.
+        Progress messages for it go to `on_progress`."""
         if self.closed:
             raise _disconnected()
         msg_id = next(self._ids)
         fut: asyncio.Future[m.Result | m.Error] = asyncio.get_running_loop().create_future()
         self._waiting[msg_id] = fut
+        if on_progress is not None:
+            self._progress[msg_id] = on_progress
         try:
             self._writer.write(encode_frame(m.encoder.encode(msgspec.structs.replace(command, id=msg_id))))
             await self._writer.drain()
@@ -85,6 +92,7 @@ class HostConnection:
             raise _disconnected() from None
         finally:
             self._waiting.pop(msg_id, None)
+            self._progress.pop(msg_id, None)
         if isinstance(answer, m.Error):
             raise TabPilotError(answer.code, answer.message, retryable=answer.retryable, data=answer.data)
         return answer.value
@@ -101,6 +109,14 @@ class HostConnection:
                     log.warning("unreadable message from host %s: %s", self.path, exc)
                     continue
                 if isinstance(msg, m.Event):
+                    continue
+                if isinstance(msg, m.Progress):
+                    report = self._progress.get(msg.id)
+                    if report is not None:
+                        try:
+                            await report(msg)
+                        except Exception:
+                            log.exception("progress report failed")
                     continue
                 if msg.id is None:
                     # An error with no id concerns the connection itself (e.g. peer refused).
@@ -234,14 +250,19 @@ class HostPool:
             await asyncio.sleep(_POLL_S)
 
     async def call(
-        self, command: m.Command, *, browser: str | None = None, timeout_s: float | None = None
+        self,
+        command: m.Command,
+        *,
+        browser: str | None = None,
+        timeout_s: float | None = None,
+        on_progress: OnProgress | None = None,
     ) -> Any:
         """Send a command to the chosen browser and return its decoded result value."""
         conn = await self._pick(browser)
         if timeout_s is None:
             timeout_ms: Any = getattr(command, "timeout_ms", None)
             timeout_s = timeout_ms / 1000 + 10 if isinstance(timeout_ms, int) else 70.0
-        raw = await conn.request(command, timeout_s=timeout_s)
+        raw = await conn.request(command, timeout_s=timeout_s, on_progress=on_progress)
         return msgspec.json.decode(raw)
 
     async def call_raw(

@@ -35,6 +35,7 @@ class RunState:
     errors: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     warnings: list[dict[str, str]] = field(default_factory=list[dict[str, str]])
     url: str | None = None
+    first_url: str | None = None
     started: float = field(default_factory=time.monotonic)
     skipped: list[int] = field(default_factory=list[int])
     sensitive_fills: list[int] = field(default_factory=list[int])
@@ -105,6 +106,7 @@ class Context:
             url = found.get("url")
             if isinstance(url, str):
                 self.state.url = url
+                self.state.first_url = self.state.first_url or url
             tab = found.get("tab_id")
             if self.tab_id is None and isinstance(tab, int):
                 # Keep the run in the tab it started in even if the user switches tabs meanwhile.

@@ -14,6 +14,7 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -33,6 +34,7 @@ from ..wire.framing import (
     read_frame,
 )
 from . import localsock
+from .engine_port import EnginePort
 
 log = logging.getLogger("tabpilot.host")
 
@@ -44,9 +46,12 @@ _DEFAULT_DEADLINE_S = 60.0
 
 @dataclass
 class _Pending:
-    bridge: _Bridge
-    bridge_id: int
+    """A command sent to the extension: who gets the answer (a bridge, or the engine's future)."""
+
+    deliver: Callable[[m.Result | m.Error], None]
     timer: asyncio.TimerHandle
+    bridge: _Bridge | None = None
+    bridge_id: int = 0
 
 
 @dataclass(eq=False)
@@ -75,6 +80,9 @@ class NativeHost:
         self._server: asyncio.Server | None = None
         self._socket_path: Path | None = None
         self._socket_ino: int | None = None
+        self._closed = False
+        self._bridges: set[_Bridge] = set()
+        self.engine = EnginePort(self, paths.data_dir(), lambda: self._pilot)
 
     # --- extension side ---
 
@@ -178,8 +186,9 @@ class NativeHost:
             log.debug("answer for unknown or expired command %s", ext_id)
             return
         pending.timer.cancel()
-        pending.bridge.ext_ids.discard(ext_id)
-        pending.bridge.send(msgspec.structs.replace(answer, id=pending.bridge_id))
+        if pending.bridge is not None:
+            pending.bridge.ext_ids.discard(ext_id)
+        pending.deliver(answer)
 
     def _expire(self, ext_id: int, seconds: float) -> None:
         self._assembler.discard(ext_id)
@@ -221,6 +230,7 @@ class NativeHost:
 
     async def _serve_bridge(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         bridge = _Bridge(writer)
+        self._bridges.add(bridge)
         sock: socket.socket = writer.get_extra_info("socket")
         try:
             localsock.check_peer(sock)
@@ -247,6 +257,7 @@ class NativeHost:
                 pending = self._pending.pop(ext_id, None)
                 if pending:
                     pending.timer.cancel()
+            self._bridges.discard(bridge)
             writer.close()
 
     def _on_bridge_frame(self, bridge: _Bridge, frame: bytes) -> None:
@@ -254,7 +265,7 @@ class NativeHost:
             msg = m.to_host_decoder.decode(frame)
         except msgspec.DecodeError as exc:
             msg_id, kind = m.peek(frame)
-            known = kind in {m.tag_of(c) for c in (*m.EXTENSION_COMMANDS, m.HostInfo)}
+            known = kind in {m.tag_of(c) for c in (*m.EXTENSION_COMMANDS, *m.HOST_COMMANDS)}
             code = ErrorCode.MALFORMED_MESSAGE if known or kind is None else ErrorCode.UNKNOWN_COMMAND
             bridge.send(m.Error(id=msg_id, code=code, message=f"cannot read {kind!r} message: {exc}"))
             return
@@ -265,6 +276,8 @@ class NativeHost:
                 bridge.send(
                     m.Error(id=msg.id, code=ErrorCode.PROTOCOL_MISMATCH, message=self._mismatch_message())
                 )
+            case m.Scrape() | m.JobResult() | m.CancelJob() | m.WorkflowOp():
+                self.engine.handle(bridge.send, msg)
             case m.Cancel():
                 target = next(
                     (k for k, p in self._pending.items() if p.bridge is bridge and p.bridge_id == msg.target),
@@ -280,15 +293,50 @@ class NativeHost:
             case _:
                 self._forward(bridge, msg)
 
-    def _forward(self, bridge: _Bridge, cmd: m.Command) -> None:
+    def _send_command(
+        self, cmd: m.Command, deliver: Callable[[m.Result | m.Error], None], bridge: _Bridge | None = None
+    ) -> int:
+        """Send a command to the extension under a fresh id, with a deadline; `deliver` gets the answer."""
         ext_id = self._next_id
         self._next_id += 1
         timeout_ms: Any = getattr(cmd, "timeout_ms", None)
         seconds = timeout_ms / 1000 + _GRACE_S if isinstance(timeout_ms, int) else _DEFAULT_DEADLINE_S
         timer = asyncio.get_running_loop().call_later(seconds, self._expire, ext_id, seconds)
-        self._pending[ext_id] = _Pending(bridge, cmd.id, timer)
-        bridge.ext_ids.add(ext_id)
+        self._pending[ext_id] = _Pending(deliver, timer, bridge, cmd.id)
         self._send_ext(msgspec.structs.replace(cmd, id=ext_id))
+        return ext_id
+
+    def _forward(self, bridge: _Bridge, cmd: m.Command) -> None:
+        bridge_id = cmd.id
+
+        def deliver(answer: m.Result | m.Error) -> None:
+            bridge.send(msgspec.structs.replace(answer, id=bridge_id))
+
+        bridge.ext_ids.add(self._send_command(cmd, deliver, bridge))
+
+    async def call(self, command: m.Command) -> Any:
+        """The engine's Browser: run one command in the extension and return its decoded value."""
+        cmd = command
+        if self._closed:
+            raise _gone()
+        fut: asyncio.Future[m.Result | m.Error] = asyncio.get_running_loop().create_future()
+
+        def deliver(answer: m.Result | m.Error) -> None:
+            if not fut.done():
+                fut.set_result(answer)
+
+        ext_id = self._send_command(cmd, deliver)
+        try:
+            answer = await fut
+        except asyncio.CancelledError:
+            pending = self._pending.pop(ext_id, None)
+            if pending is not None:
+                pending.timer.cancel()
+                self._send_ext(m.Cancel(id=0, target=ext_id))
+            raise
+        if isinstance(answer, m.Error):
+            raise TabPilotError(answer.code, answer.message, retryable=answer.retryable, data=answer.data)
+        return msgspec.json.decode(m.result_value(answer))
 
     def info(self) -> m.BrowserInfo:
         """This host and its browser, as bridges see it."""
@@ -309,18 +357,19 @@ class NativeHost:
         )
 
     async def close(self) -> None:
-        """Stop listening and remove our socket (only if it is still ours)."""
-        for pending in self._pending.values():
-            pending.timer.cancel()
-            pending.bridge.send(
-                m.Error(
-                    id=pending.bridge_id,
-                    code=ErrorCode.EXTENSION_DISCONNECTED,
-                    message="the browser extension disconnected before answering",
-                    retryable=True,
-                )
-            )
+        """Fail what waits on the extension, let scrapes answer with their partial data, stop listening
+        and remove our socket (only if it is still ours)."""
+        self._closed = True
+        pending_now = list(self._pending.values())
         self._pending.clear()
+        for pending in pending_now:
+            pending.timer.cancel()
+            gone = _gone()
+            pending.deliver(m.Error(code=gone.code, message=gone.message, retryable=True))
+        await self.engine.shutdown()
+        for bridge in list(self._bridges):
+            with contextlib.suppress(ConnectionError):
+                await bridge.writer.drain()
         if self._server is not None:
             self._server.close()
             self._server = None
@@ -329,6 +378,14 @@ class NativeHost:
                 if self._socket_path.stat().st_ino == self._socket_ino:
                     self._socket_path.unlink()
             self._socket_path = None
+
+
+def _gone() -> TabPilotError:
+    return TabPilotError(
+        ErrorCode.EXTENSION_DISCONNECTED,
+        "the browser extension disconnected before answering",
+        retryable=True,
+    )
 
 
 def setup_logging(name: str) -> None:

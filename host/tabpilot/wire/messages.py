@@ -254,6 +254,40 @@ class HostInfo(Command, tag="host_info"):
     """Bridge -> host only: who is this host and which browser it serves."""
 
 
+# --- Bridge -> host only: served by the host's scrape engine, never forwarded to the extension. ---
+
+
+class Scrape(Command, tag="scrape"):
+    """Run a scrape (`request` holds the interact scrape arguments); answer within `wait_ms` with the
+    result or with `{status: "running", correlation_id}`. `progress` asks for Progress messages."""
+
+    request: dict[str, Any]
+    wait_ms: int = 20_000
+    progress: bool = False
+
+
+class JobResult(Command, tag="command_result"):
+    """The result (or progress) of a scrape by correlation id, waiting up to `wait_ms` for the end."""
+
+    correlation_id: str
+    wait_ms: int = 0
+    progress: bool = False
+
+
+class CancelJob(Command, tag="cancel_job"):
+    """Stop a scrape; the answer is its result with the data it had."""
+
+    correlation_id: str
+
+
+class WorkflowOp(Command, tag="workflow_op"):
+    """Recorded workflows: `op` list | get | import (`document`: exported JSON text) | delete."""
+
+    op: str
+    workflow_id: str | None = None
+    document: str | None = None
+
+
 # --- Extension -> host ---
 
 
@@ -357,7 +391,8 @@ ExtensionCommand = (
 )
 ToExtension = Welcome | Chunk | ExtensionCommand
 FromExtension = Hello | Result | ResultChunk | Error | Event
-ToHost = HostInfo | ExtensionCommand
+HostCommand = HostInfo | Scrape | JobResult | CancelJob | WorkflowOp
+ToHost = HostCommand | ExtensionCommand
 FromHost = Result | Error | Event | Progress
 
 EXTENSION_COMMANDS: tuple[type[Command], ...] = (
@@ -372,6 +407,9 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     Paginate,
     ScrollLoad,
 )
+
+
+HOST_COMMANDS: tuple[type[Command], ...] = (HostInfo, Scrape, JobResult, CancelJob, WorkflowOp)
 
 
 class _IdOnly(msgspec.Struct):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import scrape, workflows
 from .composite import CompositeTool
 from .configure import CONFIGURE
 from .interact import INTERACT
@@ -12,3 +13,5 @@ TOOLS: tuple[CompositeTool, ...] = (
     OBSERVE,
     CONFIGURE,
 )
+# Modules that add actions to the tools above (they register when imported).
+ACTION_MODULES = (scrape, workflows)

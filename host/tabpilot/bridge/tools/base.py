@@ -13,7 +13,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 
 from ...wire.errors import ErrorCode, TabPilotError
-from ...wire.messages import BrowserInfo, Command
+from ...wire.messages import BrowserInfo, Command, Progress
 
 log = logging.getLogger("tabpilot.bridge")
 
@@ -26,7 +26,12 @@ class Pool(Protocol):
     """The host pool as the tools see it (bridge.hosts.HostPool, or a fake in tests)."""
 
     async def call(
-        self, command: Command, *, browser: str | None = None, timeout_s: float | None = None
+        self,
+        command: Command,
+        *,
+        browser: str | None = None,
+        timeout_s: float | None = None,
+        on_progress: OnProgress | None = None,
     ) -> Any:
         """Send a command to the chosen browser's host and return the decoded result value."""
         ...
@@ -41,6 +46,7 @@ class Pool(Protocol):
 
 
 Launcher = Callable[[], Awaitable[None]]
+OnProgress = Callable[[Progress], Awaitable[None]]
 T = TypeVar("T")
 
 
@@ -54,11 +60,20 @@ class Backend:
         self._launch_lock = anyio.Lock()
 
     async def call(
-        self, command: Command, *, browser: str | None = None, timeout_s: float | None = None
+        self,
+        command: Command,
+        *,
+        browser: str | None = None,
+        timeout_s: float | None = None,
+        on_progress: OnProgress | None = None,
     ) -> Any:
         """pool.call, launching the dedicated profile first if none is connected and one was configured."""
+        kw: dict[str, Any] = {"browser": browser, "timeout_s": timeout_s}
+        if on_progress is not None:
+            # Only progress-aware callers pass it, so simpler pools (test fakes) need not know it.
+            kw["on_progress"] = on_progress
         try:
-            return await self.pool.call(command, browser=browser, timeout_s=timeout_s)
+            return await self.pool.call(command, **kw)
         except TabPilotError as exc:
             if exc.code != ErrorCode.EXTENSION_NOT_CONNECTED or self.launch is None:
                 raise
@@ -66,7 +81,7 @@ class Backend:
         with anyio.move_on_after(LAUNCH_WAIT_S):
             while True:
                 try:
-                    return await self.pool.call(command, browser=browser, timeout_s=timeout_s)
+                    return await self.pool.call(command, **kw)
                 except TabPilotError as exc:
                     if exc.code != ErrorCode.EXTENSION_NOT_CONNECTED:
                         raise
@@ -97,9 +112,13 @@ class Call:
     browser: str | None
     ctx: Context[Any, Any] | None = None
 
-    async def send(self, command: Command, *, timeout_s: float | None = None) -> Any:
+    async def send(
+        self, command: Command, *, timeout_s: float | None = None, on_progress: OnProgress | None = None
+    ) -> Any:
         """Send a command to the selected browser; return the decoded result value."""
-        return await self.backend.call(command, browser=self.browser, timeout_s=timeout_s)
+        return await self.backend.call(
+            command, browser=self.browser, timeout_s=timeout_s, on_progress=on_progress
+        )
 
     async def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Report progress if the client asked for it (a no-op otherwise)."""

@@ -11,12 +11,14 @@ from typing import Annotated, Any, ClassVar
 
 from msgspec import Meta
 
+from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract, Paginate, ScrollLoad, WaitFor
 from ..context import Context, obj
 from ..convert import Conversions
 from ..model import PaginateOptions, ScrollOptions
 from ..schema import FieldSpec, parse_schema
 from .base import Selector, StepBase
+from .navigate import is_login_redirect
 
 _specs_cache: dict[tuple[tuple[str, str], ...], list[FieldSpec]] = {}
 
@@ -30,6 +32,16 @@ def compiled(schema: dict[str, str]) -> list[FieldSpec]:
             _specs_cache.clear()
         found = _specs_cache[key] = parse_schema(schema)
     return found
+
+
+def _check_redirect(before: str, landed: str) -> None:
+    if before and is_login_redirect(before, landed):
+        raise TabPilotError(
+            ErrorCode.NAVIGATION_REDIRECT,
+            f"the next page redirected to {landed}: probably a login page. Log in in that browser, then "
+            "run the scrape again.",
+            data={"redirect_url": landed},
+        )
 
 
 class ExtractStep(StepBase, tag="extract"):
@@ -79,6 +91,7 @@ class ExtractStep(StepBase, tag="extract"):
                 if not self._more(page, pages, rows):
                     break
                 assert self.paginate is not None
+                before = ctx.state.url or ""
                 if self.paginate.delay_ms:
                     await asyncio.sleep(self.paginate.delay_ms / 1000)  # rate limit, not a wait
                 moved = obj(
@@ -94,6 +107,9 @@ class ExtractStep(StepBase, tag="extract"):
                 )
                 if moved.get("outcome") == "end":
                     break
+                landed = moved.get("url")
+                if moved.get("reason") == "redirected" and isinstance(landed, str):
+                    _check_redirect(before, landed)
         finally:
             for w in conv.warnings():
                 ctx.state.warn(w)

@@ -1,0 +1,193 @@
+"""Scrapes as jobs: a correlation id each, one per tab, waited on for a while, polled, cancelled.
+
+A call waits up to `wait_ms` for the result; a scrape still running then answers
+`{status: "running", correlation_id, ...progress}` and `result(correlation_id)` returns it later.
+Finished results are kept on disk (the last 10), so they outlive a host restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..wire.errors import ErrorCode, TabPilotError
+from . import result, runner, workflows
+from .browser import Browser
+from .context import DEFAULT_GRACE_S, RunState
+from .plan import Plan, build_plan, parse_request
+from .store import WorkflowStore
+
+log = logging.getLogger("tabpilot.engine")
+
+DEFAULT_WAIT_MS = 20_000
+_KEPT_IN_MEMORY = 10
+
+
+@dataclass(eq=False)
+class Job:
+    """One scrape in flight (or just finished)."""
+
+    correlation_id: str
+    plan: Plan
+    state: RunState
+    workflow_id: str | None = None
+    result: dict[str, Any] | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+    _watchers: list[Callable[[Job], None]] = field(default_factory=list[Callable[["Job"], None]])
+
+    def watch(self, fn: Callable[[Job], None]) -> Callable[[], None]:
+        """Call fn on every progress step until the returned function is called."""
+        self._watchers.append(fn)
+        return lambda: self._watchers.remove(fn) if fn in self._watchers else None
+
+    def notify(self) -> None:
+        """Progress moved: tell the watchers (a broken watcher never stops the scrape)."""
+        for fn in list(self._watchers):
+            try:
+                fn(self)
+            except Exception:
+                log.exception("progress watcher failed")
+
+    def snapshot(self) -> dict[str, Any]:
+        """The result if finished, else where the scrape has come."""
+        if self.result is not None:
+            return self.result
+        s = self.state
+        started = s.step is not None or s.steps_completed > 0
+        out = result.progress(
+            (s.steps_completed, s.steps_total),
+            s.pages,
+            s.rows,
+            self.correlation_id,
+            "running" if started else "queued",
+        )
+        if self.workflow_id:
+            out["workflow_id"] = self.workflow_id
+        return out
+
+
+class Jobs:
+    """Every scrape of one host: start, wait, look up, cancel; at most one per tab."""
+
+    def __init__(self, browser: Browser, store: WorkflowStore, *, grace_s: float = DEFAULT_GRACE_S) -> None:
+        self.browser = browser
+        self.store = store
+        self.grace_s = grace_s
+        self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._by_tab: dict[int | None, Job] = {}
+
+    def start(self, request: Any) -> Job:
+        """Validate and start a request; raises invalid_params, workflow_not_found, workflow_in_progress."""
+        req = parse_request(request)
+        plan = workflows.replay_plan(req, self.store) if req.operation == "replay" else build_plan(req)
+        busy = self._by_tab.get(plan.tab_id)
+        if busy is not None and busy.result is None:
+            raise TabPilotError(
+                ErrorCode.WORKFLOW_IN_PROGRESS,
+                "another scrape is running in this tab; wait for it (observe command_result) or cancel it",
+                data={
+                    "active_workflow_id": busy.workflow_id or busy.plan.label(),
+                    "correlation_id": busy.correlation_id,
+                },
+            )
+        job = Job(
+            correlation_id=f"corr-{secrets.token_hex(6)}",
+            plan=plan,
+            state=RunState(steps_total=len(plan.steps)),
+            workflow_id=plan.replayed_from,
+        )
+        self._by_tab[plan.tab_id] = job
+        self._jobs[job.correlation_id] = job
+        while len(self._jobs) > _KEPT_IN_MEMORY and next(iter(self._jobs.values())).result is not None:
+            self._jobs.popitem(last=False)
+        job.task = asyncio.get_running_loop().create_task(self._run(job))
+        return job
+
+    async def _run(self, job: Job) -> None:
+        plan = job.plan
+        try:
+            outcome = await runner.run(
+                plan, self.browser, state=job.state, on_progress=job.notify, grace_s=self.grace_s
+            )
+            recorded = None
+            if plan.record and outcome.status == "complete":
+                try:
+                    recorded = self.store.save(workflows.record(plan, outcome))
+                except OSError as exc:
+                    log.error("could not record workflow %s: %s", plan.name, exc)
+            job.workflow_id = recorded or job.workflow_id
+            value = result.response(outcome, plan, job.correlation_id, job.workflow_id)
+            if plan.record:
+                value["metadata"]["recorded"] = recorded is not None
+            job.result = value
+            try:
+                self.store.save_result(job.correlation_id, value)
+            except OSError as exc:
+                log.error("could not keep result %s: %s", job.correlation_id, exc)
+        except Exception as exc:  # a bug: the caller still gets an answer, not a hang
+            log.exception("scrape %s crashed", job.correlation_id)
+            job.result = {
+                "status": "error",
+                "correlation_id": job.correlation_id,
+                "error": str(ErrorCode.INTERNAL_ERROR),
+                "message": f"the scrape engine failed ({type(exc).__name__}: {exc}); see the host log",
+                "data": job.state.data,
+                "metadata": {"rows_extracted": job.state.rows, "errors": job.state.errors},
+            }
+        finally:
+            if self._by_tab.get(plan.tab_id) is job:
+                del self._by_tab[plan.tab_id]
+            job.done.set()
+            job.notify()
+
+    async def wait(self, job: Job, wait_ms: int) -> dict[str, Any]:
+        """The result if it comes within wait_ms, else the progress so far."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(max(wait_ms, 0) / 1000):
+                await job.done.wait()
+        return job.snapshot()
+
+    async def result(self, correlation_id: str, wait_ms: int = 0) -> dict[str, Any]:
+        """A running or recent scrape by correlation id (kept results survive a host restart)."""
+        job = self._jobs.get(correlation_id)
+        if job is not None:
+            return await self.wait(job, wait_ms)
+        kept = self.store.get_result(correlation_id)
+        if kept is None:
+            raise TabPilotError(
+                ErrorCode.WORKFLOW_NOT_FOUND,
+                f"no scrape with correlation_id {correlation_id!r} (only the last 10 results are kept)",
+            )
+        return kept
+
+    async def cancel(self, correlation_id: str) -> dict[str, Any]:
+        """Stop a scrape; its answer is the data it had (a finished one answers as it ended)."""
+        job = self._jobs.get(correlation_id)
+        if job is None:
+            return await self.result(correlation_id)
+        if job.task is not None and not job.done.is_set():
+            job.task.cancel()
+        await job.done.wait()
+        return job.snapshot()
+
+    def running(self) -> list[Job]:
+        """Scrapes not finished yet."""
+        return [j for j in self._jobs.values() if not j.done.is_set()]
+
+    async def shutdown(self, timeout_s: float = 2.0) -> None:
+        """Let running scrapes end (their browser calls fail fast once the extension is gone), then cancel."""
+        pending = [j for j in self.running() if j.task is not None]
+        if not pending:
+            return
+        _, late = await asyncio.wait([j.task for j in pending if j.task], timeout=timeout_s)
+        for task in late:
+            task.cancel()
+        if late:
+            await asyncio.wait(late, timeout=timeout_s)

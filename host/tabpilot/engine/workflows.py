@@ -1,0 +1,130 @@
+"""Recording a finished run as a workflow, and turning a replay request back into a plan."""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import re
+from typing import Any, cast
+
+import msgspec
+
+from ..wire.errors import ErrorCode, TabPilotError
+from .model import Request
+from .plan import Plan, build_plan, invalid
+from .runner import Outcome
+from .steps.fill import FillStep
+from .steps.navigate import NavigateStep, host_of
+from .store import FORMAT, WorkflowDoc, WorkflowStore
+from .template import TemplateError, substitute
+
+# Parameter values that must not be written to disk: a replay asks for them again.
+_SECRET_PARAM = re.compile(r"pass|secret|token|key|otp|pin|cookie|session|auth", re.I)
+_PATH = re.compile(r"^[A-Za-z_]\w*(\[\d+\])*(\.[A-Za-z_]\w*(\[\d+\])*)*$")
+
+
+def record(plan: Plan, outcome: Outcome, today: datetime.date | None = None) -> WorkflowDoc:
+    """The stored form of a finished run: its steps (templates kept), hosts, and non-secret params."""
+    assert plan.name is not None
+    day = (today or datetime.date.today()).strftime("%Y%m%d")
+    steps: list[dict[str, Any]] = [msgspec.to_builtins(s) for s in plan.steps]
+    params = {k: v for k, v in plan.params.items() if not _SECRET_PARAM.search(k)}
+    required = sorted(k for k in plan.params if _SECRET_PARAM.search(k))
+    for index in outcome.state.sensitive_fills:
+        step = plan.steps[index]
+        if isinstance(step, FillStep) and "{{" not in step.value:
+            # A literal typed into a password field is never stored: it becomes a parameter.
+            key = "password" if "password" not in required else f"secret_{index}"
+            steps[index]["value"] = f"{{{{params.{key}}}}}"
+            required.append(key)
+    domains: set[str] = set()
+    if outcome.state.first_url:
+        domains.add(host_of(outcome.state.first_url))
+    for step in plan.steps:
+        if isinstance(step, NavigateStep):
+            try:
+                domains.add(host_of(substitute(step.url, {"params": plan.params})))
+            except TemplateError:
+                continue
+    domains.discard("")
+    workflow: dict[str, Any] = {
+        "steps": steps,
+        **msgspec.to_builtins({"error_recovery": plan.recovery, "options": plan.options}),
+    }
+    return WorkflowDoc(
+        format=FORMAT,
+        id=f"wf-{plan.name}-{day}",
+        name=plan.name,
+        workflow=workflow,
+        created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        domains=sorted(domains),
+        params=params,
+        required_params=required,
+    )
+
+
+def set_path(tree: dict[str, Any], path: str, value: Any) -> None:
+    """Set `steps[0].url`-style paths in a workflow; the path must lead to an existing place."""
+    if not _PATH.match(path):
+        raise invalid(f'override_params: {path!r} is not a path like "steps[0].url"')
+    tokens: list[str | int] = [
+        int(idx) if idx else name for name, idx in re.findall(r"([A-Za-z_]\w*)|\[(\d+)\]", path)
+    ]
+    node: Any = tree
+    for i, token in enumerate(tokens):
+        last = i == len(tokens) - 1
+        if isinstance(token, int):
+            items = cast(list[Any], node) if isinstance(node, list) else None
+            if items is None or token >= len(items):
+                raise invalid(f"override_params: {path!r}: no item [{token}] there")
+            if last:
+                items[token] = value
+            node = items[token]
+        else:
+            fields = cast(dict[str, Any], node) if isinstance(node, dict) else None
+            if fields is None:
+                raise invalid(f"override_params: {path!r}: {token!r} is not inside an object")
+            if last:
+                fields[token] = value
+            elif token not in fields:
+                raise invalid(f"override_params: {path!r}: no {token!r} there")
+            node = fields.get(token)
+
+
+def replay_plan(req: Request, store: WorkflowStore) -> Plan:
+    """The plan of `operation: replay`: the stored workflow with overrides, params and the domain lock."""
+    if not req.workflow_id:
+        raise invalid('operation replay needs workflow_id (observe {what: "workflows"} lists them)')
+    doc = store.get(req.workflow_id)
+    tree: dict[str, Any] = {"params": dict(doc.params), **copy.deepcopy(doc.workflow)}
+    for path, value in (req.override_params or {}).items():
+        set_path(tree, path, value)
+    params = {**tree.pop("params"), **(req.params or {})}
+    missing = [k for k in doc.required_params if k not in params]
+    if missing:
+        raise TabPilotError(
+            ErrorCode.INVALID_PARAMS,
+            f"this workflow needs params {missing} (secrets are never stored); pass them in params",
+            data={"missing_params": missing},
+        )
+    try:
+        workflow = msgspec.convert(
+            {"operation": "workflow", **tree, "params": params, "tab_id": req.tab_id}, Request
+        )
+    except msgspec.ValidationError as exc:
+        raise invalid(f"replay of {doc.id}: {exc}") from None
+    plan = build_plan(workflow)
+    plan.replayed_from = doc.id
+    if not req.allow_domain_change and doc.domains:
+        plan.allowed_hosts = frozenset(doc.domains)
+    return plan
+
+
+def validate(doc: WorkflowDoc) -> None:
+    """Check an imported workflow as strictly as a request (steps, schemas, variables)."""
+    params = {**doc.params, **dict.fromkeys(doc.required_params, "")}
+    try:
+        req = msgspec.convert({"operation": "workflow", **doc.workflow, "params": params}, Request)
+    except msgspec.ValidationError as exc:
+        raise invalid(f"workflow {doc.id}: {exc}") from None
+    build_plan(req)

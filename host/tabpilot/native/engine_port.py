@@ -1,0 +1,140 @@
+"""The host's scrape service: bridge requests (Scrape, JobResult, CancelJob, WorkflowOp) served by the
+engine, which reaches the extension through the host's own command path (`NativeHost.call`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ..engine import workflows
+from ..engine.browser import Browser
+from ..engine.jobs import Job, Jobs
+from ..engine.store import WorkflowStore, decode_doc, encode_doc
+from ..wire import messages as m
+from ..wire.errors import ErrorCode, TabPilotError
+
+log = logging.getLogger("tabpilot.host.engine")
+
+Send = Callable[[m.Message], None]
+_encoder = msgspec.json.Encoder()
+
+
+class EnginePort:
+    """Serves the engine's messages for any bridge; each request runs as its own task."""
+
+    def __init__(self, browser: Browser, data_dir: Path, pilot: Callable[[], bool] = lambda: True) -> None:
+        self.pilot = pilot
+        self.store = WorkflowStore(data_dir)
+        self.jobs = Jobs(browser, self.store)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def handle(self, send: Send, msg: m.Command) -> None:
+        """Answer `msg` through `send` when ready (Progress messages first, if asked for)."""
+        task = asyncio.get_running_loop().create_task(self._serve(send, msg))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _serve(self, send: Send, msg: m.Command) -> None:
+        try:
+            value = await self._answer(send, msg)
+        except TabPilotError as exc:
+            send(
+                m.Error(
+                    id=msg.id, code=str(exc.code), message=exc.message, retryable=exc.retryable, data=exc.data
+                )
+            )
+            return
+        except Exception as exc:
+            log.exception("engine request %s failed", type(msg).__name__)
+            send(m.Error(id=msg.id, code=ErrorCode.INTERNAL_ERROR, message=f"{type(exc).__name__}: {exc}"))
+            return
+        send(m.Result(id=msg.id, value=msgspec.Raw(_encoder.encode(value))))
+
+    async def _answer(self, send: Send, msg: m.Command) -> Any:
+        match msg:
+            case m.Scrape():
+                if not self.pilot():
+                    raise TabPilotError(
+                        ErrorCode.AI_WEB_PILOT_DISABLED,
+                        "Enable 'AI Web Pilot' in extension popup to use this tool",
+                    )
+                job = self.jobs.start(msg.request)
+                return await self._wait(send, msg.id, job, msg.wait_ms, msg.progress)
+            case m.JobResult():
+                job = next((j for j in self.jobs.running() if j.correlation_id == msg.correlation_id), None)
+                if job is not None:
+                    return await self._wait(send, msg.id, job, msg.wait_ms, msg.progress)
+                return await self.jobs.result(msg.correlation_id, msg.wait_ms)
+            case m.CancelJob():
+                return await self.jobs.cancel(msg.correlation_id)
+            case m.WorkflowOp():
+                return self._workflow_op(msg)
+            case _:
+                raise TabPilotError(ErrorCode.UNKNOWN_COMMAND, f"not an engine request: {type(msg).__name__}")
+
+    async def _wait(self, send: Send, msg_id: int, job: Job, wait_ms: int, progress: bool) -> Any:
+        if not progress:
+            return await self.jobs.wait(job, wait_ms)
+        last = -1.0
+
+        def report(j: Job) -> None:
+            nonlocal last
+            s = j.state
+            total = float(max(s.steps_total, 1))
+            # Monotonic, as MCP requires: whole steps, plus a growing fraction for pages within them.
+            value = min(total, s.steps_completed + s.pages / (s.pages + 1))
+            if value > last:
+                last = value
+                step = min(s.steps_completed + 1, s.steps_total)
+                text = f"step {step}/{s.steps_total}: {s.pages} pages, {s.rows} rows"
+                send(m.Progress(id=msg_id, progress=value, total=total, message=text))
+
+        stop = job.watch(report)
+        try:
+            return await self.jobs.wait(job, wait_ms)
+        finally:
+            stop()
+
+    def _workflow_op(self, msg: m.WorkflowOp) -> Any:
+        if msg.op == "list":
+            docs = sorted(self.store.all(), key=lambda d: -d.last_used)
+            return {
+                "workflows": [
+                    {
+                        "workflow_id": d.id,
+                        "name": d.name,
+                        "created": d.created,
+                        "domains": d.domains,
+                        "steps": len(d.workflow.get("steps") or []),
+                        "required_params": d.required_params,
+                    }
+                    for d in docs
+                ]
+            }
+        if msg.op in ("get", "delete") and not msg.workflow_id:
+            raise TabPilotError(ErrorCode.INVALID_PARAMS, f"{msg.op} needs workflow_id")
+        if msg.op == "get":
+            doc = self.store.get(msg.workflow_id or "", touch=False)
+            return {"workflow_id": doc.id, "document": encode_doc(doc).decode()}
+        if msg.op == "delete":
+            self.store.delete(msg.workflow_id or "")
+            return {"deleted": msg.workflow_id}
+        if msg.op == "import":
+            doc = decode_doc(msg.document or "")
+            workflows.validate(doc)
+            self.store.save(doc)
+            return {"workflow_id": doc.id, "imported": True}
+        raise TabPilotError(
+            ErrorCode.INVALID_PARAMS, f"unknown workflow op {msg.op!r}: list, get, import, delete"
+        )
+
+    async def shutdown(self) -> None:
+        """Let running scrapes end with their partial data and answer their callers."""
+        await self.jobs.shutdown()
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=2.0)

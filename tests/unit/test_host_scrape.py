@@ -1,0 +1,204 @@
+"""The scrape engine inside the real native host process, driven over its socket as the bridge does,
+with a scripted fake extension answering the page commands."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tabpilot.bridge.hosts import HostPool
+from tabpilot.wire import messages as m
+from tabpilot.wire.errors import ErrorCode, TabPilotError
+from tests.support.fake_extension import FakeExtension, NoAnswer
+
+pytestmark = pytest.mark.anyio
+
+SCHEMA = {"name": "td.name", "price": "td.price | number"}
+PAGES = [[["Widget", "$1,200.50"], ["Gadget", "$3"]], [["Doohickey", "(4)"]]]
+
+
+def table(ext: FakeExtension, *, hang_paginate: bool = False) -> dict[str, int]:
+    """Answer extract/paginate like a two-page table."""
+    at = {"page": 0}
+
+    def extract(msg: dict[str, Any]) -> Any:
+        rows = [r[: len(msg["fields"])] for r in PAGES[at["page"]]]
+        return {
+            "rows": rows,
+            "count": len(rows),
+            "warnings": [],
+            "url": f"https://shop.example/p{at['page']}",
+        }
+
+    def paginate(msg: dict[str, Any]) -> Any:
+        if hang_paginate:
+            return NoAnswer()
+        if at["page"] + 1 >= len(PAGES):
+            return {"outcome": "end", "reason": "missing", "url": "https://shop.example/p1"}
+        at["page"] += 1
+        return {"outcome": "navigated", "reason": None, "url": f"https://shop.example/p{at['page']}"}
+
+    ext.handlers["extract"] = extract
+    ext.handlers["paginate"] = paginate
+    ext.handlers["navigate"] = lambda msg: {"tab_id": 5, "url": msg["url"], "title": "Shop"}
+    ext.handlers["wait_for"] = lambda msg: {"matched": True, "elapsed_ms": 1}
+    return at
+
+
+async def _started(env: dict[str, str]) -> FakeExtension:
+    ext = FakeExtension(env)
+    await ext.start()
+    return ext
+
+
+WORKFLOW = {
+    "operation": "workflow",
+    "name": "prices",
+    "record": True,
+    "options": {"delay_ms": 0},
+    "steps": [
+        {"type": "navigate", "url": "https://shop.example/p0"},
+        {
+            "type": "extract",
+            "selector": "tr",
+            "schema": SCHEMA,
+            "paginate": {"next_selector": "a.next", "delay_ms": 0},
+        },
+    ],
+}
+
+
+async def test_scrape_in_the_host_with_progress_record_and_replay_after_restart(
+    tp_dirs: dict[str, str],
+) -> None:
+    ext = await _started(tp_dirs)
+    table(ext)
+    pool = HostPool(connect_wait_s=5)
+    reports: list[m.Progress] = []
+
+    async def on_progress(p: m.Progress) -> None:
+        reports.append(p)
+
+    try:
+        out = await pool.call(m.Scrape(id=0, request=WORKFLOW, progress=True), on_progress=on_progress)
+        assert out["status"] == "complete" and out["data"] == [
+            {"name": "Widget", "price": 1200.5},
+            {"name": "Gadget", "price": 3},
+            {"name": "Doohickey", "price": -4},
+        ]
+        assert out["metadata"]["pages_scraped"] == 2 and out["metadata"]["recorded"] is True
+        assert reports and all(b.progress > a.progress for a, b in itertools.pairwise(reports))
+        assert reports[-1].total == 2
+        sent = [r for r in ext.received if r["type"] == "extract"]
+        assert sent[0]["tab_id"] == 5, "commands after navigate stay in its tab"
+        listed = await pool.call(m.WorkflowOp(id=0, op="list"))
+        assert [w["workflow_id"] for w in listed["workflows"]] == [out["workflow_id"]]
+    finally:
+        await pool.aclose()
+        await ext.stop()
+    # A new host (the browser restarted) still has the workflow and the result.
+    ext = await _started(tp_dirs)
+    table(ext)
+    pool = HostPool(connect_wait_s=5)
+    try:
+        kept = await pool.call(m.JobResult(id=0, correlation_id=out["correlation_id"]))
+        assert kept["data"] == out["data"]
+        again = await pool.call(
+            m.Scrape(id=0, request={"operation": "replay", "workflow_id": out["workflow_id"]})
+        )
+        assert again["status"] == "complete" and again["metadata"]["replayed_from"] == out["workflow_id"]
+    finally:
+        await pool.aclose()
+        await ext.stop()
+
+
+async def test_extension_gone_mid_scrape_answers_with_partial_data(tp_dirs: dict[str, str]) -> None:
+    ext = await _started(tp_dirs)
+    table(ext, hang_paginate=True)
+    pool = HostPool(connect_wait_s=5)
+    try:
+        request = {**WORKFLOW, "record": False}
+        running = await pool.call(m.Scrape(id=0, request=request, wait_ms=0))
+        assert running["status"] in ("queued", "running")
+        while not any(r["type"] == "paginate" for r in ext.received):
+            await asyncio.sleep(0.01)
+        waiting = asyncio.ensure_future(
+            pool.call(m.JobResult(id=0, correlation_id=running["correlation_id"], wait_ms=30_000))
+        )
+        await asyncio.sleep(0)  # let the request leave before the host goes
+        await ext.stop()
+        try:
+            out = await waiting
+        except TabPilotError as exc:  # the answer raced the host's exit; the kept result tells
+            assert exc.code == ErrorCode.EXTENSION_DISCONNECTED
+            out = None
+        if out is not None:
+            assert out["status"] == "error" and out["error"] == ErrorCode.EXTENSION_DISCONNECTED
+            assert len(out["data"]) == 2
+    finally:
+        await pool.aclose()
+    results = Path(tp_dirs["TABPILOT_DATA_DIR"]) / "results" / f"{running['correlation_id']}.json"
+    kept = json.loads(results.read_text())
+    assert kept["error"] == ErrorCode.EXTENSION_DISCONNECTED and len(kept["data"]) == 2
+
+
+async def test_engine_errors_over_the_socket(tp_dirs: dict[str, str]) -> None:
+    ext = await _started(tp_dirs)
+    gate = asyncio.Event()
+
+    async def slow(msg: dict[str, Any]) -> Any:
+        await gate.wait()
+        return {"matched": True}
+
+    ext.handlers["wait_for"] = slow
+    pool = HostPool(connect_wait_s=5)
+    try:
+        cases: list[tuple[m.Command, ErrorCode]] = [
+            (m.Scrape(id=0, request={"operation": "extract"}), ErrorCode.INVALID_PARAMS),
+            (m.Scrape(id=0, request={"operation": "fly"}), ErrorCode.INVALID_PARAMS),
+            (
+                m.Scrape(id=0, request={"operation": "replay", "workflow_id": "wf-x-20260101"}),
+                ErrorCode.WORKFLOW_NOT_FOUND,
+            ),
+            (m.JobResult(id=0, correlation_id="corr-abcdefabcdef"), ErrorCode.WORKFLOW_NOT_FOUND),
+            (m.WorkflowOp(id=0, op="import", document="{}"), ErrorCode.INVALID_PARAMS),
+            (m.WorkflowOp(id=0, op="delete", workflow_id="wf-x-20260101"), ErrorCode.WORKFLOW_NOT_FOUND),
+        ]
+        for command, code in cases:
+            with pytest.raises(TabPilotError) as err:
+                await pool.call(command)
+            assert err.value.code == code, command
+        wait = {"operation": "workflow", "steps": [{"type": "wait", "selector": ".x"}]}
+        first = await pool.call(m.Scrape(id=0, request=wait, wait_ms=0))
+        with pytest.raises(TabPilotError) as err:
+            await pool.call(m.Scrape(id=0, request=wait, wait_ms=0))
+        assert err.value.code == ErrorCode.WORKFLOW_IN_PROGRESS
+        assert err.value.data["correlation_id"] == first["correlation_id"]
+        cancelled = await pool.call(m.CancelJob(id=0, correlation_id=first["correlation_id"]))
+        assert cancelled["status"] == "cancelled"
+        assert any(r["type"] == "cancel" for r in ext.received), "the command in flight is cancelled too"
+    finally:
+        gate.set()
+        await pool.aclose()
+        await ext.stop()
+
+
+async def test_scrape_is_refused_while_the_pilot_is_off(tp_dirs: dict[str, str]) -> None:
+    ext = FakeExtension(tp_dirs)
+    ext.pilot = False
+    await ext.start()
+    pool = HostPool(connect_wait_s=5)
+    try:
+        with pytest.raises(TabPilotError) as err:
+            await pool.call(m.Scrape(id=0, request=WORKFLOW))
+        assert err.value.code == ErrorCode.AI_WEB_PILOT_DISABLED
+        assert not any(r["type"] == "navigate" for r in ext.received)
+        assert (await pool.call(m.WorkflowOp(id=0, op="list"))) == {"workflows": []}
+    finally:
+        await pool.aclose()
+        await ext.stop()
