@@ -1,0 +1,164 @@
+"""Scraping through the real MCP client: `interact {action: "scrape"}` -> bridge -> host engine ->
+extension -> page, on fixture pages: pagination of both kinds, infinite scroll, cards, numbers, empty
+and invalid selectors, big results."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from mcp import Client
+from selenium import webdriver
+
+from tabpilot.demo.server import Site, serve_site
+from tabpilot.wire.errors import ErrorCode
+from tests.support import browser, pages
+from tests.support.mcp_client import call, mcp_client, payload
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Site]:
+    with serve_site(pages.PAGES) as running:
+        yield running
+
+
+async def scrape(client: Client, **arguments: Any) -> dict[str, Any]:
+    """A scrape that must complete; its result."""
+    out = await call(client, "interact", action="scrape", **arguments)
+    assert out["status"] == "complete", out
+    return out
+
+
+async def scrape_error(client: Client, **arguments: Any) -> dict[str, Any]:
+    """A scrape that must fail; its structured error (with any partial data)."""
+    result = await client.call_tool("interact", {"action": "scrape", **arguments})
+    data = payload(result)
+    assert result.is_error, data
+    return data
+
+
+async def test_in_place_next_and_infinite_scroll(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/inplace.html")
+        out = await scrape(
+            client,
+            operation="extract",
+            selector="table.grid tbody tr",
+            schema={"v": ".v"},
+            options={"paginate": {"next_selector": "#next", "max_pages": 10, "delay_ms": 0}},
+        )
+        assert [r["v"] for r in out["data"]] == [f"r{i}" for i in range(1, 8)]
+        assert out["metadata"]["pages_scraped"] == 3 and out["metadata"]["rows_extracted"] == 7
+
+        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/infinite.html")
+        fed = await scrape(
+            client,
+            operation="extract",
+            selector=".feed .item",
+            schema={"text": ":scope", "n": ":scope | number"},
+            options={"scroll": {"max_scrolls": 10, "until_selector": ".end"}},
+        )
+        assert [r["n"] for r in fed["data"]] == list(range(1, 36))
+
+
+async def test_link_pagination_behind_a_login(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        # Signed in the way a person is (the session then lives in the browser's cookie jar).
+        driver.get(f"{site.url}/login.html?next=/private/table-1.html")
+        driver.execute_script(
+            "document.querySelector('[name=username]').value = arguments[0];"
+            "document.querySelector('[name=password]').value = arguments[1];"
+            "document.querySelector('form.login').submit();",
+            site.user,
+            site.password,
+        )
+        browser.wait_until(lambda: driver.current_url.endswith("/private/table-1.html"), what="the login")
+        out = await scrape(
+            client,
+            operation="extract",
+            selector="table.ledger tbody tr",
+            schema={"key": ".key", "name": ".name", "amount": ".amount | number"},
+            options={"paginate": {"next_selector": "a.next", "max_pages": 10, "delay_ms": 0}},
+        )
+        assert [r["key"] for r in out["data"]] == [f"K-{i}" for i in range(1, 9)]
+        assert out["data"][6] == {"key": "K-7", "name": "Person 7", "amount": 7000.5}
+        assert out["metadata"]["pages_scraped"] == 3
+        assert out["metadata"]["url"] == f"{site.url}/private/table-3.html"
+
+
+async def test_cards_links_images_and_numbers(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    base = f"{site.url}/scrape"
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{base}/cards.html")
+        out = await scrape(
+            client,
+            operation="extract",
+            selector="article.card",
+            schema={
+                "title": "a.title",
+                "link": "a.title | url",
+                "image": "img | attr:src",
+                "image_url": "img | url",
+                "price": ".price | number",
+                "stock": ".stock | number",
+                "tags": ".tags li | all",
+                "sku": ":scope | attr:data-sku",
+            },
+        )
+        first, second, third, hidden = out["data"]
+        assert first == {
+            "title": "Alpha widget",
+            "link": f"{site.url}/products/alpha.html",
+            "image": "img/alpha.png",
+            "image_url": f"{base}/img/alpha.png",
+            "price": 1234.5,
+            "stock": 12,
+            "tags": ["new", "blue"],
+            "sku": "A-1",
+        }
+        assert (second["price"], second["stock"], second["link"]) == (-3, -1000, f"{base}/beta.html?x=1#top")
+        assert (third["price"], third["stock"], third["tags"], third["image"]) == (12, None, [], None)
+        assert hidden["title"] == "Delta"
+        warned = [w.get("field") for w in out["metadata"].get("warnings", [])]
+        assert "stock" in warned  # "n/a" is not a number: null, and said so
+
+
+async def test_nothing_matched_bad_selectors_and_big_results(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/cards.html")
+        empty = await scrape(client, operation="extract", selector="table.none tr", schema={"x": "td"})
+        assert empty["data"] == [] and empty["metadata"]["rows_extracted"] == 0
+
+        bad = await scrape_error(client, operation="extract", selector="article[", schema={"x": "a"})
+        assert bad["error"] == ErrorCode.INVALID_SELECTOR
+
+        half = await scrape(
+            client, operation="extract", selector="article.card", schema={"t": "a.title", "b": "span[["}
+        )
+        assert [r["b"] for r in half["data"]] == [None] * 4 and half["data"][0]["t"] == "Alpha widget"
+        assert any(w.get("field") == "b" for w in half["metadata"]["warnings"])
+
+        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/rows.html?n=3000&pad=1000")
+        big = await scrape(
+            client, operation="extract", selector="tbody tr", schema={"id": ".id", "name": ".name"}
+        )
+        assert big["metadata"]["truncated"] is True
+        assert 0 < len(big["data"]) < 3000
+        assert big["data"][0] == {"id": "0", "name": "Name 0" + "x" * 1000}
+        assert len(json.dumps(big["data"], separators=(",", ":"))) <= 1_000_000
