@@ -1,14 +1,28 @@
 // The command registry: one handler file per command, one line here. Each module exports
 // `name` (the wire tag), `needsPilot`, and `run(msg, {signal, running})`.
 import * as cancel from './cancel.js';
+import * as check from './check.js';
+import * as click from './click.js';
 import * as count from './count.js';
 import * as executeJs from './execute_js.js';
 import * as extract from './extract.js';
+import * as fill from './fill.js';
+import * as highlight from './highlight.js';
+import * as hover from './hover.js';
 import * as navigate from './navigate.js';
 import * as paginate from './paginate.js';
 import * as ping from './ping.js';
+import * as press from './press.js';
+import * as scroll from './scroll.js';
 import * as scrollLoad from './scroll_load.js';
+import * as select from './select.js';
+import * as snapshot from './snapshot.js';
 import * as status from './status.js';
 import * as tabs from './tabs.js';
+import * as typeText from './type.js';
+import * as waitFor from './wait_for.js';
 
-export const HANDLERS = new Map([cancel, count, executeJs, extract, navigate, paginate, ping, scrollLoad, status, tabs].map((h) => [h.name, h]));
+export const HANDLERS = new Map([
+  cancel, count, executeJs, extract, navigate, paginate, ping, scrollLoad, status, tabs,
+  snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
+].map((h) => [h.name, h]));

@@ -9,7 +9,10 @@ import { getRedaction } from './state.js';
 import { onTab, tabFailure } from './target.js';
 
 // Injected in this order; each page module registers its commands on the agent that core.js creates.
-export const AGENT_FILES = ['page/core.js', 'page/redact.js', 'page/extract.js', 'page/paginate.js'];
+export const AGENT_FILES = [
+  'page/core.js', 'page/redact.js', 'page/extract.js', 'page/paginate.js',
+  'page/refs.js', 'page/snapshot.js', 'page/snapshot_cmd.js', 'page/actions.js', 'page/keyboard.js', 'page/wait.js',
+];
 
 // Runs in the page (isolated world): self-contained, only its source travels.
 function callAgent(name, args) {
@@ -31,9 +34,10 @@ async function execute(tabId, frameId, name, args) {
  * Run page command `name` with `args` in the tab `msg.tab_id` names (else the tracked, else the active
  * tab), bounded by msg.timeout_ms. Answers the command's value ({tab_id} added when it is an object);
  * a page failure becomes a CommandError with the page's code. A value {json: text} is passed on as
- * JSON text without being parsed here.
+ * JSON text without being parsed here. `onTab(tabId)` runs once the tab is known, before the page
+ * command starts (e.g. to watch for the navigation the command may cause).
  */
-export async function inPage(msg, name, args, { signal, fallbackTimeoutMs = 5_000, frameId = 0 } = {}) {
+export async function inPage(msg, name, args, { signal, fallbackTimeoutMs = 5_000, frameId = 0, onTab: onTabId = null } = {}) {
   const timeoutMs = timeoutParam(msg.timeout_ms, fallbackTimeoutMs);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   const redact = await getRedaction();
@@ -41,6 +45,7 @@ export async function inPage(msg, name, args, { signal, fallbackTimeoutMs = 5_00
   const run = (id) => {
     tabId = id;
     signal?.throwIfAborted();
+    onTabId?.(id);
     return execute(id, frameId, name, { ...args, redact, timeout_ms: timeoutMs });
   };
   let out;

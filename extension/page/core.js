@@ -38,8 +38,10 @@
         if (Array.isArray(args.redact)) agent.setRedaction(args.redact);
         return { ok: await fn(args) };
       } catch (err) {
-        if (err instanceof PageError) return { error: { code: err.code, message: err.message, data: err.data } };
-        return { error: { code: 'internal_error', message: `${name} failed in the page: ${err && err.message ? err.message : String(err)}` } };
+        // A message may quote what the agent passed, and that may be a secret typed into the page.
+        const scrub = (text) => (agent.scrubText ? agent.scrubText(text) : text);
+        if (err instanceof PageError) return { error: { code: err.code, message: scrub(err.message), data: err.data } };
+        return { error: { code: 'internal_error', message: scrub(`${name} failed in the page: ${err && err.message ? err.message : String(err)}`) } };
       }
     },
 

@@ -25,6 +25,9 @@
     joined = selectors.join(',');
   };
 
+  /** The selector list that marks a secret (for walkers that test each element once). */
+  agent.sensitiveSelector = () => joined;
+
   /** Is `el` (or an ancestor) a secret? */
   agent.isSensitive = (el) => el.nodeType === 1 && el.closest(joined) !== null;
 

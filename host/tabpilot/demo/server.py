@@ -132,7 +132,8 @@ class _Handler(SimpleHTTPRequestHandler):
         if token is None:
             self._redirect(f"/login.html?failed=1&next={quote(target, safe='')}")
             return
-        self._redirect(target, cookie=f"{COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax")
+        # Max-Age makes it a persistent cookie: a relaunched profile is still logged in, as a person's is.
+        self._redirect(target, cookie=f"{COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=86400")
 
 
 @contextmanager

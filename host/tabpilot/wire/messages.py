@@ -74,7 +74,15 @@ class ExecuteJs(Command, tag="execute_js"):
 
 
 class Targeted(Command):
-    """A command aimed at one element: a snapshot ref (`@e5`) or a CSS selector, in a tab."""
+    """A command aimed at one element: a snapshot ref (`@e5`) or a CSS selector, in a tab.
+
+    Result: `{"tab_id"}` plus what the action reports (select `selected`, check `checked`/`changed`,
+    scroll `scroll_x`/`scroll_y`/`max_y`, highlight `success`/`bounds`). An action that started a
+    navigation (click, press, check) answers once the new document has loaded (or at `timeout_ms`,
+    then `loaded: false`) with `navigated: true` and the new `url`; a same-document change gives `url`.
+    Errors: element_not_found, invalid_selector, stale_ref, not_interactable (`data.reason`: hidden,
+    disabled, covered, readonly, prevented), invalid_params, timeout, tab_closed.
+    """
 
     ref: str | None = None
     selector: str | None = None
@@ -83,7 +91,12 @@ class Targeted(Command):
 
 
 class Snapshot(Command, tag="snapshot"):
-    """What a person sees on the page as lean text, with an `@eN` ref for every interactive element."""
+    """What a person sees on the page as lean text, with an `@eN` ref for every interactive element.
+
+    Result: `{"text", "cursor_next": int | null, "truncated", "refs": refs in text, "mode": "full" |
+    "diff", "url", "title", "tab_id"}`; diff adds `added`/`removed` counts and its text lines start
+    with "+ " or "- ". A diff with no earlier snapshot of this document and scope is a full one.
+    """
 
     tab_id: int | None = None
     scope: str | None = None
@@ -144,7 +157,12 @@ class Scroll(Targeted, tag="scroll"):
 
 
 class WaitFor(Command, tag="wait_for"):
-    """Wait until a selector is visible/hidden/attached/detached, a text is present, or the URL matches."""
+    """Wait until a selector is visible/hidden/attached/detached, a text is present, or the URL matches.
+
+    The URL (substring, or a glob with `*`) is waited for first, then the selector or text, in whatever
+    document the tab shows by then. Result: `{"tab_id", "url"?, "selector"?, "state"?, "text"?}`;
+    `timeout` when it does not happen within `timeout_ms`.
+    """
 
     selector: str | None = None
     state: str = "visible"
@@ -387,7 +405,27 @@ class BrowserInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 # Each command joins the unions (and EXTENSION_COMMANDS) together with its extension handler.
 ExtensionCommand = (
-    Ping | GetStatus | ListTabs | Navigate | ExecuteJs | Cancel | Count | Extract | Paginate | ScrollLoad
+    Ping
+    | GetStatus
+    | ListTabs
+    | Navigate
+    | ExecuteJs
+    | Cancel
+    | Count
+    | Extract
+    | Paginate
+    | ScrollLoad
+    | Snapshot
+    | Click
+    | Fill
+    | TypeText
+    | Press
+    | SelectOption
+    | Check
+    | Hover
+    | Scroll
+    | WaitFor
+    | Highlight
 )
 ToExtension = Welcome | Chunk | ExtensionCommand
 FromExtension = Hello | Result | ResultChunk | Error | Event
@@ -406,6 +444,17 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     Extract,
     Paginate,
     ScrollLoad,
+    Snapshot,
+    Click,
+    Fill,
+    TypeText,
+    Press,
+    SelectOption,
+    Check,
+    Hover,
+    Scroll,
+    WaitFor,
+    Highlight,
 )
 
 

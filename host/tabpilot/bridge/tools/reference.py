@@ -20,6 +20,10 @@ END = "<!-- tools:end -->"
 
 def _type_name(annotation: Any) -> str:
     args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is typing.Literal:
+        return "/".join(str(a) for a in args)
+    if typing.get_origin(annotation) is list and args:
+        return f"list[{_type_name(args[0])}]"
     if args and typing.get_origin(annotation) in (typing.Union, types.UnionType):
         return " | ".join(_type_name(a) for a in args if a is not type(None))
     return getattr(annotation, "__name__", str(annotation))

@@ -1,0 +1,9 @@
+// The check action on an element (a ref or a selector); the work happens in the page agent.
+import { act } from '../lib/act.js';
+
+export const name = 'check';
+export const needsPilot = true;
+
+export function run(msg, { signal }) {
+  return act(msg, 'check', { signal });
+}

@@ -1,0 +1,9 @@
+// The fill action on an element (a ref or a selector); the work happens in the page agent.
+import { act } from '../lib/act.js';
+
+export const name = 'fill';
+export const needsPilot = true;
+
+export function run(msg, { signal }) {
+  return act(msg, 'fill', { signal });
+}

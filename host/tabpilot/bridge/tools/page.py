@@ -1,0 +1,301 @@
+"""The page as lean text with @e refs (observe what=page) and the element actions (interact click, fill, ...).
+
+Each action runs one extension command; the same commands are the workflow engine's steps. After an
+action the agent can ask for the page again in the same call (`snapshot`): "diff" costs only the
+changed lines, so it is the default for click and press, the actions whose effect the agent cannot
+predict; the others default to "none".
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, NotRequired
+
+from pydantic import Field
+from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
+
+from ...wire import messages as m
+from .base import Call
+from .interact import INTERACT
+from .observe import OBSERVE
+
+SnapshotMode = Literal["none", "diff", "full"]
+Ref = Annotated[str | None, Field(description="Element ref from a page snapshot, e.g. @e5.")]
+Selector = Annotated[str | None, Field(description="CSS selector (the first match); instead of ref.")]
+MaxChars = Annotated[int, Field(ge=200, le=200_000, description="Snapshot size budget; default 6000.")]
+
+for tool, docs in (
+    (
+        INTERACT,
+        {
+            "snapshot": "After the action return the page: none, diff (changed lines) or full. "
+            "Default diff for click and press, else none.",
+            "timeout_ms": "Time limit; default navigate 30000, wait_for 10000, others 5000.",
+            "text": "type: text to type. wait_for: text to wait for.",
+            "url": "navigate: URL to load. wait_for: URL to wait for (substring, or glob with *).",
+        },
+    ),
+    (OBSERVE, {"scope": "CSS selector of the part of the page to show."}),
+):
+    tool.param_docs.update(docs)
+
+
+class Bounds(TypedDict):
+    x: int
+    y: int
+    width: int
+    height: int
+
+
+class PageSnapshot(TypedDict):
+    text: str
+    cursor_next: int | None
+    truncated: bool
+    refs: int
+    mode: str
+    url: str
+    title: str
+    tab_id: int
+    added: NotRequired[int]
+    removed: NotRequired[int]
+
+
+class PageActionResult(TypedDict):
+    tab_id: NotRequired[int]
+    navigated: NotRequired[bool]
+    url: NotRequired[str]
+    loaded: NotRequired[bool]
+    navigation_error: NotRequired[str]
+    selected: NotRequired[list[str]]
+    checked: NotRequired[bool]
+    changed: NotRequired[bool]
+    scroll_x: NotRequired[int]
+    scroll_y: NotRequired[int]
+    max_y: NotRequired[int]
+    selector: NotRequired[str]
+    state: NotRequired[str]
+    text: NotRequired[str]
+    success: NotRequired[bool]
+    bounds: NotRequired[Bounds]
+    snapshot: NotRequired[PageSnapshot]
+
+
+async def _snapshot(
+    call: Call,
+    *,
+    tab_id: int | None,
+    scope: str | None = None,
+    max_chars: int = 6_000,
+    cursor: int = 0,
+    mode: str = "full",
+) -> PageSnapshot:
+    cmd = m.Snapshot(id=0, tab_id=tab_id, scope=scope, max_chars=max_chars, cursor=cursor, mode=mode)
+    value = await call.send(cmd)
+    return value
+
+
+async def _act(call: Call, command: m.Command, snapshot: str) -> PageActionResult:
+    value: dict[str, Any] = await call.send(command)
+    out: PageActionResult = value  # type: ignore[assignment]  # the extension's JSON, shaped as above
+    if snapshot != "none":
+        tab = value.get("tab_id")
+        out["snapshot"] = await _snapshot(call, tab_id=tab if isinstance(tab, int) else None, mode=snapshot)
+    return out
+
+
+@OBSERVE.action
+async def page(
+    call: Call,
+    scope: str | None = None,
+    max_chars: MaxChars = 6_000,
+    cursor: Annotated[int, Field(ge=0, description="cursor_next of the previous page snapshot.")] = 0,
+    mode: Annotated[
+        Literal["full", "diff"], Field(description="diff: only lines changed since the last snapshot.")
+    ] = "full",
+    tab_id: int | None = None,
+) -> PageSnapshot:
+    """what a person sees as lean text; every interactive element has a ref (@e5) for interact.
+    Continue with cursor=cursor_next when truncated."""
+    return await _snapshot(call, tab_id=tab_id, scope=scope, max_chars=max_chars, cursor=cursor, mode=mode)
+
+
+@INTERACT.action
+async def click(
+    call: Call,
+    ref: Ref = None,
+    selector: Selector = None,
+    button: Literal["left", "middle", "right"] = "left",
+    click_count: Annotated[int, Field(ge=1, le=3)] = 1,
+    modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = None,
+    tab_id: int | None = None,
+    timeout_ms: int = 5_000,
+    snapshot: SnapshotMode = "diff",
+) -> PageActionResult:
+    """click the element (ref or selector); if that navigates, waits for the new page (navigated, url)."""
+    cmd = m.Click(
+        id=0,
+        ref=ref,
+        selector=selector,
+        button=button,
+        click_count=click_count,
+        modifiers=list(modifiers or []),
+        tab_id=tab_id,
+        timeout_ms=timeout_ms,
+    )
+    return await _act(call, cmd, snapshot)
+
+
+@INTERACT.action
+async def fill(
+    call: Call,
+    value: Annotated[str, Field(description="fill: the new value of the field.")],
+    ref: Ref = None,
+    selector: Selector = None,
+    tab_id: int | None = None,
+    timeout_ms: int = 5_000,
+    snapshot: SnapshotMode = "none",
+) -> PageActionResult:
+    """clear the input, textarea or editable element and type value (input and change events fire)."""
+    cmd = m.Fill(id=0, value=value, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms)
+    return await _act(call, cmd, snapshot)
+
+
+@INTERACT.action
+async def type(  # the action's name as the agent calls it
+    call: Call,
+    text: str,
+    ref: Ref = None,
+    selector: Selector = None,
+    tab_id: int | None = None,
+    timeout_ms: int = 5_000,
+    snapshot: SnapshotMode = "none",
+) -> PageActionResult:
+    """type text at the end of the element's value (or into the focused element)."""
+    cmd = m.TypeText(id=0, text=text, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms)
+    return await _act(call, cmd, snapshot)
+
+
+@INTERACT.action
+async def press(
+    call: Call,
+    key: Annotated[str, Field(description="Key or chord: Enter, Tab, Escape, ArrowDown, Control+a.")],
+    ref: Ref = None,
+    selector: Selector = None,
+    tab_id: int | None = None,
+    timeout_ms: int = 5_000,
+    snapshot: SnapshotMode = "diff",
+) -> PageActionResult:
+    """press a key on the element or the focused one (Enter submits a form, Tab moves focus)."""
+    cmd = m.Press(id=0, key=key, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms)
+    return await _act(call, cmd, snapshot)
+
+
+@INTERACT.action
+async def select(
+    call: Call,
+    values: Annotated[list[str], Field(description="select: option values or visible labels.")],
+    ref: Ref = None,
+    selector: Selector = None,
+    tab_id: int | None = None,
+    timeout_ms: int = 5_000,
+    snapshot: SnapshotMode = "none",
+) -> PageActionResult:
+    """choose options of a select by value or label (several for a multi-select)."""
+    cmd = m.SelectOption(
+        id=0, values=values, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms
+    )
+    return await _act(call, cmd, snapshot)
+
+
+@INTERACT.action
+async def check(
+    call: Call,
+    ref: Ref = None,
+    selector: Selector = None,
+    tab_id: int | None = None,
+    timeout_ms: int = 5_000,
+    snapshot: SnapshotMode = "none",
+) -> PageActionResult:
+    """check a checkbox or radio (no change if it already is)."""
+    cmd = m.Check(id=0, checked=True, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms)
+    return await _act(call, cmd, snapshot)
+
+
+@INTERACT.action
+async def uncheck(
+    call: Call,
+    ref: Ref = None,
+    selector: Selector = None,
+    tab_id: int | None = None,
+    timeout_ms: int = 5_000,
+    snapshot: SnapshotMode = "none",
+) -> PageActionResult:
+    """uncheck a checkbox."""
+    cmd = m.Check(id=0, checked=False, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms)
+    return await _act(call, cmd, snapshot)
+
+
+@INTERACT.action
+async def hover(
+    call: Call,
+    ref: Ref = None,
+    selector: Selector = None,
+    tab_id: int | None = None,
+    timeout_ms: int = 5_000,
+    snapshot: SnapshotMode = "none",
+) -> PageActionResult:
+    """move the pointer over the element (mouse events fire; CSS :hover does not apply)."""
+    cmd = m.Hover(id=0, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms)
+    return await _act(call, cmd, snapshot)
+
+
+@INTERACT.action
+async def scroll(
+    call: Call,
+    ref: Ref = None,
+    selector: Selector = None,
+    dx: int = 0,
+    dy: int = 0,
+    to: Literal["top", "bottom"] | None = None,
+    tab_id: int | None = None,
+    timeout_ms: int = 5_000,
+    snapshot: SnapshotMode = "none",
+) -> PageActionResult:
+    """scroll the element into view; with dx/dy or to=top or bottom, scroll it (or the page) instead."""
+    cmd = m.Scroll(
+        id=0, ref=ref, selector=selector, dx=dx, dy=dy, to=to, tab_id=tab_id, timeout_ms=timeout_ms
+    )
+    return await _act(call, cmd, snapshot)
+
+
+@INTERACT.action
+async def wait_for(
+    call: Call,
+    selector: Selector = None,
+    state: Literal["visible", "hidden", "attached", "detached"] = "visible",
+    text: str | None = None,
+    url: str | None = None,
+    tab_id: int | None = None,
+    timeout_ms: int = 10_000,
+    snapshot: SnapshotMode = "none",
+) -> PageActionResult:
+    """wait until the URL matches, then a selector reaches state or a text is shown; timeout error."""
+    cmd = m.WaitFor(
+        id=0, selector=selector, state=state, text=text, url=url, tab_id=tab_id, timeout_ms=timeout_ms
+    )
+    return await _act(call, cmd, snapshot)
+
+
+@INTERACT.action
+async def highlight(
+    call: Call,
+    ref: Ref = None,
+    selector: Selector = None,
+    duration_ms: Annotated[int, Field(ge=1, le=600_000)] = 5_000,
+    tab_id: int | None = None,
+    timeout_ms: int = 5_000,
+) -> PageActionResult:
+    """outline the element in red for the human for duration_ms; returns its bounds."""
+    cmd = m.Highlight(
+        id=0, ref=ref, selector=selector, duration_ms=duration_ms, tab_id=tab_id, timeout_ms=timeout_ms
+    )
+    return await _act(call, cmd, "none")
