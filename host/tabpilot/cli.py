@@ -19,6 +19,9 @@ _COMMANDS = {
     "doctor": "tabpilot_installer.doctor:command",
     "browser": "tabpilot.browser.commands:group",
     "demo": "tabpilot.demo:command",
+    "scrape": "tabpilot.scrapecli.commands:scrape_command",
+    "replay": "tabpilot.scrapecli.commands:replay_command",
+    "workflows": "tabpilot.scrapecli.commands:workflows_group",
 }
 
 

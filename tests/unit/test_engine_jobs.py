@@ -272,3 +272,21 @@ def test_export_import_validates(tmp_path: Path) -> None:
     with pytest.raises(TabPilotError) as err:
         store.delete("wf-a-20260101")
     assert err.value.code == ErrorCode.WORKFLOW_NOT_FOUND
+
+
+def test_an_imported_workflow_is_checked_like_a_request() -> None:
+    from tabpilot.engine.workflows import validate
+
+    good = _doc("a")
+    validate(good)
+    for workflow in (
+        {"steps": [{"type": "teleport"}]},
+        {"steps": [{"type": "extract", "selector": "tr", "schema": {"x": "td | bogus"}}]},
+        {"steps": [{"type": "navigate", "url": "{{params.missing}}"}]},
+        {"steps": [{"type": "navigate", "url": "https://a.example/"}], "run_as_root": True},
+        {"steps": []},
+    ):
+        bad = WorkflowDoc(format=FORMAT, id="wf-a-20260101", name="a", workflow=workflow)
+        with pytest.raises(TabPilotError) as err:
+            validate(bad)
+        assert err.value.code == ErrorCode.INVALID_PARAMS, workflow

@@ -403,3 +403,24 @@ async def test_delay_between_steps_is_the_only_pause() -> None:
     finally:
         mp.undo()
     assert slept == [0.5, 0.5], "default 500 ms between steps, none before the first"
+
+
+async def test_a_next_page_that_lands_on_a_login_is_navigation_redirect() -> None:
+    site = TableSite(PAGES)
+    browser = site.install(ScriptedBrowser())
+    browser.handlers["paginate"] = lambda c: {
+        "outcome": "navigated",
+        "reason": "redirected",
+        "url": "https://data.example/login?next=2",
+    }
+    out = await run(
+        plan(
+            operation="extract",
+            selector="tr",
+            schema=SCHEMA,
+            options={"paginate": {"next_selector": "a", "delay_ms": 0}},
+        ),
+        browser,
+    )
+    assert out["error"] == ErrorCode.NAVIGATION_REDIRECT and out["redirect_url"].endswith("login?next=2")
+    assert len(out["data"]) == 2

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
-from ..wire.messages import Count, Extract
+from ..wire.messages import Count, Extract, FieldPlan
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, Context, RunState, obj
 from .model import Condition
@@ -142,7 +142,9 @@ async def _holds(cond: Condition, ctx: Context) -> bool:
 
 async def _check_current_host(ctx: Context) -> None:
     """Before a replay touches a page it did not open itself, make sure the page is on a recorded host."""
-    answer = await ctx.call(Extract(id=0, selector=":root", fields=[], limit=0), 5_000)
+    # The cheapest page command that reports the URL (the page wants at least one field).
+    probe = Extract(id=0, selector=":root", fields=[FieldPlan(name="_", take="text")], limit=0)
+    answer = await ctx.call(probe, 5_000)
     url = obj(answer).get("url")
     assert ctx.allowed_hosts is not None
     if isinstance(url, str) and host_of(url) not in ctx.allowed_hosts:

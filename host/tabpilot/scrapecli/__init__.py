@@ -1,0 +1,1 @@
+"""`tabpilot scrape`, `tabpilot replay`, `tabpilot workflows`: the scrape engine for people and cron."""

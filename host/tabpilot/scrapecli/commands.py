@@ -1,0 +1,253 @@
+"""The click commands: `tabpilot scrape FILE.json`, `tabpilot replay ID`, `tabpilot workflows ...`.
+
+A scrape file holds the same JSON as the MCP call's arguments, e.g.
+`{"operation": "extract", "selector": "table tr", "schema": {"name": "td:nth-child(1)"}}` or a
+workflow `{"operation": "workflow", "name": "daily", "record": true, "steps": [...]}`. Rows go to
+stdout or `--out` (json, jsonl or csv by its suffix); progress and errors go to stderr. The exit
+status is 0 when the scrape completed, 1 when it failed (the partial rows are still written).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Generator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, cast
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from .. import paths
+from ..engine.files import read_import, write_export
+from ..native import localsock
+from ..wire.errors import TabPilotError
+from . import output
+from .run import Bar, Target, describe_error, scrape, workflow_op
+
+_err = Console(stderr=True)
+
+
+def _fail(exc: TabPilotError) -> click.ClickException:
+    return click.ClickException(f"{exc.code}: {exc.message}")
+
+
+def _pairs(values: tuple[str, ...], what: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{item!r}: expected KEY=VALUE", param_hint=what)
+        try:
+            out[key] = json.loads(value) if what == "--override" else value
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def _connected(instance: str) -> bool:
+    if not localsock.socket_path(paths.runtime_dir(), instance).exists():
+        return False
+    try:
+        asyncio.run(workflow_op(Target(instance), "list"))
+    except TabPilotError:
+        return False
+    return True
+
+
+@contextmanager
+def _browser(profile: str | None, headless: bool, pilot: bool) -> Generator[Target]:
+    """The connected browser, or the dedicated profile (started here, and stopped after, if not running)."""
+    if profile is None:
+        yield Target()
+        return
+    from ..browser import profile as profiles
+    from ..browser.launch import launch_profile
+
+    instance = profiles.instance_id(profiles.profile_dir(profile))
+    launched = None
+    if not _connected(instance):
+        _err.print(f"starting profile {profile!r}{' headless' if headless else ''}")
+        try:
+            launched = launch_profile(profile, headless=headless, pilot=pilot)
+        except TabPilotError as exc:
+            raise _fail(exc) from exc
+    try:
+        yield Target(instance)
+    finally:
+        if launched is not None:
+            launched.stop()
+
+
+_profile = click.option("--profile", help="Run in this dedicated profile (started if not running).")
+_headless = click.option("--headless", is_flag=True, help="Start that profile without a window.")
+_pilot = click.option(
+    "--pilot", is_flag=True, help="Switch AI Web Pilot on in a profile started here (you opt it in)."
+)
+_browser_opt = click.option("--browser", "browser", help="Instance id or label when several are connected.")
+_out = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write rows here.")
+_fmt = click.option("--format", "fmt", type=click.Choice(output.FORMATS), help="Default: by --out suffix.")
+_full = click.option("--full", is_flag=True, help="Write the whole result (status, metadata) as JSON.")
+_quiet = click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+_param = click.option("--param", "params", multiple=True, help="KEY=VALUE for {{params.KEY}} (repeatable).")
+
+
+def _run(
+    request: dict[str, Any], target: Target, out: Path | None, fmt: str | None, full: bool, quiet: bool
+) -> None:
+    with Bar(_err, enabled=not quiet and _err.is_terminal) as bar:
+        try:
+            value = asyncio.run(scrape(request, target, bar))
+        except TabPilotError as exc:
+            raise _fail(exc) from exc
+    kind = output.format_for(out, fmt)
+    text = (
+        json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+        if full
+        else output.render(value.get("data") or [], kind)
+    )
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text)
+    meta: dict[str, Any] = value.get("metadata") or {}
+    rows, pages, ms = (meta.get(k, 0) for k in ("rows_extracted", "pages_scraped", "duration_ms"))
+    summary = f"{rows} rows, {pages} pages, {ms} ms"
+    if value.get("workflow_id"):
+        summary += f", workflow {value['workflow_id']}"
+    if meta.get("truncated"):
+        summary += " (truncated: raise options.max_bytes)"
+    if value.get("status") != "complete":
+        _err.print(f"[red]{value.get('status')}[/]: {describe_error(value)}; {summary}", highlight=False)
+        sys.exit(1)
+    if not quiet:
+        _err.print(summary, highlight=False)
+
+
+@click.command("scrape")
+@click.argument("file", type=click.File("r"))
+@_param
+@_out
+@_fmt
+@_full
+@_browser_opt
+@_profile
+@_headless
+@_pilot
+@_quiet
+def scrape_command(
+    file: Any, params: tuple[str, ...], out: Path | None, fmt: str | None, full: bool, browser: str | None,
+    profile: str | None, headless: bool, pilot: bool, quiet: bool,
+) -> None:  # fmt: skip
+    """Run a scrape request from FILE (JSON: extract or workflow; - for stdin)."""
+    try:
+        loaded: Any = json.load(file)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"not JSON: {exc}", param_hint="FILE") from exc
+    if not isinstance(loaded, dict):
+        raise click.BadParameter("expected a JSON object", param_hint="FILE")
+    request = {str(k): v for k, v in cast(dict[str, Any], loaded).items() if k != "action"}
+    if params:
+        request["params"] = {**request.get("params", {}), **_pairs(params, "--param")}
+    with _browser(profile, headless, pilot) as target:
+        target.browser = browser or target.browser
+        _run(request, target, out, fmt, full, quiet)
+
+
+@click.command("replay")
+@click.argument("workflow_id")
+@_param
+@click.option(
+    "--override", "overrides", multiple=True, help="PATH=VALUE, e.g. steps[0].url=https://... (repeatable)."
+)
+@click.option("--allow-domain-change", is_flag=True, help="Allow a URL on another domain than recorded.")
+@_out
+@_fmt
+@_full
+@_browser_opt
+@_profile
+@_headless
+@_pilot
+@_quiet
+def replay_command(
+    workflow_id: str, params: tuple[str, ...], overrides: tuple[str, ...], allow_domain_change: bool,
+    out: Path | None, fmt: str | None, full: bool, browser: str | None, profile: str | None, headless: bool,
+    pilot: bool, quiet: bool,
+) -> None:  # fmt: skip
+    """Replay a recorded workflow (see `tabpilot workflows list`)."""
+    request: dict[str, Any] = {"operation": "replay", "workflow_id": workflow_id}
+    if params:
+        request["params"] = _pairs(params, "--param")
+    if overrides:
+        request["override_params"] = _pairs(overrides, "--override")
+    if allow_domain_change:
+        request["allow_domain_change"] = True
+    with _browser(profile, headless, pilot) as target:
+        target.browser = browser or target.browser
+        _run(request, target, out, fmt, full, quiet)
+
+
+@click.group("workflows")
+def workflows_group() -> None:
+    """Recorded workflows: list, export, import, delete."""
+
+
+def _op(browser: str | None, op: str, **fields: Any) -> Any:
+    try:
+        return asyncio.run(workflow_op(Target(browser), op, **fields))
+    except TabPilotError as exc:
+        raise _fail(exc) from exc
+
+
+@workflows_group.command("list")
+@_browser_opt
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def list_command(browser: str | None, as_json: bool) -> None:
+    """The recorded workflows, most recently used first."""
+    found = _op(browser, "list")["workflows"]
+    if as_json:
+        click.echo(json.dumps(found, indent=2))
+        return
+    table = Table("workflow_id", "domains", "steps", "needs params", box=None)
+    for w in found:
+        table.add_row(
+            w["workflow_id"], ", ".join(w["domains"]), str(w["steps"]), ", ".join(w["required_params"])
+        )
+    Console().print(table)
+
+
+@workflows_group.command("export")
+@click.argument("workflow_id")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@_browser_opt
+def export_command(workflow_id: str, path: Path, browser: str | None) -> None:
+    """Write a recorded workflow to a JSON file (owner-readable only)."""
+    value = _op(browser, "get", workflow_id=workflow_id)
+    try:
+        click.echo(str(write_export(path, value["document"])))
+    except TabPilotError as exc:
+        raise _fail(exc) from exc
+
+
+@workflows_group.command("import")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@_browser_opt
+def import_command(path: Path, browser: str | None) -> None:
+    """Store a workflow from a JSON file (checked like any request)."""
+    try:
+        document = read_import(path)
+    except TabPilotError as exc:
+        raise _fail(exc) from exc
+    click.echo(_op(browser, "import", document=document)["workflow_id"])
+
+
+@workflows_group.command("delete")
+@click.argument("workflow_id")
+@_browser_opt
+def delete_command(workflow_id: str, browser: str | None) -> None:
+    """Remove a recorded workflow."""
+    _op(browser, "delete", workflow_id=workflow_id)
+    click.echo(f"deleted {workflow_id}")

@@ -1,0 +1,106 @@
+"""Run one scrape through a connected (or freshly launched) browser's host, with a progress bar."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ..bridge.hosts import HostPool
+from ..wire import messages as m
+from ..wire.errors import ErrorCode, TabPilotError
+
+# The host answers a long wait with the progress so far; the CLI then asks again.
+_WAIT_MS = 300_000
+_MARGIN_S = 30.0
+
+
+@dataclass
+class Target:
+    """Which browser to use: a named one, or the only one connected."""
+
+    browser: str | None = None
+
+
+class Bar:
+    """A rich progress bar on stderr (nothing when stderr is not a terminal or --quiet)."""
+
+    def __init__(self, console: Console, enabled: bool) -> None:
+        self._progress = Progress(
+            TextColumn("[bold]scrape"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=console,
+            disable=not enabled,
+            transient=False,
+        )
+        self._task = self._progress.add_task("starting", total=None)
+
+    def __enter__(self) -> Bar:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    async def update(self, p: m.Progress) -> None:
+        """Move the bar to a Progress message from the host."""
+        self._progress.update(self._task, completed=int(p.progress), total=p.total, description=p.message)
+
+
+async def scrape(
+    request: dict[str, Any], target: Target, bar: Bar, pool: HostPool | None = None
+) -> dict[str, Any]:
+    """Start the scrape and wait for its end; Ctrl-C cancels it and returns the partial data."""
+    own = pool is None
+    pool = pool or HostPool(connect_wait_s=5.0)
+    cid: str | None = None
+    try:
+        value = await pool.call(
+            m.Scrape(id=0, request=request, wait_ms=_WAIT_MS, progress=True),
+            browser=target.browser,
+            timeout_s=_WAIT_MS / 1000 + _MARGIN_S,
+            on_progress=bar.update,
+        )
+        cid = value.get("correlation_id")
+        while value.get("status") in ("queued", "running") and cid:
+            value = await pool.call(
+                m.JobResult(id=0, correlation_id=cid, wait_ms=_WAIT_MS, progress=True),
+                browser=target.browser,
+                timeout_s=_WAIT_MS / 1000 + _MARGIN_S,
+                on_progress=bar.update,
+            )
+        return value
+    except asyncio.CancelledError:
+        if cid is None:
+            raise
+        with contextlib.suppress(TabPilotError):
+            return await asyncio.shield(
+                pool.call(m.CancelJob(id=0, correlation_id=cid), browser=target.browser, timeout_s=10)
+            )
+        raise
+    finally:
+        if own:
+            await pool.aclose()
+
+
+async def workflow_op(target: Target, op: str, **fields: Any) -> Any:
+    """One WorkflowOp against the chosen browser's host."""
+    pool = HostPool(connect_wait_s=5.0)
+    try:
+        return await pool.call(m.WorkflowOp(id=0, op=op, **fields), browser=target.browser, timeout_s=30)
+    finally:
+        await pool.aclose()
+
+
+def describe_error(value: dict[str, Any]) -> str:
+    """One line for stderr about a scrape that did not complete."""
+    code = value.get("error") or str(ErrorCode.INTERNAL_ERROR)
+    extra = f" (redirect_url: {value['redirect_url']})" if value.get("redirect_url") else ""
+    return f"{code}: {value.get('message', '')}{extra}"

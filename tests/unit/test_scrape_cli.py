@@ -1,0 +1,118 @@
+"""`tabpilot scrape | replay | workflows` as a person or cron runs them: a real CLI process talking to the
+real host, whose extension is the scripted fake."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tabpilot.scrapecli.output import format_for, render
+from tests.support.fake_extension import FakeExtension
+from tests.unit.test_host_scrape import SCHEMA, WORKFLOW, table
+
+pytestmark = pytest.mark.anyio
+
+
+async def cli(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tabpilot.cli", *args,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    async with asyncio.timeout(60):
+        out, err = await proc.communicate(stdin)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_scrape_file_to_csv_then_replay_and_manage_workflows(
+    tp_dirs: dict[str, str], tmp_path: Path
+) -> None:
+    ext = FakeExtension(tp_dirs)
+    await ext.start()
+    table(ext)
+    try:
+        request = tmp_path / "req.json"
+        request.write_text(json.dumps({"action": "scrape", **WORKFLOW}))
+        out = tmp_path / "rows.csv"
+        code, _, err = await cli("scrape", str(request), "--out", str(out))
+        assert code == 0, err
+        assert list(csv.reader(io.StringIO(out.read_text()))) == [
+            ["name", "price"],
+            ["Widget", "1200.5"],
+            ["Gadget", "3"],
+            ["Doohickey", "-4"],
+        ]
+        assert "3 rows, 2 pages" in err
+        code, listed, err = await cli("workflows", "list", "--json")
+        [wf] = json.loads(listed)
+        assert code == 0 and wf["workflow_id"].startswith("wf-prices-")
+        exported = tmp_path / "wf.json"
+        assert (await cli("workflows", "export", wf["workflow_id"], str(exported)))[0] == 0
+        assert (await cli("workflows", "delete", wf["workflow_id"]))[0] == 0
+        code, _, err = await cli("replay", wf["workflow_id"])
+        assert code == 1 and "workflow_not_found" in err
+        code, imported, _ = await cli("workflows", "import", str(exported))
+        assert code == 0 and imported.strip() == wf["workflow_id"]
+        code, lines, err = await cli(
+            "replay",
+            wf["workflow_id"],
+            "--format",
+            "jsonl",
+            "--override",
+            'steps[0].url="https://shop.example/p0?again"',
+        )
+        assert code == 0, err
+        assert [json.loads(line)["name"] for line in lines.splitlines()] == ["Doohickey"], (
+            "the table stays on its last page"
+        )
+        navs = [r["url"] for r in ext.received if r["type"] == "navigate"]
+        assert navs[-1] == "https://shop.example/p0?again"
+    finally:
+        await ext.stop()
+
+
+async def test_failed_scrape_exits_1_and_still_writes_the_partial_rows(
+    tp_dirs: dict[str, str], tmp_path: Path
+) -> None:
+    ext = FakeExtension(tp_dirs)
+    await ext.start()
+    table(ext)
+    ext.handlers["navigate"] = lambda msg: {
+        "tab_id": 1,
+        "url": "https://login.example/sso",
+        "title": "Sign in",
+    }
+    try:
+        request = {
+            "operation": "workflow",
+            "options": {"delay_ms": 0},
+            "steps": [
+                {"type": "extract", "selector": "tr", "schema": SCHEMA},
+                {"type": "navigate", "url": "https://shop.example/private"},
+            ],
+        }
+        code, out, err = await cli("scrape", "-", "--quiet", stdin=json.dumps(request).encode())
+        assert code == 1 and "navigation_redirect" in err and "https://login.example/sso" in err
+        assert [r["name"] for r in json.loads(out)] == ["Widget", "Gadget"]
+        code, _, err = await cli("scrape", "-", stdin=b"[1, 2]")
+        assert code == 2 and "JSON object" in err
+        code, _, err = await cli("scrape", "-", stdin=json.dumps({"operation": "extract"}).encode())
+        assert code == 1 and "invalid_params" in err
+    finally:
+        await ext.stop()
+
+
+def test_output_formats() -> None:
+    rows: list[Any] = [{"a": "x,y", "b": None}, {"b": True, "c": ["1", "2"], "a": 1.5}]
+    assert render(rows, "csv") == 'a,b,c\n"x,y",,\n1.5,true,"[""1"",""2""]"\n'
+    assert render(rows, "jsonl").splitlines()[1] == '{"b":true,"c":["1","2"],"a":1.5}'
+    assert json.loads(render(rows, "json")) == rows
+    assert format_for(Path("x.CSV"), None) == "csv" and format_for(None, None) == "json"
+    assert format_for(Path("x.txt"), "jsonl") == "jsonl"
