@@ -10,7 +10,7 @@ from mcp import Client
 from selenium import webdriver
 
 from tests.support import browser
-from tests.support.mcp_client import call, mcp_client
+from tests.support.mcp_client import call, call_error, mcp_client
 from tests.support.snap import js, ref, snapshot
 
 pytestmark = pytest.mark.anyio
@@ -118,3 +118,111 @@ async def test_click_and_wait_for(env: dict[str, str], site: str) -> None:
         )
         waited_url = await call(client, "interact", action="wait_for", url="*/second.html", selector="h1")
         assert waited_url["url"] == f"{site}/second.html" and waited_url["selector"] == "h1"
+
+
+async def test_select_and_check(env: dict[str, str], site: str) -> None:
+    async with mcp_client(env) as client:
+        text = await _form(client, site)
+        size = ref(text, "select", "Size")
+        assert (await call(client, "interact", action="select", ref=size, values=["Large"]))["selected"] == [
+            "l"
+        ]
+        toppings = ref(text, "listbox", "Toppings")
+        picked = await call(client, "interact", action="select", ref=toppings, values=["ham", "Egg"])
+        assert picked["selected"] == ["ham", "egg"]
+        assert await js(client, "document.getElementById('size').dataset.changed") == "1"
+
+        remember = ref(text, "checkbox", "Remember me")
+        assert await call(client, "interact", action="check", ref=remember) == {
+            "checked": True,
+            "changed": True,
+            "tab_id": picked["tab_id"],
+        }
+        assert (await call(client, "interact", action="check", ref=remember))["changed"] is False
+        assert (await call(client, "interact", action="uncheck", ref=remember))["checked"] is False
+        pro = ref(text, "radio", "Pro")
+        assert (await call(client, "interact", action="check", ref=pro))["checked"] is True
+        assert (await call_error(client, "interact", action="uncheck", ref=pro))["error"] == "invalid_params"
+
+        lines = (await snapshot(client))["text"].splitlines()
+        assert f'{size} select "Size" = "Large" {{Small,Medium,Large}}' in lines
+        assert f'{toppings} listbox "Toppings" = "Ham","Egg" {{Ham,Olives,Egg}}' in lines
+        assert f'{remember} checkbox "Remember me" [ ]' in lines
+        assert f'{pro} radio "Pro" [x]' in lines and '@e10 radio "Free" [ ]' in lines
+
+
+async def test_keys_do_what_a_person_expects(env: dict[str, str], site: str) -> None:
+    async with mcp_client(env) as client:
+        text = await _form(client, site)
+        name = ref(text, "textbox", "Full name")
+        # Control+a then Backspace clears; Tab moves the focus to the next field.
+        await call(client, "interact", action="press", ref=name, key="Control+a", snapshot="none")
+        await call(client, "interact", action="press", key="Backspace", snapshot="none")
+        assert await js(client, "document.getElementById('name').value") == ""
+        await call(client, "interact", action="type", text="Bo")
+        await call(client, "interact", action="press", key="Tab", snapshot="none")
+        assert await js(client, "document.activeElement.id") == "email"
+        await call(client, "interact", action="press", key="Shift+Tab", snapshot="none")
+        assert await js(client, "document.activeElement.id") == "name"
+        # Space toggles a checkbox; Escape closes the open dialog.
+        await call(client, "interact", action="press", ref=ref(text, "checkbox", "Remember me"), key="Space")
+        assert await js(client, "document.getElementById('remember').checked") is True
+        closed = await call(client, "interact", action="press", key="Escape")
+        assert "- [dialog]" in closed["snapshot"]["text"].splitlines()
+        # Enter in a form field submits through the submit button, so the browser validates first: the
+        # required email is empty, so the form stays and the focus goes to it, as for a person.
+        refused = await call(client, "interact", action="press", ref=name, key="Enter", snapshot="none")
+        assert "navigated" not in refused
+        assert await js(client, "document.activeElement.id") == "email"
+        await call(client, "interact", action="type", text="bo@example.org")
+        submitted = await call(client, "interact", action="press", key="Enter")
+        assert "navigated" not in submitted
+        assert (
+            "+ submitted name=Bo&email=bo%40example.org&age=&birthday=&bio=&size=m&remember=on&plan=free"
+            in submitted["snapshot"]["text"].splitlines()
+        )
+
+
+async def test_hover_scroll_and_highlight(env: dict[str, str], site: str) -> None:
+    async with mcp_client(env) as client:
+        text = await _form(client, site)
+        await js(
+            client,
+            "window.hovered = 0; document.getElementById('later')"
+            ".addEventListener('mouseover', () => { window.hovered += 1; }); 1",
+        )
+        await call(client, "interact", action="hover", ref=ref(text, "button", "Load more"))
+        assert await js(client, "window.hovered") == 1
+
+        bottom = await call(client, "interact", action="scroll", to="bottom")
+        assert bottom["scroll_y"] == bottom["max_y"] > 0
+        top = await call(client, "interact", action="scroll", to="top")
+        assert top["scroll_y"] == 0
+        moved = await call(client, "interact", action="scroll", dy=50)
+        assert moved["scroll_y"] == 50
+        await call(client, "interact", action="scroll", selector="#help")
+        assert await js(client, "document.getElementById('help').getBoundingClientRect().top < innerHeight")
+
+        shown = await call(client, "interact", action="highlight", selector="#save", duration_ms=600_000)
+        rect = await js(
+            client,
+            "(() => { const r = document.getElementById('save').getBoundingClientRect();"
+            " return [r.x, r.y, r.width, r.height].map(Math.round); })()",
+        )
+        assert shown["success"] is True
+        assert [shown["bounds"][k] for k in ("x", "y", "width", "height")] == rect
+        overlay = await js(
+            client,
+            "(() => { const s = document.getElementById('tabpilot-highlighter').style;"
+            " return [s.position, s.border, s.zIndex, s.pointerEvents]; })()",
+        )
+        assert overlay == ["fixed", "4px solid red", "2147483647", "none"]
+        # The next highlight replaces the overlay, and it goes after its duration.
+        await call(
+            client, "interact", action="highlight", ref=ref(text, "button", "Load more"), duration_ms=200
+        )
+        assert await js(client, "document.querySelectorAll('#tabpilot-highlighter').length") == 1
+        gone = await call(
+            client, "interact", action="wait_for", selector="#tabpilot-highlighter", state="detached"
+        )
+        assert gone["state"] == "detached"

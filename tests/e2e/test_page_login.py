@@ -40,6 +40,14 @@ async def test_log_in_by_refs_and_stay_logged_in(
         gated = await call(client, "interact", action="navigate", url=f"{site}/private/table-2.html")
         assert gated["url"].startswith(f"{site}/login.html?next=")
 
+        # Enter in the password field submits the form, as it does for a person.
+        text = (await snapshot(client))["text"]
+        await call(client, "interact", action="fill", ref=ref(text, "textbox", "User"), value=DEMO_USER)
+        password = ref(text, "password", "Password")
+        await call(client, "interact", action="fill", ref=password, value=PASSWORD)
+        entered = await call(client, "interact", action="press", ref=password, key="Enter", snapshot="none")
+        assert entered["navigated"] is True and entered["url"] == f"{site}/private/table-2.html"
+
 
 async def test_a_filled_password_never_leaves_the_page(
     driver: webdriver.Chrome, env: dict[str, str], site: str

@@ -1,0 +1,121 @@
+"""The pure parts of the page agent and its worker side, run under node: snapshot diff and budget
+windows, refs, and URL patterns."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from tabpilot import paths
+
+EXT = paths.extension_dir()
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+# A page agent with only what the files under test use from core.js.
+AGENT = """
+class PageError extends Error {
+  constructor(code, message, data = null) { super(message); this.code = code; this.data = data; }
+}
+globalThis.__tabpilotAgent = { PageError, commands: Object.create(null) };
+const agent = globalThis.__tabpilotAgent;
+const failure = (fn) => { try { fn(); return null; } catch (e) { return e.code; } };
+"""
+
+
+def _node(code: str) -> object:
+    assert NODE is not None
+    done = subprocess.run(
+        [NODE, "--input-type=module", "-e", AGENT + code],
+        cwd=EXT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_diff_lists_removed_then_added_lines_counting_repeats() -> None:
+    out = _node(
+        """
+        await import('./page/snapshot_cmd.js');
+        const d = agent.diffLines(['a', 'b', 'x', 'x', 'c'], ['a', 'x', 'c', 'd', 'd']);
+        console.log(JSON.stringify([d, agent.diffLines([], ['a']), agent.diffLines(['a'], ['a'])]));
+        """
+    )
+    assert out == [
+        {"added": ["d", "d"], "removed": ["b", "x"]},
+        {"added": ["a"], "removed": []},
+        {"added": [], "removed": []},
+    ]
+
+
+def test_budget_windows_end_on_whole_lines_and_cover_the_text() -> None:
+    out = _node(
+        """
+        await import('./page/snapshot_cmd.js');
+        const text = ['one', 'two two', 'three three three', 'x'.repeat(25), 'end'].join('\\n');
+        const parts = [];
+        for (let cursor = 0; cursor !== null;) {
+          const w = agent.window(text, cursor, 10);
+          parts.push(w.text);
+          cursor = w.next;
+        }
+        const all = agent.window(text, 0, 1000);
+        console.log(JSON.stringify({ parts, all, past: agent.window(text, 999, 10) }));
+        """
+    )
+    assert isinstance(out, dict)
+    # Whole lines where they fit; a line longer than the budget is cut and continues in the next part.
+    assert out["parts"] == ["one", "two two", "three thre", "e three", "x" * 10, "x" * 10, "x" * 5 + "\nend"]
+    assert out["all"] == {"text": "one\ntwo two\nthree three three\n" + "x" * 25 + "\nend", "next": None}
+    assert out["past"] == {"text": "", "next": None}
+
+
+def test_refs_are_stable_weak_and_go_stale() -> None:
+    out = _node(
+        """
+        await import('./page/refs.js');
+        const a = { isConnected: true };
+        const b = { isConnected: true };
+        const r = [agent.refOf(a), agent.refOf(b), agent.refOf(a)];
+        const same = agent.resolveRef('@e1') === a && agent.resolveRef('e2') === b;
+        b.isConnected = false;
+        console.log(JSON.stringify({
+          r, same,
+          gone: failure(() => agent.resolveRef('@e2')),
+          unknown: failure(() => agent.resolveRef('@e99')),
+          malformed: failure(() => agent.resolveRef('button')),
+        }));
+        """
+    )
+    assert out == {
+        "r": ["@e1", "@e2", "@e1"],
+        "same": True,
+        "gone": "stale_ref",
+        "unknown": "stale_ref",
+        "malformed": "invalid_params",
+    }
+
+
+def test_url_patterns_are_substrings_or_whole_url_globs() -> None:
+    out = _node(
+        """
+        const { urlMatcher } = await import('./lib/urlwait.js');
+        const cases = [
+          ['/account', 'http://a.test/account?x=1'],
+          ['*/account', 'http://a.test/account?x=1'],
+          ['*/account*', 'http://a.test/account?x=1'],
+          ['http://a.test/*.html', 'http://a.test/p/q.html'],
+          ['?x=1', 'http://a.test/account?x=1'],
+          ['*.test/(a)*', 'http://a.test/(a)b'],
+          ['*.test/(a)*', 'http://a.test/ab'],
+        ];
+        console.log(JSON.stringify(cases.map(([p, u]) => urlMatcher(p)(u))));
+        """
+    )
+    assert out == [True, False, True, True, True, True, False]
