@@ -8,6 +8,13 @@ from tabpilot.wire.messages import FieldPlan
 
 PAGES = 10
 ROWS_PER_PAGE = 100
+# The pages' server: this machine's, answering at once, and one answering 100 ms late (an intranet
+# app on a good day); the engine's and the transport's share shrinks as the pages' own time grows.
+SERVERS = {"local": 0, "100ms": 100}
+CLEAR_LOADS = "sessionStorage.clear()"
+READ_LOADS = (
+    "return Object.keys(sessionStorage).filter(k => k.startsWith('load:')).map(k => +sessionStorage[k])"
+)
 # The same five fields, as the agent writes them and as the engine compiles them.
 SCHEMA = {
     "id": "td.id | number",
@@ -34,8 +41,18 @@ addEventListener('load', () => setTimeout(() => {
 </script>"""
 
 
+_KEEP_QUERY = """<script>
+for (const a of document.querySelectorAll('a.next')) a.search = location.search;
+</script>"""
+
+
+def list_url(page: int, delay_ms: int) -> str:
+    """Page `page` of the list, from a server `delay_ms` late."""
+    return f"list-{page}.html?delay_ms={delay_ms}" if delay_ms else f"list-{page}.html"
+
+
 def write_list_pages(directory: Path) -> None:
-    """list-1.html ... list-N.html, 100 rows each, linked by a.next."""
+    """list-1.html ... list-N.html, 100 rows each, linked by a.next (to the same server's speed)."""
     for page in range(1, PAGES + 1):
         first = (page - 1) * ROWS_PER_PAGE
         rows = "\n".join(
@@ -44,6 +61,7 @@ def write_list_pages(directory: Path) -> None:
             f'<td class="amount">${i * 1.5:,.2f}</td><td><a href="/item/{i}">item {i}</a></td></tr>'
             for i in range(first, first + ROWS_PER_PAGE)
         )
+        # The link keeps the query of the page it is on: a slow server stays slow for the whole list.
         nxt = f'<a class="next" href="list-{page + 1}.html">Next</a>' if page < PAGES else ""
         (directory / f"list-{page}.html").write_text(
             f"""<!doctype html>
@@ -52,6 +70,6 @@ def write_list_pages(directory: Path) -> None:
 <body><table class="data"><tbody>
 {rows}
 </tbody></table>
-<nav>{nxt}</nav></body></html>
+<nav>{nxt}</nav>{_KEEP_QUERY}</body></html>
 """
         )

@@ -24,7 +24,7 @@ export async function run(msg, { signal }) {
   const deadline = Date.now() + timeoutMs + MARGIN_MS;
   // The tab is settled first: the navigation watch must be on it before the click.
   const tabId = await onTab(msg.tab_id, async (id) => (await chrome.tabs.get(id)).id);
-  const nav = watchMainFrame(tabId);
+  const nav = watchMainFrame(tabId, msg.row_selector);
   try {
     const args = { next_selector: msg.next_selector, row_selector: msg.row_selector, wait_ms: timeoutMs };
     const inPageCall = inPage({ ...msg, tab_id: tabId, timeout_ms: timeoutMs + MARGIN_MS }, 'paginate', args, { signal })
@@ -37,7 +37,6 @@ export async function run(msg, { signal }) {
         signal,
         onTimeout: () => new CommandError(ERR.TIMEOUT, `the next page did not finish loading within ${timeoutMs} ms`, { retryable: true, data: { tab_id: tabId } }),
       });
-      await nav.agentReady();
       return { outcome: 'navigated', reason: nav.redirected() ? 'redirected' : null, url };
     }
     if (first.error) {
@@ -52,12 +51,22 @@ export async function run(msg, { signal }) {
   }
 }
 
+// Runs in the new document (isolated world), self-contained.
+function hasMatch(selector) {
+  try {
+    return document.querySelector(selector) !== null;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Follow tab `tabId`'s main frame from now on: `began` resolves when a new document starts loading,
- * `completed` with its final URL once it has loaded, `closed` rejects if the tab goes away. Listeners
+ * `completed` with its final URL once it has loaded (or once its DOM is parsed and holds a row),
+ * `closed` rejects if the tab goes away. Listeners
  * exist only for this wait (at top level they would wake the worker for every navigation).
  */
-function watchMainFrame(tabId) {
+function watchMainFrame(tabId, rowSelector) {
   const nav = chrome.webNavigation;
   const deferred = () => {
     let resolve;
@@ -74,8 +83,8 @@ function watchMainFrame(tabId) {
   const closed = deferred();
   let started = null; // the URL asked for
   let committed = null; // {documentId, url, qualifiers}
-  let agent = Promise.resolve(); // the agent's injection into the new document
   const mine = (d) => d.tabId === tabId && d.frameId === 0;
+  const frameOf = (d) => (d.documentId ? { tabId, documentIds: [d.documentId] } : { tabId, frameIds: [0] });
   const listeners = [
     [nav.onBeforeNavigate, (d) => {
       if (!mine(d)) return;
@@ -89,8 +98,18 @@ function watchMainFrame(tabId) {
       began.resolve();
       // The next command (an extract) will want the page agent: inject it while the page is still
       // loading, so that it costs nothing after the load instead of two more trips into the page.
-      const target = d.documentId ? { tabId, documentIds: [d.documentId] } : { tabId, frameIds: [0] };
-      agent = chrome.scripting.executeScript({ target, files: AGENT_FILES, injectImmediately: true }).catch(() => {});
+      // Not awaited: its promise settles well after the load, and a command that comes first finds no
+      // agent and injects it itself (the files are idempotent).
+      chrome.scripting.executeScript({ target: frameOf(d), files: AGENT_FILES, injectImmediately: true }).catch(() => {});
+    }],
+    // Rows already in the parsed document are what the next extract reads: no need to wait for
+    // images and other subresources (the load event) as well. Without rows, the load decides.
+    [nav.onDOMContentLoaded, (d) => {
+      if (!mine(d) || !committed || (committed.documentId && d.documentId !== committed.documentId)) return;
+      chrome.scripting.executeScript({ target: frameOf(d), func: hasMatch, args: [rowSelector], injectImmediately: true })
+        .then(([first]) => {
+          if (first && first.result === true) completed.resolve(d.url);
+        }, () => {});
     }],
     [nav.onCompleted, (d) => {
       if (mine(d) && committed && (!committed.documentId || d.documentId === committed.documentId)) completed.resolve(d.url);
@@ -110,8 +129,6 @@ function watchMainFrame(tabId) {
     completed: completed.promise,
     closed: closed.promise,
     hasBegun: () => started !== null || committed !== null,
-    // Settled in a few ms at most; a failed injection only means the next command injects it itself.
-    agentReady: () => Promise.race([agent, new Promise((resolve) => setTimeout(resolve, 1_000))]),
     redirected: () => Boolean(committed) && (committed.qualifiers.includes('server_redirect') || (started !== null && bare(started) !== bare(committed.url))),
     stop: () => {
       for (const [event, fn] of listeners) event.removeListener(fn);

@@ -166,3 +166,17 @@ async def test_tab_closed_while_waiting_for_the_next_page(
         with pytest.raises(Exception) as failed:
             await waiting
         assert getattr(failed.value, "code", None) == ErrorCode.TAB_CLOSED
+
+
+async def test_the_next_page_counts_once_its_rows_are_parsed(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    # Page 2 holds an image from a server that answers 8 s late: its rows are readable long before.
+    browser.set_pilot(driver, True)
+    async with host_pool(env) as pool:
+        await call(pool, m.Navigate(id=0, url=f"{site.url}/scrape/heavy-1.html"))
+        step = await call(pool, m.Paginate(id=0, next_selector="a.next", row_selector="ul.items li"))
+        assert step == {"outcome": "navigated", "reason": None, "url": f"{site.url}/scrape/heavy-2.html"}
+        state = await call(pool, m.ExecuteJs(id=0, script="return document.readyState"))
+        assert state["result"] == "interactive", "paginate waited for the image (the load event)"
+        assert await _keys(pool, "ul.items li", ":scope") == ["b1", "b2"]

@@ -2,7 +2,8 @@
 
 Besides static files it has just enough of a login to show a scrape behind one: `POST /login`
 (username, password, next) sets a session cookie, `/logout?then=PATH` ends the session, and every
-page under `/private/` redirects to `/login.html?next=...` without a session.
+page under `/private/` redirects to `/login.html?next=...` without a session. `?delay_ms=N` on any
+request answers it N ms late (at most 10 s): a slow server, for tests and benchmarks.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import functools
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ COOKIE = "tp_session"
 DEMO_USER = "demo"
 DEMO_PASSWORD = "open-sesame"
 _MAX_FORM = 16 * 1024
+_MAX_DELAY_MS = 10_000
 
 
 @dataclass
@@ -103,7 +106,13 @@ class _Handler(SimpleHTTPRequestHandler):
             return True
         return False
 
+    def _delay(self) -> None:
+        asked = parse_qs(urlsplit(self.path).query).get("delay_ms", ["0"])[0]
+        if asked.isdigit():
+            time.sleep(min(int(asked), _MAX_DELAY_MS) / 1000)
+
     def do_GET(self) -> None:
+        self._delay()
         parts = urlsplit(self.path)
         if parts.path == "/logout":
             self.site.logout(self._token())
