@@ -3,13 +3,16 @@
 import * as cancel from './cancel.js';
 import * as check from './check.js';
 import * as click from './click.js';
+import * as closeTab from './close_tab.js';
 import * as count from './count.js';
 import * as executeJs from './execute_js.js';
 import * as extract from './extract.js';
 import * as fill from './fill.js';
 import * as highlight from './highlight.js';
+import * as history from './history.js';
 import * as hover from './hover.js';
 import * as navigate from './navigate.js';
+import * as newTab from './new_tab.js';
 import * as paginate from './paginate.js';
 import * as ping from './ping.js';
 import * as press from './press.js';
@@ -18,11 +21,14 @@ import * as scrollLoad from './scroll_load.js';
 import * as select from './select.js';
 import * as snapshot from './snapshot.js';
 import * as status from './status.js';
+import * as switchTab from './switch_tab.js';
 import * as tabs from './tabs.js';
+import * as trackTab from './track_tab.js';
 import * as typeText from './type.js';
 import * as waitFor from './wait_for.js';
 
 export const HANDLERS = new Map([
   cancel, count, executeJs, extract, navigate, paginate, ping, scrollLoad, status, tabs,
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
+  closeTab, history, newTab, switchTab, trackTab,
 ].map((h) => [h.name, h]));

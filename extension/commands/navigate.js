@@ -51,11 +51,12 @@ export async function run(msg, { signal }) {
 }
 
 /**
- * Resolve when the navigation we are about to start loads in tab `tabId`'s main frame.
+ * Resolve when the navigation we are about to start loads in tab `tabId`'s main frame. With `expect`
+ * (the URL we load), only that navigation counts: a new tab's own about:blank may still be committing.
  * The listeners are added only for this wait (at top level they would wake the worker for every
  * navigation in the browser) and removed by stop().
  */
-function waitForLoad(tabId) {
+export function waitForLoad(tabId, { expect = null } = {}) {
   const nav = chrome.webNavigation;
   let started = null; // the URL of our navigation, once it has begun
   let committed = null; // the documentId it committed
@@ -67,19 +68,24 @@ function waitForLoad(tabId) {
   const mine = (d) => d.tabId === tabId && d.frameId === 0;
   const listeners = [
     [nav.onBeforeNavigate, (d) => {
-      if (mine(d)) {
+      if (mine(d) && (!expect || d.url === expect)) {
         started = d.url;
         committed = null;
       }
     }],
     [nav.onCommitted, (d) => {
-      if (mine(d)) committed = d.documentId || true;
+      // A new tab's about:blank may commit after our navigation began: it is not ours.
+      if (mine(d) && (!expect || (started && (d.url !== 'about:blank' || expect === d.url)))) committed = d.documentId || true;
     }],
     [nav.onCompleted, (d) => {
       if (mine(d) && committed && (committed === true || d.documentId === committed)) settle.resolve();
     }],
-    // A URL that differs only in its #fragment is a same-document navigation: no load happens.
+    // A URL that differs only in its #fragment is a same-document navigation: no load happens; the
+    // same goes for going back or forward to an entry the page made with history.pushState.
     [nav.onReferenceFragmentUpdated, (d) => {
+      if (mine(d) && !started) settle.resolve();
+    }],
+    [nav.onHistoryStateUpdated, (d) => {
       if (mine(d) && !started) settle.resolve();
     }],
     [nav.onErrorOccurred, (d) => {

@@ -56,7 +56,7 @@ export async function onTab(tabId, act, { orElse = null } = {}) {
 }
 
 /** The active tab of the last focused window, or the most recently used other tab; null if none. */
-async function activeTab() {
+export async function activeTab() {
   const [active] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
   if (active && !isOwnPage(active)) return active;
   // The active tab is ours (or there is no focused window): take the most recently used other tab.

@@ -103,7 +103,9 @@ async def test_list_tools_shows_three_tools_with_schemas() -> None:
         assert t.output_schema is not None and t.output_schema["type"] == "object"
         assert t.description
     props = tools["interact"].input_schema["properties"]
-    assert {"navigate", "execute_js", "scrape"} <= set(props["action"]["enum"])
+    assert {"navigate", "execute_js", "scrape", "back", "new_tab", "close_tab"} <= set(
+        props["action"]["enum"]
+    )
     assert tools["interact"].input_schema["required"] == ["action"]
     assert {"url", "script", "tab_id", "timeout_ms", "max_result_bytes"} <= set(props)
     assert {"tabs", "command_result", "workflows"} <= set(

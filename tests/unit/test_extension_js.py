@@ -259,6 +259,38 @@ def test_page_runner_takes_expressions_and_bodies_and_serializes_safely() -> Non
 
 
 @needs_node
+def test_page_runner_caps_long_arrays_and_says_so() -> None:
+    out = _run_node(
+        """
+        globalThis.NodeList = class {};
+        globalThis.HTMLCollection = class {};
+        const { runInPage } = await import('./commands/page/run_script.js');
+        const out = {};
+        for (const [k, s] of Object.entries({
+          long: '[1, 2, 3, 4, 5]',
+          nested: '({ rows: [[1, 2, 3, 4], [5]] })',
+          typed: 'new Uint8Array(6)',
+          exact: '[1, 2, 3]',
+        })) out[k] = JSON.parse(await runInPage(s, 10000, null, 3));
+        // The fallback hands the agent's code in compiled; the script text is then unused.
+        out.given = JSON.parse(await runInPage(null, 10000, async function () { return 'given'; }));
+        console.log(JSON.stringify(out));
+        """
+    )
+    r = json.loads(out)
+    assert r["long"] == {
+        "success": True,
+        "result": [1, 2, 3, "[2 more items not shown: 5 in all]"],
+        "capped": True,
+    }
+    assert r["nested"]["result"] == {"rows": [[1, 2, 3, "[1 more items not shown: 4 in all]"], [5]]}
+    assert r["nested"]["capped"] is True
+    assert r["typed"]["result"] == [0, 0, 0, "[3 more items not shown: 6 in all]"]
+    assert r["exact"] == {"success": True, "result": [1, 2, 3]}
+    assert r["given"] == {"success": True, "result": "given"}
+
+
+@needs_node
 def test_settings_mirror_is_never_more_on_than_storage() -> None:
     # A fake chrome.storage.local that answers in call order, each answer held until the test lets
     # it through: reads see storage as it was when they were made, as Chrome's do.

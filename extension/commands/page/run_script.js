@@ -1,12 +1,16 @@
 // Injected into the page's MAIN world by chrome.scripting.executeScript: it must be self-contained
-// (no imports, no outer variables) because only its source text travels to the page.
+// (no imports, no outer variables) because only its source text travels to the page. Under a CSP that
+// forbids eval it travels instead inside a Runtime.evaluate expression with the agent's code already
+// compiled into `given`.
 
 /**
- * Run `script` as an expression, or as a function body if it is not one; await a promise; answer
- * the JSON text {"success":true,"result":...} or {"success":false,"error":...,"stack":...}, or
- * {too_large: n} when the result's JSON text has more than `maxChars` characters.
+ * Run `script` as an expression, or as a function body if it is not one (or call `given`, the agent's
+ * code as a function); await a promise; answer the JSON text {"success":true,"result":...} (with
+ * "capped":true when an array was cut to `maxItems`) or {"success":false,"error":...,"stack":...};
+ * {too_large: n} when the result's JSON text has more than `maxChars` characters; {csp: message} when
+ * the page's Content-Security-Policy forbids compiling the script here.
  */
-export async function runInPage(script, maxChars) {
+export async function runInPage(script, maxChars, given = null, maxItems = 10_000) {
   const failure = (err) => {
     const isError = err instanceof Error || (err && typeof err.message === 'string');
     const error = isError ? `${err.name || 'Error'}: ${err.message}` : `Uncaught ${String(err)}`;
@@ -14,16 +18,19 @@ export async function runInPage(script, maxChars) {
     return JSON.stringify({ success: false, error, stack });
   };
   const AsyncFunction = (async () => {}).constructor;
-  let fn;
-  try {
-    // The newline lets a trailing // comment end before the parenthesis.
-    fn = new AsyncFunction(`return (${script.replace(/[\s;]+$/, '')}\n)`);
-  } catch (err) {
-    if (!(err instanceof SyntaxError)) return failure(err); // e.g. EvalError under a strict CSP
+  let fn = given;
+  if (!fn) {
     try {
-      fn = new AsyncFunction(script);
-    } catch (err2) {
-      return failure(err2);
+      // The newline lets a trailing // comment end before the parenthesis.
+      fn = new AsyncFunction(`return (${script.replace(/[\s;]+$/, '')}\n)`);
+    } catch (err) {
+      if (err instanceof EvalError) return { csp: String(err.message).split('\n')[0] };
+      if (!(err instanceof SyntaxError)) return failure(err);
+      try {
+        fn = new AsyncFunction(script);
+      } catch (err2) {
+        return failure(err2);
+      }
     }
   }
   let value;
@@ -52,7 +59,15 @@ export async function runInPage(script, maxChars) {
     if (v instanceof Map) return { '[Map]': Array.from(v.entries()) };
     if (v instanceof Set) return { '[Set]': Array.from(v.values()) };
     if (v instanceof RegExp) return String(v);
-    if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v, (x) => (typeof x === 'bigint' ? String(x) : x));
+    if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
+      // Only the items that will be shown are copied: a typed array may hold hundreds of millions.
+      const head = Array.from(v.length > maxItems ? v.subarray(0, maxItems) : v, (x) => (typeof x === 'bigint' ? String(x) : x));
+      if (v.length > maxItems) {
+        capped = true;
+        head.push(`[${v.length - maxItems} more items not shown: ${v.length} in all]`);
+      }
+      return head;
+    }
     if (v instanceof ArrayBuffer) return `[ArrayBuffer ${v.byteLength} bytes]`;
     if (v instanceof Promise) return '[Promise]';
     if (v instanceof WeakMap || v instanceof WeakSet) return `[${v.constructor.name}]`;
@@ -60,6 +75,12 @@ export async function runInPage(script, maxChars) {
   };
   // Ancestors of the value being written: a reference back to one of them is a cycle.
   const stack = [];
+  let capped = false;
+  const cap = (v) => {
+    if (!Array.isArray(v) || v.length <= maxItems) return v;
+    capped = true;
+    return [...v.slice(0, maxItems), `[${v.length - maxItems} more items not shown: ${v.length} in all]`];
+  };
   function replacer(key, v) {
     switch (typeof v) {
       case 'undefined': return null;
@@ -76,6 +97,7 @@ export async function runInPage(script, maxChars) {
     let out;
     try {
       out = special(v);
+      if (!ArrayBuffer.isView(v)) out = cap(out); // typed arrays were cut while copied
     } catch {
       return '[inaccessible object]'; // e.g. a cross-origin window
     }
@@ -88,7 +110,7 @@ export async function runInPage(script, maxChars) {
   try {
     const text = JSON.stringify(value, replacer);
     if (text !== undefined && text.length > maxChars) return { too_large: text.length };
-    return `{"success":true,"result":${text === undefined ? 'null' : text}}`;
+    return `{"success":true,"result":${text === undefined ? 'null' : text}${capped ? ',"capped":true' : ''}}`;
   } catch (err) {
     return failure(new Error(`the result could not be serialized: ${err && err.message}`));
   }

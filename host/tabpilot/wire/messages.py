@@ -195,6 +195,53 @@ class Screenshot(Targeted, tag="screenshot"):
     max_width: int = 1280
 
 
+class NewTab(Command, tag="new_tab"):
+    """Open a tab (on `url`, waiting for its load, or blank) and answer its id, URL and title."""
+
+    url: str | None = None
+    active: bool = True
+    timeout_ms: int = 30_000
+
+
+class SwitchTab(Command, tag="switch_tab"):
+    """Make a tab the active one in its window and focus the window."""
+
+    tab_id: int
+
+
+class CloseTab(Command, tag="close_tab"):
+    """Close a tab (default: the one commands go to)."""
+
+    tab_id: int | None = None
+
+
+class TrackTab(Command, tag="track_tab"):
+    """Send commands without a tab_id to this tab (default: the active one); `track=False` stops that."""
+
+    tab_id: int | None = None
+    track: bool = True
+
+
+class BrowserState(Command, tag="state"):
+    """Save, load, list or delete a named snapshot of a site's storage and cookies (values stay in the
+    extension: answers carry names, URL, time, sizes and counts only)."""
+
+    op: str  # "save" | "load" | "list" | "delete"
+    name: str | None = None
+    include_url: bool = True
+    tab_id: int | None = None
+    timeout_ms: int = 30_000
+
+
+class Telemetry(Command, tag="telemetry"):
+    """Console errors (`kind` "errors") or network requests ("network") a tab recorded after `since`."""
+
+    kind: str
+    since: int = 0
+    limit: int = 100
+    tab_id: int | None = None
+
+
 class Count(Command, tag="count"):
     """How many elements match a selector, and how many of them are visible: `{count, visible}`."""
 
@@ -426,6 +473,11 @@ ExtensionCommand = (
     | Scroll
     | WaitFor
     | Highlight
+    | History
+    | NewTab
+    | SwitchTab
+    | CloseTab
+    | TrackTab
 )
 ToExtension = Welcome | Chunk | ExtensionCommand
 FromExtension = Hello | Result | ResultChunk | Error | Event
@@ -455,6 +507,11 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     Scroll,
     WaitFor,
     Highlight,
+    History,
+    NewTab,
+    SwitchTab,
+    CloseTab,
+    TrackTab,
 )
 
 

@@ -35,6 +35,7 @@ class NavigateResult(TypedDict):
 class ExecuteJsResult(TypedDict):
     success: bool
     result: NotRequired[Any]
+    capped: NotRequired[bool]
     error: NotRequired[str]
     stack: NotRequired[str]
 
@@ -65,12 +66,15 @@ async def execute_js(
         int, Field(ge=1, le=MAX_RESULT_CAP, description="Largest JSON result returned; default 1000000.")
     ] = 1_000_000,
 ) -> Encoded[ExecuteJsResult]:
-    """run script in the page; returns {success, result} with a JSON-serializable result, or
-    {success: false, error, stack} if it threw."""
+    """run script in the page; returns {success, result} with a JSON-serializable result (arrays over
+    10,000 items cut, with capped: true), or {success: false, error, stack} if it threw. Works under a
+    strict CSP; a script past timeout_ms is stopped and the error's data says how the tab was recovered."""
     value = await call.send(ExecuteJs(id=0, script=script, tab_id=tab_id, timeout_ms=timeout_ms))
     out: ExecuteJsResult
     if value.get("success"):
         out = {"success": True, "result": value.get("result")}
+        if value.get("capped"):
+            out["capped"] = True
     else:
         out = {"success": False, "error": str(value.get("error", ""))}
         if value.get("stack"):

@@ -1,0 +1,42 @@
+// Open a tab, optionally on a URL (checked like navigate's, and waited for like it), optionally in the
+// background. An active new tab also becomes the tracked tab when one is tracked, so commands without
+// a tab_id follow the agent to it.
+import { ERR } from '../protocol.js';
+import { bounded, timeoutParam } from '../lib/deadline.js';
+import { CommandError } from '../lib/errors.js';
+import { getTrackedTabId, setTrackedTab } from '../lib/state.js';
+import { checkNavigable } from '../lib/urls.js';
+import { waitForLoad } from './navigate.js';
+
+export const name = 'new_tab';
+export const needsPilot = true;
+
+export async function run(msg, { signal }) {
+  const url = msg.url === undefined || msg.url === null ? null : checkNavigable(msg.url);
+  const timeoutMs = timeoutParam(msg.timeout_ms, 30_000);
+  if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
+  const active = msg.active !== false;
+  // Blank first, then the URL: the load listeners are in place before our navigation starts.
+  const tab = await chrome.tabs.create({ url: 'about:blank', active });
+  if (url) {
+    const loaded = waitForLoad(tab.id, { expect: url });
+    try {
+      await chrome.tabs.update(tab.id, { url });
+      await bounded(loaded.promise, {
+        timeoutMs,
+        signal,
+        onTimeout: () =>
+          new CommandError(ERR.TIMEOUT, `${url} did not finish loading within ${timeoutMs} ms`, {
+            retryable: true,
+            data: { tab_id: tab.id },
+          }),
+      });
+    } finally {
+      loaded.stop();
+    }
+  }
+  if (active && (await getTrackedTabId()) !== null) await setTrackedTab(tab);
+  const done = await chrome.tabs.get(tab.id).catch(() => null);
+  if (!done) throw new CommandError(ERR.TAB_CLOSED, `tab ${tab.id} was closed while loading`);
+  return { tab_id: done.id, url: done.url || done.pendingUrl || '', title: done.title || '', active: done.active };
+}
