@@ -1,8 +1,10 @@
-"""`tabpilot demo`: the whole path on a bundled site, with nothing of yours touched.
+"""`tabpilot demo`: a recorded scrape on a bundled site, with nothing of yours touched.
 
-It serves a small site on 127.0.0.1, starts a dedicated headless browser profile with the pilot
-switched on (the person running the demo opts that profile in), and then acts as an MCP client:
-it spawns `tabpilot mcp` over stdio and reads the site through bridge -> socket -> host -> extension.
+It serves a small site on 127.0.0.1 (a login, a backlog in three linked pages, a sprint board redrawn
+in place by its Next button), starts a dedicated headless browser profile with the pilot switched on
+(the person running the demo opts that profile in), and then acts as an MCP client: it spawns
+`tabpilot mcp` over stdio, records a workflow (sign in, page through both tables, extract) and replays
+it by its id, through bridge -> socket -> host engine -> extension -> page.
 """
 
 from __future__ import annotations
@@ -17,19 +19,41 @@ from typing import Any
 
 import click
 
-from .server import serve
+from .server import DEMO_PASSWORD, DEMO_USER, serve_site
 
-# Reads the sprint table of the demo site; the scrape engine replaces this with one `scrape` call.
-_READ_TABLE = """
-const rows = [...document.querySelectorAll('table.report tbody tr')];
-return rows.map(r => ({
-  key: r.querySelector('.key').textContent,
-  summary: r.querySelector('.summary').textContent,
-  status: r.querySelector('.status').textContent,
-  assignee: r.querySelector('.assignee').textContent,
-  points: Number(r.querySelector('.points').textContent),
-}));
-"""
+_ISSUE = {
+    "key": "td.key",
+    "summary": "td.summary",
+    "status": "td.status",
+    "assignee": "td.assignee",
+    "points": "td.points | number",
+}
+
+
+def workflow(url: str) -> list[dict[str, Any]]:
+    """The demo's steps: sign in, then the linked backlog pages, then the in-place sprint board (both
+    extracts use one schema, so their rows make one list)."""
+    return [
+        {"type": "navigate", "url": f"{url}/login.html?next=/private/backlog-1.html"},
+        {"type": "fill", "selector": "input[name=username]", "value": DEMO_USER},
+        # A secret comes in as a parameter: the recorded workflow keeps the placeholder, never the value.
+        {"type": "fill", "selector": "input[name=password]", "value": "{{params.password}}"},
+        {"type": "click", "selector": "form.login button[type=submit]"},
+        {"type": "wait", "selector": "table.backlog"},
+        {
+            "type": "extract",
+            "selector": "table.backlog tbody tr",
+            "schema": _ISSUE,
+            "paginate": {"next_selector": "a.next", "max_pages": 10, "delay_ms": 0},
+        },
+        {"type": "navigate", "url": f"{url}/private/sprint.html"},
+        {
+            "type": "extract",
+            "selector": "table.sprint tbody tr",
+            "schema": _ISSUE,
+            "paginate": {"next_selector": "#next", "max_pages": 10, "delay_ms": 0},
+        },
+    ]
 
 
 def _mcp_command() -> tuple[str, list[str]]:
@@ -39,13 +63,25 @@ def _mcp_command() -> tuple[str, list[str]]:
     return sys.executable, ["-m", "tabpilot.cli", "mcp"]
 
 
+def _summary(result: dict[str, Any], ms: float) -> dict[str, Any]:
+    meta = result.get("metadata", {})
+    return {
+        "status": result["status"],
+        "steps_completed": result.get("steps_completed"),
+        "pages_scraped": meta.get("pages_scraped"),
+        "rows_extracted": meta.get("rows_extracted"),
+        "engine_ms": meta.get("duration_ms"),
+        "call_ms": round(ms, 1),
+    }
+
+
 async def _drive(url: str, profile: str) -> dict[str, Any]:
     from mcp import Client, StdioServerParameters
 
     command, args = _mcp_command()
     env = {k: v for k, v in os.environ.items() if k.startswith("TABPILOT_")}
     params = StdioServerParameters(command=command, args=args, env=env)
-    async with Client(params, read_timeout_seconds=60) as client:
+    async with Client(params, read_timeout_seconds=120) as client:
 
         async def call(tool: str, **arguments: Any) -> Any:
             result = await client.call_tool(tool, {**arguments, "browser": profile})
@@ -54,14 +90,30 @@ async def _drive(url: str, profile: str) -> dict[str, Any]:
                 raise click.ClickException(f"{tool} {arguments.get('action', '')} failed: {json.dumps(data)}")
             return data
 
-        started = time.perf_counter()
-        page = await call("interact", action="navigate", url=f"{url}/index.html")
-        rows = await call("interact", action="execute_js", script=_READ_TABLE)
+        async def timed(**arguments: Any) -> tuple[dict[str, Any], float]:
+            started = time.perf_counter()
+            out = await call("interact", action="scrape", **arguments)
+            return out, (time.perf_counter() - started) * 1000
+
+        secret = {"password": DEMO_PASSWORD}
+        recorded, record_ms = await timed(
+            operation="workflow",
+            name="acme_issues",
+            record=True,
+            steps=workflow(url),
+            params=secret,
+            options={"delay_ms": 0},
+        )
+        # Signed out again: the replay has to sign in by itself, as a cron job next morning would.
+        await call("interact", action="navigate", url=f"{url}/logout")
+        replayed, replay_ms = await timed(
+            operation="replay", workflow_id=recorded["workflow_id"], params=secret
+        )
         return {
-            "page": {"url": page["url"], "title": page["title"]},
-            "rows": rows["result"],
-            "calls": 2,
-            "ms": round((time.perf_counter() - started) * 1000, 1),
+            "workflow_id": recorded["workflow_id"],
+            "recorded": _summary(recorded, record_ms),
+            "replayed": _summary(replayed, replay_ms),
+            "rows": replayed["data"],  # the backlog's rows, then the sprint board's: one schema
         }
 
 
@@ -69,23 +121,27 @@ async def _drive(url: str, profile: str) -> dict[str, Any]:
 @click.option("--profile", default="demo", show_default=True, help="Dedicated profile to use.")
 @click.option("--keep", is_flag=True, help="Leave the browser running afterwards.")
 def command(profile: str, keep: bool) -> None:
-    """Read the bundled demo site through a dedicated headless profile, via the real MCP path."""
+    """Record and replay a scrape of the bundled demo site in a dedicated headless profile, via MCP."""
     from ..browser.launch import launch_profile
 
-    with serve() as url:
-        click.echo(f"demo: site on {url}; starting the dedicated headless profile {profile!r}", err=True)
+    with serve_site() as site:
+        click.echo(f"demo: site on {site.url}; starting the dedicated headless profile {profile!r}", err=True)
         launched = launch_profile(profile, headless=True, pilot=True)
         try:
             click.echo(
-                f"demo: browser pid {launched.pid} connected; calling tools through `tabpilot mcp`", err=True
+                f"demo: browser pid {launched.pid} connected; recording a workflow through `tabpilot mcp`",
+                err=True,
             )
-            outcome = asyncio.run(_drive(url, profile))
+            outcome = asyncio.run(_drive(site.url, profile))
         finally:
             if not keep:
                 launched.stop()
     click.echo(json.dumps(outcome, indent=2))
+    rec, rep = outcome["recorded"], outcome["replayed"]
     click.echo(
-        f"demo: {len(outcome['rows'])} rows from {outcome['page']['title']!r} "
-        f"in {outcome['calls']} MCP calls ({outcome['ms']} ms)",
+        f"demo: {outcome['workflow_id']}: signed in, {rep['pages_scraped']} pages, "
+        f"{len(outcome['rows'])} rows; "
+        f"recorded in {rec['call_ms']} ms, replayed in {rep['call_ms']} ms "
+        f"(engine {rep['engine_ms']} ms) with one MCP call each",
         err=True,
     )
