@@ -127,6 +127,37 @@ async def test_login_redirect_mid_workflow(driver: webdriver.Chrome, env: dict[s
         assert [r["t"] for r in out["data"]] == ["Alpha widget", "Beta gadget", "Gamma", "Delta"]
 
 
+async def test_session_ends_between_two_pages(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    driver.get(f"{site.url}/login.html?next=/private/expiring.html")
+    driver.execute_script(
+        "document.querySelector('[name=username]').value = arguments[0];"
+        "document.querySelector('[name=password]').value = arguments[1];"
+        "document.querySelector('form.login').submit();",
+        site.user,
+        site.password,
+    )
+    browser.wait_until(lambda: driver.current_url.endswith("/private/expiring.html"), what="the login")
+    async with mcp_client(env) as client:
+        # Page 1 reads; its Next link ends the session, and the server sends page 2 to the login page.
+        result = await client.call_tool(
+            "interact",
+            {
+                "action": "scrape",
+                "operation": "extract",
+                "selector": "table.ledger tbody tr",
+                "schema": {"k": ".key"},
+                "options": {"paginate": {"next_selector": "a.next", "max_pages": 5, "delay_ms": 0}},
+            },
+        )
+        out = payload(result)
+        assert result.is_error and out["error"] == ErrorCode.NAVIGATION_REDIRECT
+        assert out["redirect_url"] == f"{site.url}/login.html?next=%2Fprivate%2Ftable-2.html"
+        assert [r["k"] for r in out["data"]] == ["K-1", "K-2", "K-3"]
+
+
 async def _stuck_scrape(client: Client, site: Site, tab_id: int) -> str:
     """A scrape that has read page 1 and then waits (long) for a Next that changes nothing."""
     started = await start(
