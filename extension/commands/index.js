@@ -17,6 +17,7 @@ import * as paginate from './paginate.js';
 import * as ping from './ping.js';
 import * as press from './press.js';
 import * as scroll from './scroll.js';
+import * as screenshot from './screenshot.js';
 import * as scrollLoad from './scroll_load.js';
 import * as select from './select.js';
 import * as snapshot from './snapshot.js';
@@ -30,5 +31,5 @@ import * as waitFor from './wait_for.js';
 export const HANDLERS = new Map([
   cancel, count, executeJs, extract, navigate, paginate, ping, scrollLoad, status, tabs,
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
-  closeTab, history, newTab, switchTab, trackTab,
+  closeTab, history, newTab, switchTab, trackTab, screenshot,
 ].map((h) => [h.name, h]));

@@ -478,6 +478,7 @@ ExtensionCommand = (
     | SwitchTab
     | CloseTab
     | TrackTab
+    | Screenshot
 )
 ToExtension = Welcome | Chunk | ExtensionCommand
 FromExtension = Hello | Result | ResultChunk | Error | Event
@@ -512,6 +513,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     SwitchTab,
     CloseTab,
     TrackTab,
+    Screenshot,
 )
 
 

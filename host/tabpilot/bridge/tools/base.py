@@ -10,7 +10,7 @@ from typing import Any, Generic, Protocol, TypeVar, cast
 import anyio
 import msgspec
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, ImageContent, TextContent
 
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import BrowserInfo, Command, Progress
@@ -142,8 +142,24 @@ class Encoded(Generic[T]):
     text: bytes
 
 
+@dataclass(frozen=True)
+class Image(Generic[T]):
+    """An action's result that is a picture: MCP image content, with `meta` as structured content and text."""
+
+    data: str  # base64
+    mime: str
+    meta: T
+
+
 def ok(result: Any) -> CallToolResult:
-    """A success result: structured content plus the same JSON as text."""
+    """A success result: structured content plus the same JSON as text (after the picture, for an Image)."""
+    if isinstance(result, Image):
+        image = cast(Image[Any], result)
+        text = encode(image.meta).decode()
+        return CallToolResult(
+            content=[ImageContent(data=image.data, mime_type=image.mime), TextContent(text=text)],
+            structured_content=image.meta,
+        )
     if not isinstance(result, Encoded):
         result = Encoded(result, encode(result))
     encoded = cast(Encoded[Any], result)

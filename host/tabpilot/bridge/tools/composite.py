@@ -21,7 +21,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import ConfigDict, Field, JsonValue, RootModel, ValidatorFunctionWrapHandler, WrapValidator
 
 from ...wire.errors import ErrorCode, TabPilotError
-from .base import Backend, Call, Encoded, error, ok
+from .base import Backend, Call, Encoded, Image, error, ok
 
 log = logging.getLogger("tabpilot.bridge")
 
@@ -99,7 +99,7 @@ class CompositeTool:
                     )
         summary = " ".join((inspect.getdoc(fn) or "").split())
         result = hints["return"]
-        if typing.get_origin(result) is Encoded:
+        if typing.get_origin(result) in (Encoded, Image):
             result = typing.get_args(result)[0]
         self.actions[fn.__name__] = Action(fn.__name__, fn, summary, params, frozenset(required), result)
         return fn

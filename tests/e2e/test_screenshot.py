@@ -1,0 +1,134 @@
+"""interact screenshot: image content sized for a model, background tabs, elements, full pages."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.types import ImageContent, TextContent
+from selenium import webdriver
+
+from tabpilot.wire.errors import ErrorCode
+from tests.support import browser
+from tests.support.mcp_client import call, call_error, mcp_client
+
+pytestmark = pytest.mark.anyio
+
+TOKEN_BUDGET = 1_600
+
+
+async def _shot(client: Client, **args: Any) -> tuple[bytes, dict[str, Any], str]:
+    result = await client.call_tool("interact", {"action": "screenshot", **args})
+    texts = [c for c in result.content if isinstance(c, TextContent)]
+    assert not result.is_error, texts[0].text if texts else result
+    [image] = [c for c in result.content if isinstance(c, ImageContent)]
+    meta = json.loads(texts[0].text)
+    assert result.structured_content == meta
+    assert image.mime_type == meta["mime"]
+    assert meta["width"] * meta["height"] / 750 <= TOKEN_BUDGET, meta
+    return base64.b64decode(image.data), meta, image.data
+
+
+async def _pixel(client: Client, tab_id: int, data: str, mime: str, x: float, y: float) -> list[int]:
+    """Decode the picture in a page and read one pixel (fractions of width and height)."""
+    script = (
+        f"const img = new Image(); img.src = 'data:{mime};base64,{data}'; await img.decode();"
+        "const c = new OffscreenCanvas(img.width, img.height); const g = c.getContext('2d');"
+        f"g.drawImage(img, 0, 0); return [img.width, img.height, ...g.getImageData("
+        f"Math.floor(img.width * {x}), Math.floor(img.height * {y}), 1, 1).data.slice(0, 3)]"
+    )
+    out = await call(client, "interact", action="execute_js", script=script, tab_id=tab_id)
+    return out["result"]
+
+
+def _close(rgb: list[int], want: tuple[int, int, int]) -> bool:
+    return all(abs(a - b) < 40 for a, b in zip(rgb, want, strict=True))
+
+
+async def test_viewport_screenshot_is_a_small_jpeg_of_the_right_tab(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        front = await call(client, "interact", action="navigate", url=f"{site}/second.html")
+        await call(
+            client,
+            "interact",
+            action="execute_js",
+            script="document.body.style.background = 'rgb(0, 200, 0)'",
+        )
+        back = await call(client, "interact", action="new_tab", url=f"{site}/index.html", active=False)
+        await call(
+            client,
+            "interact",
+            action="execute_js",
+            script="document.body.style.background = 'rgb(200, 0, 0)'",
+            tab_id=back["tab_id"],
+        )
+
+        raw, meta, data = await _shot(client)
+        assert raw[:3] == b"\xff\xd8\xff" and meta["mime"] == "image/jpeg"
+        assert meta["tab_id"] == front["tab_id"] and 0 < meta["width"] <= 1280
+        px = await _pixel(client, front["tab_id"], data, meta["mime"], 0.5, 0.9)
+        assert px[:2] == [meta["width"], meta["height"]] and _close(px[2:], (0, 200, 0)), px
+
+        # A background tab is captured as itself, and the tab in front stays in front.
+        raw, meta, data = await _shot(client, tab_id=back["tab_id"])
+        assert meta["tab_id"] == back["tab_id"]
+        px = await _pixel(client, front["tab_id"], data, meta["mime"], 0.5, 0.9)
+        assert _close(px[2:], (200, 0, 0)), px
+        tabs = {t["id"]: t for t in (await call(client, "observe", what="tabs"))["tabs"]}
+        assert tabs[front["tab_id"]]["active"] and not tabs[back["tab_id"]]["active"]
+
+        # Chrome allows ~2 captures a second: a burst still succeeds, waiting its turn.
+        for _ in range(5):
+            await _shot(client, tab_id=back["tab_id"])
+
+        png, meta, _ = await _shot(client, format="png", max_width=640)
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and meta["width"] <= 640
+        await call(client, "interact", action="close_tab", tab_id=back["tab_id"])
+
+
+async def test_element_and_full_page_screenshots(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        nav = await call(client, "interact", action="navigate", url=f"{site}/tall.html")
+        tid = nav["tab_id"]
+        # Far below the fold: scrolled into view, then cropped to its 300 x 120 box.
+        _, meta, data = await _shot(client, selector="#far")
+        assert meta["element"]["width"] == 300 and meta["element"]["height"] == 120
+        assert (meta["width"], meta["height"]) == (300, 120)
+        px = await _pixel(client, tid, data, meta["mime"], 0.5, 0.5)
+        assert _close(px[2:], (255, 0, 0)), px
+
+        _, full, data = await _shot(client, full_page=True)
+        assert full["full_page"] is True and full["height"] > full["width"]
+        px = await _pixel(client, tid, data, full["mime"], 0.5, 0.99)
+        assert _close(px[2:], (0, 0, 255)), px
+
+        for args, code in [
+            ({"selector": "#nowhere"}, ErrorCode.ELEMENT_NOT_FOUND),
+            ({"selector": "div[["}, ErrorCode.INVALID_SELECTOR),
+            ({"selector": "#hidden"}, ErrorCode.NOT_INTERACTABLE),
+            ({"selector": "#far", "full_page": True}, ErrorCode.INVALID_PARAMS),
+            ({"tab_id": 2**31 - 2}, ErrorCode.TAB_NOT_FOUND),
+        ]:
+            err = await call_error(client, "interact", action="screenshot", **args)
+            assert err["error"] == code, (args, err)
+
+
+async def test_screenshot_is_refused_with_the_pilot_off(
+    driver: webdriver.Chrome, env: dict[str, str]
+) -> None:
+    browser.set_pilot(driver, False)
+    try:
+        async with mcp_client(env) as client:
+            err = await call_error(client, "interact", action="screenshot")
+            assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
+    finally:
+        browser.set_pilot(driver, True)
