@@ -162,3 +162,38 @@ async def test_nothing_matched_bad_selectors_and_big_results(
         assert 0 < len(big["data"]) < 3000
         assert big["data"][0] == {"id": "0", "name": "Name 0" + "x" * 1000}
         assert len(json.dumps(big["data"], separators=(",", ":"))) <= 1_000_000
+
+
+async def test_numbers_in_the_formats_pages_write_them(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/numbers.html")
+        out = await scrape(
+            client,
+            operation="extract",
+            selector="table.figures tr",
+            schema={"label": ".label", "n": ".v | number", "cents": ".v | attr:data-cents | number"},
+        )
+        got = {r["label"]: r["n"] for r in out["data"]}
+        assert got == {
+            "us thousands": 1234.5,
+            "dollars": 12,
+            "negative": -3,
+            "unit after": 12,
+            "european": 1234.5,
+            "swiss": 1234,
+            "spaced": 12345,
+            "accounting": -1000,
+            "unicode minus": -7.5,
+            "percent": 45,
+            "exponent": 1500.0,
+            "in a name": 101,
+            "not a number": None,
+            "empty": None,
+            "attribute": None,
+        }
+        assert out["data"][-1]["cents"] == 199
+        [warning] = [w for w in out["metadata"]["warnings"] if w.get("field") == "n"]
+        assert warning["message"].startswith("3 value")  # n/a, the empty cell, words
