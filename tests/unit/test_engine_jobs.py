@@ -290,3 +290,25 @@ def test_an_imported_workflow_is_checked_like_a_request() -> None:
         with pytest.raises(TabPilotError) as err:
             validate(bad)
         assert err.value.code == ErrorCode.INVALID_PARAMS, workflow
+
+
+async def test_a_tab_is_busy_once_a_current_tab_scrape_is_pinned_to_it(tmp_path: Path) -> None:
+    gate = asyncio.Event()
+    reached = asyncio.Event()
+
+    async def slow_wait(c: m.WaitFor) -> Any:
+        reached.set()
+        await gate.wait()
+        return {"matched": True}
+
+    jobs, _ = jobs_with(tmp_path, wait_for=slow_wait)  # navigate answers tab_id 1
+    first = jobs.start(request(record=False))
+    await reached.wait()
+    with pytest.raises(TabPilotError) as err:
+        jobs.start(request(record=False, tab_id=1))
+    assert (
+        err.value.code == ErrorCode.WORKFLOW_IN_PROGRESS
+        and err.value.data["correlation_id"] == first.correlation_id
+    )
+    gate.set()
+    await jobs.wait(first, 5_000)

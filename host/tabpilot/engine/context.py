@@ -36,6 +36,7 @@ class RunState:
     warnings: list[dict[str, str]] = field(default_factory=list[dict[str, str]])
     url: str | None = None
     first_url: str | None = None
+    tab_id: int | None = None  # the tab the run is pinned to, once known
     started: float = field(default_factory=time.monotonic)
     skipped: list[int] = field(default_factory=list[int])
     sensitive_fills: list[int] = field(default_factory=list[int])
@@ -63,7 +64,7 @@ class Context:
     ) -> None:
         self.browser = browser
         self.state = state
-        self.tab_id = tab_id
+        self.tab_id = state.tab_id = tab_id
         self.variables: dict[str, Any] = {"params": dict(params or {})}
         self.recovery = recovery or ErrorRecovery()
         self.allowed_hosts = allowed_hosts
@@ -110,7 +111,7 @@ class Context:
             tab = found.get("tab_id")
             if self.tab_id is None and isinstance(tab, int):
                 # Keep the run in the tab it started in even if the user switches tabs meanwhile.
-                self.tab_id = tab
+                self.tab_id = self.state.tab_id = tab
 
 
 def obj(value: Any) -> dict[str, Any]:

@@ -81,14 +81,13 @@ class Jobs:
         self.store = store
         self.grace_s = grace_s
         self._jobs: OrderedDict[str, Job] = OrderedDict()
-        self._by_tab: dict[int | None, Job] = {}
 
     def start(self, request: Any) -> Job:
         """Validate and start a request; raises invalid_params, workflow_not_found, workflow_in_progress."""
         req = parse_request(request)
         plan = workflows.replay_plan(req, self.store) if req.operation == "replay" else build_plan(req)
-        busy = self._by_tab.get(plan.tab_id)
-        if busy is not None and busy.result is None:
+        busy = self._busy(plan.tab_id)
+        if busy is not None:
             raise TabPilotError(
                 ErrorCode.WORKFLOW_IN_PROGRESS,
                 "another scrape is running in this tab; wait for it (observe command_result) or cancel it",
@@ -103,12 +102,19 @@ class Jobs:
             state=RunState(steps_total=len(plan.steps)),
             workflow_id=plan.replayed_from,
         )
-        self._by_tab[plan.tab_id] = job
         self._jobs[job.correlation_id] = job
         while len(self._jobs) > _KEPT_IN_MEMORY and next(iter(self._jobs.values())).result is not None:
             self._jobs.popitem(last=False)
         job.task = asyncio.get_running_loop().create_task(self._run(job))
         return job
+
+    def _busy(self, tab_id: int | None) -> Job | None:
+        """A running scrape in that tab: one asked for the same tab (or the same "current tab"), or
+        one that started in the current tab and turned out to be this one."""
+        for job in self.running():
+            if job.plan.tab_id == tab_id or (tab_id is not None and job.state.tab_id == tab_id):
+                return job
+        return None
 
     async def _run(self, job: Job) -> None:
         plan = job.plan
@@ -142,8 +148,6 @@ class Jobs:
                 "metadata": {"rows_extracted": job.state.rows, "errors": job.state.errors},
             }
         finally:
-            if self._by_tab.get(plan.tab_id) is job:
-                del self._by_tab[plan.tab_id]
             job.done.set()
             job.notify()
 
