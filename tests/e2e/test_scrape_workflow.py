@@ -44,7 +44,13 @@ async def poll(client: Client, correlation_id: str, until: Any, what: str) -> di
                 "observe", {"what": "command_result", "correlation_id": correlation_id}
             )
             out = payload(result)
-            if until(out):
+            # While a killed worker comes back, its host is briefly gone (an error that is not the
+            # scrape's own outcome, which always has a status): keep asking.
+            reconnecting = "status" not in out and out.get("error") in (
+                ErrorCode.EXTENSION_NOT_CONNECTED,
+                ErrorCode.EXTENSION_DISCONNECTED,
+            )
+            if not reconnecting and until(out):
                 return out
             await asyncio.sleep(0.05)
     raise AssertionError(what)
