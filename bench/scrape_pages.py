@@ -32,13 +32,20 @@ FIELDS = [
 ]
 
 # Each page writes down its own load time (navigation start to the end of its load event), so the
-# benchmark can tell the browser's time from TabPilot's.
+# benchmark can tell the browser's time from TabPilot's. With ?auto the pages also click their own Next
+# as soon as they have loaded: the browser going through the list by itself, with nobody reading it.
 _RECORD_LOAD = """<script>
 addEventListener('load', () => setTimeout(() => {
   const nav = performance.getEntriesByType('navigation')[0];
   sessionStorage.setItem('load:' + location.pathname, String(nav.loadEventEnd - nav.startTime));
+  if (!new URLSearchParams(location.search).has('auto')) return;
+  const now = String(performance.timeOrigin + performance.now());
+  if (!sessionStorage.getItem('chain:start')) sessionStorage.setItem('chain:start', now);
+  const next = document.querySelector('a.next');
+  if (next) next.click(); else sessionStorage.setItem('chain:end', now);
 }));
 </script>"""
+READ_CHAIN = "return [sessionStorage.getItem('chain:start'), sessionStorage.getItem('chain:end')]"
 
 
 _KEEP_QUERY = """<script>
@@ -46,9 +53,10 @@ for (const a of document.querySelectorAll('a.next')) a.search = location.search;
 </script>"""
 
 
-def list_url(page: int, delay_ms: int) -> str:
-    """Page `page` of the list, from a server `delay_ms` late."""
-    return f"list-{page}.html?delay_ms={delay_ms}" if delay_ms else f"list-{page}.html"
+def list_url(page: int, delay_ms: int, auto: bool = False) -> str:
+    """Page `page` of the list, from a server `delay_ms` late (`auto`: the pages click Next themselves)."""
+    query = [*([f"delay_ms={delay_ms}"] if delay_ms else []), *(["auto=1"] if auto else [])]
+    return f"list-{page}.html" + (f"?{'&'.join(query)}" if query else "")
 
 
 def write_list_pages(directory: Path) -> None:
