@@ -21,6 +21,7 @@ import * as screenshot from './screenshot.js';
 import * as scrollLoad from './scroll_load.js';
 import * as select from './select.js';
 import * as snapshot from './snapshot.js';
+import * as state from './state.js';
 import * as status from './status.js';
 import * as switchTab from './switch_tab.js';
 import * as tabs from './tabs.js';
@@ -31,5 +32,5 @@ import * as waitFor from './wait_for.js';
 export const HANDLERS = new Map([
   cancel, count, executeJs, extract, navigate, paginate, ping, scrollLoad, status, tabs,
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
-  closeTab, history, newTab, switchTab, trackTab, screenshot,
+  closeTab, history, newTab, switchTab, trackTab, screenshot, state,
 ].map((h) => [h.name, h]));

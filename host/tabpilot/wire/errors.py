@@ -41,6 +41,7 @@ class ErrorCode(enum.StrEnum):
     INVALID_SELECTOR = "invalid_selector"
     NOT_INTERACTABLE = "not_interactable"
     STALE_REF = "stale_ref"
+    SNAPSHOT_NOT_FOUND = "snapshot_not_found"
     # Workflows and extraction
     WORKFLOW_IN_PROGRESS = "workflow_in_progress"
     WORKFLOW_NOT_FOUND = "workflow_not_found"

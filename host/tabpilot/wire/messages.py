@@ -479,6 +479,7 @@ ExtensionCommand = (
     | CloseTab
     | TrackTab
     | Screenshot
+    | BrowserState
 )
 ToExtension = Welcome | Chunk | ExtensionCommand
 FromExtension = Hello | Result | ResultChunk | Error | Event
@@ -514,6 +515,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     CloseTab,
     TrackTab,
     Screenshot,
+    BrowserState,
 )
 
 
