@@ -47,6 +47,12 @@ def _params(work: Path, chromium: str, settle_ms: int | None) -> StdioServerPara
     return StdioServerParameters(command="node", args=args, env=env, cwd=str(work))
 
 
+def server_params(work: Path, chromium: str, settle_ms: int | None = 0) -> StdioServerParameters:
+    """How to start Playwright MCP headless on `chromium`, its files kept under `work`."""
+    work.mkdir(parents=True, exist_ok=True)
+    return _params(work, chromium, settle_ms)
+
+
 def kill_leftovers(work: Path) -> list[int]:
     """SIGKILL any process still running from `work` (a browser whose server died without closing it)."""
     killed: list[int] = []

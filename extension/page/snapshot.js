@@ -1,8 +1,9 @@
 // What a person sees on the page as lean text: one line per heading, text run, table row and
 // interactive element, every interactive element named by a ref (`@e5`, page/refs.js). Lines:
-//   # Heading            - list item            | cell | cell |        [dialog "Name"] … [/dialog]
-//   @e3 link "Next" → /page/2     @e5 textbox "Email" = "a@b.c"     @e6 checkbox "Remember me" [x]
-//   @e7 select "Size" = "M" {S,M,L}     @e8 button "Save" [disabled]
+//   # Heading            - list item            | cell | cell            [dialog "Name"] … [/dialog]
+//   @e3 link "Next" /page/2     @e5 textbox "Email" = a@b.c     @e6 checkbox "Remember me" [x]
+//   @e7 select "Size" = M {S,M,L}     @e8 button "Save" [disabled]     (unchecked boxes carry no mark)
+// Values are quoted only when they need it (spaces at an end, quotes, brackets, line breaks).
 // Hidden content (display:none, visibility:hidden, aria-hidden, inert, far off-screen) is skipped;
 // open shadow roots and same-origin frames are walked; secrets come out as [REDACTED].
 (() => {
@@ -29,6 +30,10 @@
   const norm = (s) => s.replace(/\s+/g, ' ').trim();
   const cut = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
   const quote = (s, n = MAX_NAME) => JSON.stringify(cut(s, n));
+  const plain = (s, n = MAX_VALUE) => {
+    const v = cut(s, n);
+    return v && v.trim() === v && !/["\n\r\[\]{}]/.test(v) ? v : JSON.stringify(v);
+  };
 
   function isInteractive(el, tag) {
     switch (tag) {
@@ -108,7 +113,7 @@
   const stateFlags = (el) => {
     const f = [];
     const checked = el.getAttribute('aria-checked');
-    if (checked) f.push(checked === 'true' ? '[x]' : checked === 'mixed' ? '[-]' : '[ ]');
+    if (checked === 'true' || checked === 'mixed') f.push(checked === 'true' ? '[x]' : '[-]');
     if (el.getAttribute('aria-selected') === 'true') f.push('[selected]');
     if (el.getAttribute('aria-pressed') === 'true') f.push('[pressed]');
     const expanded = el.getAttribute('aria-expanded');
@@ -129,8 +134,9 @@
       kind = tag === 'textarea' ? 'textarea' : INPUT_KIND[el.type] || 'textbox';
       if (kind === 'button') name = ariaName(el) || el.value || el.alt || (el.type === 'reset' ? 'Reset' : 'Submit');
       else name = controlName(el);
-      if (kind === 'checkbox' || kind === 'radio') flags.unshift(el.indeterminate ? '[-]' : el.checked ? '[x]' : '[ ]');
-      else if (kind !== 'button' && kind !== 'file' && el.value) value = secret || agent.isSensitive(el) ? ` = ${R}` : ` = ${quote(el.value, MAX_VALUE)}`;
+      if (kind === 'checkbox' || kind === 'radio') {
+        if (el.indeterminate || el.checked) flags.unshift(el.indeterminate ? '[-]' : '[x]');
+      } else if (kind !== 'button' && kind !== 'file' && el.value) value = secret || agent.isSensitive(el) ? ` = ${R}` : ` = ${plain(el.value)}`;
     } else if (tag === 'select') {
       kind = el.multiple ? 'listbox' : 'select';
       name = controlName(el);
@@ -140,19 +146,19 @@
         return /[,{}"]/.test(t) ? JSON.stringify(t) : t;
       });
       if (el.options.length > MAX_OPTIONS) opts.push(`…+${el.options.length - MAX_OPTIONS}`);
-      const shown = secret || agent.isSensitive(el) ? R : chosen.map((c) => quote(c)).join(',');
+      const shown = secret || agent.isSensitive(el) ? R : chosen.map((c) => (c.includes(',') ? quote(c) : plain(c, MAX_NAME))).join(',');
       value = `${shown ? ` = ${shown}` : ''} {${opts.join(',')}}`;
     } else if (tag === 'label') {
       // A label standing in for its hidden control (a styled checkbox): acting on it acts on the control.
       const c = el.control;
       kind = INPUT_KIND[c.type] || c.localName;
       name = plainText(el);
-      if (c.type === 'checkbox' || c.type === 'radio') flags.unshift(c.checked ? '[x]' : '[ ]');
+      if ((c.type === 'checkbox' || c.type === 'radio') && c.checked) flags.unshift('[x]');
     } else if (el.isContentEditable && el.hasAttribute('contenteditable')) {
       kind = 'editable';
       name = ariaName(el);
       const text = secret ? R : plainText(el);
-      if (text) value = ` = ${text === R ? R : quote(text, MAX_VALUE)}`;
+      if (text) value = ` = ${text === R ? R : plain(text)}`;
     } else {
       const role = el.getAttribute('role');
       kind = tag === 'a' ? 'link' : tag === 'button' || tag === 'summary' ? 'button' : role && ROLES.has(role) ? role : 'clickable';
@@ -164,7 +170,7 @@
       if ((kind === 'slider' || kind === 'spinbutton') && el.hasAttribute('aria-valuenow')) value = ` = ${el.getAttribute('aria-valuenow')}`;
       if (tag === 'a') {
         const href = hrefOf(el);
-        if (href) value = ` → ${href}`;
+        if (href) value = ` ${href}`;
       }
     }
     const label = name ? ` ${quote(name)}` : '';
@@ -231,7 +237,9 @@
       const tag = el.localName;
       if (SKIP.has(tag) || el.getAttribute('aria-hidden') === 'true' || el.inert) return;
       if (tag === 'input' && el.type === 'hidden') return;
-      if (!el.checkVisibility()) {
+      // One check for the common case; only a failed one pays for telling the reasons apart.
+      const shown = el.checkVisibility({ visibilityProperty: true });
+      if (!shown && !el.checkVisibility()) {
         // display:contents has no box of its own but its children render.
         if (el.ownerDocument.defaultView.getComputedStyle(el).display === 'contents') this.children(el, secret, quiet);
         return;
@@ -239,7 +247,6 @@
       const win = el.ownerDocument.defaultView;
       const rect = el.getBoundingClientRect();
       if (rect.right + win.scrollX < 0 || rect.bottom + win.scrollY < 0) return; // parked off-screen
-      const shown = el.checkVisibility({ visibilityProperty: true });
       const isSecretRoot = !secret && el.matches(this.secret);
       if (isSecretRoot && shown && (el.textContent || '').trim() && !isInteractive(el, tag)) this.buf += ` ${R} `;
       secret = secret || isSecretRoot;
@@ -317,7 +324,7 @@
       this.emit('[/frame]');
     }
 
-    /** A grid of two or more columns as `| a | b |` rows; false for layout tables of one column. */
+    /** A grid of two or more columns as `| a | b` rows; false for layout tables of one column. */
     table(el, secret) {
       const rows = [...el.rows];
       if (!rows.some((r) => r.cells.length >= 2)) return false;
@@ -327,7 +334,7 @@
         if (!row.checkVisibility()) continue;
         const cells = [...row.cells].map((cell) => (cell.checkVisibility()
           ? this.collect(() => this.children(cell, secret, false)).join(' ') : ''));
-        if (cells.some(Boolean)) this.lines.push(`| ${cells.join(' | ')} |`);
+        if (cells.some(Boolean)) this.lines.push(`| ${cells.join(' | ')}`.trimEnd());
       }
       return true;
     }

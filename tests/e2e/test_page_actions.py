@@ -80,8 +80,8 @@ async def test_fill_every_kind_of_field(env: dict[str, str], site: str) -> None:
         assert await js(client, "document.getElementById('name').value") == ""
 
         after = (await snapshot(client))["text"].splitlines()
-        assert '@e4 number "Age" = "36"' in after
-        assert '@e12 editable "Notes" = "Analytical engine"' in after
+        assert '@e4 number "Age" = 36' in after
+        assert '@e12 editable "Notes" = Analytical engine' in after
 
 
 async def test_click_and_wait_for(env: dict[str, str], site: str) -> None:
@@ -145,10 +145,10 @@ async def test_select_and_check(env: dict[str, str], site: str) -> None:
         assert (await call_error(client, "interact", action="uncheck", ref=pro))["error"] == "invalid_params"
 
         lines = (await snapshot(client))["text"].splitlines()
-        assert f'{size} select "Size" = "Large" {{Small,Medium,Large}}' in lines
-        assert f'{toppings} listbox "Toppings" = "Ham","Egg" {{Ham,Olives,Egg}}' in lines
-        assert f'{remember} checkbox "Remember me" [ ]' in lines
-        assert f'{pro} radio "Pro" [x]' in lines and '@e10 radio "Free" [ ]' in lines
+        assert f'{size} select "Size" = Large {{Small,Medium,Large}}' in lines
+        assert f'{toppings} listbox "Toppings" = Ham,Egg {{Ham,Olives,Egg}}' in lines
+        assert f'{remember} checkbox "Remember me"' in lines
+        assert f'{pro} radio "Pro" [x]' in lines and '@e10 radio "Free"' in lines
 
 
 async def test_keys_do_what_a_person_expects(env: dict[str, str], site: str) -> None:
