@@ -11,7 +11,8 @@ import { onTab, tabFailure } from './target.js';
 // Injected in this order; each page module registers its commands on the agent that core.js creates.
 export const AGENT_FILES = [
   'page/core.js', 'page/redact.js', 'page/extract.js', 'page/paginate.js',
-  'page/refs.js', 'page/snapshot.js', 'page/snapshot_cmd.js', 'page/actions.js', 'page/keyboard.js', 'page/wait.js',
+  'page/refs.js', 'page/controls.js', 'page/snapshot.js', 'page/snapshot_cmd.js',
+  'page/actions.js', 'page/keyboard.js', 'page/wait.js',
 ];
 
 // Runs in the page (isolated world): self-contained, only its source travels.

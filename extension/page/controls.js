@@ -1,0 +1,173 @@
+// How one interactive element reads in a snapshot: which elements are interactive, their names
+// (aria-labelledby, aria-label, labels, text, placeholder), kinds, values and state, as one line
+// `@e5 textbox "Email" = a@b.c`. page/snapshot.js walks the page and calls controlLine.
+(() => {
+  const agent = globalThis.__tabpilotAgent;
+  if (agent.controls) return;
+
+  const R = agent.REDACTED;
+  const ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'gridcell']);
+  const INPUT_KIND = {
+    email: 'email', password: 'password', number: 'number', date: 'date', time: 'time', 'datetime-local': 'datetime-local',
+    month: 'month', week: 'week', color: 'color', range: 'slider', file: 'file', checkbox: 'checkbox', radio: 'radio',
+    submit: 'button', button: 'button', reset: 'button', image: 'button',
+  };
+  const INTERACTIVE = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[onclick],[contenteditable],[tabindex]:not([tabindex="-1"]),'
+    + [...ROLES].map((r) => `[role=${r}]`).join(',');
+  const MAX_NAME = 80;
+  const MAX_VALUE = 100;
+  const MAX_OPTIONS = 25;
+
+  const norm = (s) => s.replace(/\s+/g, ' ').trim();
+  const cut = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+  const quote = (s, n = MAX_NAME) => JSON.stringify(cut(s, n));
+  const plain = (s, n = MAX_VALUE) => {
+    const v = cut(s, n);
+    return v && v.trim() === v && !/["\n\r\[\]{}]/.test(v) ? v : JSON.stringify(v);
+  };
+
+  function isInteractive(el, tag) {
+    switch (tag) {
+      case 'a': return el.hasAttribute('href');
+      case 'button': case 'select': case 'textarea': case 'summary': return true;
+      case 'input': return el.type !== 'hidden';
+      default: break;
+    }
+    const role = el.getAttribute('role');
+    if (role && ROLES.has(role)) return true;
+    if (el.hasAttribute('onclick')) return true;
+    if (el.hasAttribute('contenteditable') && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return true;
+    return el.hasAttribute('tabindex') && el.tabIndex >= 0;
+  }
+
+  /** Text of `el` for a name: labels minus the controls inside them, secrets redacted. */
+  function plainText(el) {
+    if (agent.isSensitive(el)) return R;
+    let s = '';
+    const walk = (n) => {
+      for (let c = n.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 3) s += c.data;
+        else if (c.nodeType === 1) {
+          const t = c.localName;
+          if (t === 'input' || t === 'select' || t === 'textarea' || t === 'script' || t === 'style') continue;
+          if (t === 'img' && c.alt) s += ` ${c.alt} `;
+          else if (agent.isSensitive(c)) s += ` ${R} `;
+          else walk(c);
+        }
+      }
+    };
+    walk(el);
+    return norm(s);
+  }
+
+  function ariaName(el) {
+    const by = el.getAttribute('aria-labelledby');
+    if (by) {
+      const root = el.getRootNode();
+      const text = by.split(/\s+/).map((id) => root.getElementById?.(id) || el.ownerDocument.getElementById(id))
+        .filter(Boolean).map(plainText).join(' ');
+      if (text) return text;
+    }
+    return norm(el.getAttribute('aria-label') || '');
+  }
+
+  function controlName(el) {
+    const aria = ariaName(el);
+    if (aria) return aria;
+    const labels = el.labels ? [...el.labels].map(plainText).filter(Boolean) : [];
+    if (labels.length) return labels.join(' ');
+    return norm(el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('name') || '');
+  }
+
+  function textName(el) {
+    const aria = ariaName(el);
+    if (aria) return aria;
+    const text = plainText(el);
+    return text || norm(el.getAttribute('title') || '');
+  }
+
+  function hrefOf(el) {
+    const raw = el.getAttribute('href');
+    if (!raw || /^\s*javascript:/i.test(raw)) return '';
+    let url;
+    try {
+      url = new URL(raw, el.baseURI);
+    } catch {
+      return raw;
+    }
+    const here = el.ownerDocument.location;
+    if (url.origin !== here.origin) return url.href;
+    if (url.pathname === here.pathname && url.search === here.search && url.hash) return url.hash;
+    return url.pathname + url.search + url.hash;
+  }
+
+  const stateFlags = (el) => {
+    const f = [];
+    const checked = el.getAttribute('aria-checked');
+    if (checked === 'true' || checked === 'mixed') f.push(checked === 'true' ? '[x]' : '[-]');
+    if (el.getAttribute('aria-selected') === 'true') f.push('[selected]');
+    if (el.getAttribute('aria-pressed') === 'true') f.push('[pressed]');
+    const expanded = el.getAttribute('aria-expanded');
+    if (expanded) f.push(expanded === 'true' ? '[expanded]' : '[collapsed]');
+    if (el.disabled || el.getAttribute('aria-disabled') === 'true') f.push('[disabled]');
+    if (el.readOnly && !el.disabled) f.push('[readonly]');
+    return f;
+  };
+
+  /** The line for an interactive element, and whether its children still need walking. */
+  function controlLine(el, tag, secret) {
+    let kind;
+    let name;
+    let value = '';
+    let leaf = true;
+    const flags = stateFlags(el);
+    if (tag === 'input' || tag === 'textarea') {
+      kind = tag === 'textarea' ? 'textarea' : INPUT_KIND[el.type] || 'textbox';
+      if (kind === 'button') name = ariaName(el) || el.value || el.alt || (el.type === 'reset' ? 'Reset' : 'Submit');
+      else name = controlName(el);
+      if (kind === 'checkbox' || kind === 'radio') {
+        if (el.indeterminate || el.checked) flags.unshift(el.indeterminate ? '[-]' : '[x]');
+      } else if (kind !== 'button' && kind !== 'file' && el.value) value = secret || agent.isSensitive(el) ? ` = ${R}` : ` = ${plain(el.value)}`;
+    } else if (tag === 'select') {
+      kind = el.multiple ? 'listbox' : 'select';
+      name = controlName(el);
+      const chosen = [...el.selectedOptions].map((o) => norm(o.label || o.text));
+      const opts = [...el.options].slice(0, MAX_OPTIONS).map((o) => {
+        const t = norm(o.label || o.text);
+        return /[,{}"]/.test(t) ? JSON.stringify(t) : t;
+      });
+      if (el.options.length > MAX_OPTIONS) opts.push(`…+${el.options.length - MAX_OPTIONS}`);
+      const shown = secret || agent.isSensitive(el) ? R : chosen.map((c) => (c.includes(',') ? quote(c) : plain(c, MAX_NAME))).join(',');
+      value = `${shown ? ` = ${shown}` : ''} {${opts.join(',')}}`;
+    } else if (tag === 'label') {
+      // A label standing in for its hidden control (a styled checkbox): acting on it acts on the control.
+      const c = el.control;
+      kind = INPUT_KIND[c.type] || c.localName;
+      name = plainText(el);
+      if ((c.type === 'checkbox' || c.type === 'radio') && c.checked) flags.unshift('[x]');
+    } else if (el.isContentEditable && el.hasAttribute('contenteditable')) {
+      kind = 'editable';
+      name = ariaName(el);
+      const text = secret ? R : plainText(el);
+      if (text) value = ` = ${text === R ? R : plain(text)}`;
+    } else {
+      const role = el.getAttribute('role');
+      kind = tag === 'a' ? 'link' : tag === 'button' || tag === 'summary' ? 'button' : role && ROLES.has(role) ? role : 'clickable';
+      leaf = el.querySelector(INTERACTIVE) === null;
+      name = leaf ? (secret ? R : textName(el)) : ariaName(el);
+      if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details') {
+        flags.push(el.parentElement.open ? '[expanded]' : '[collapsed]');
+      }
+      if ((kind === 'slider' || kind === 'spinbutton') && el.hasAttribute('aria-valuenow')) value = ` = ${el.getAttribute('aria-valuenow')}`;
+      if (tag === 'a') {
+        const href = hrefOf(el);
+        if (href) value = ` ${href}`;
+      }
+    }
+    const label = name ? ` ${quote(name)}` : '';
+    const tail = flags.length ? ` ${flags.join(' ')}` : '';
+    return { line: `${agent.refOf(el)} ${kind}${label}${value}${tail}`, leaf };
+  }
+
+  agent.controls = { INTERACTIVE, isInteractive, controlLine, ariaName, norm, quote };
+})();
