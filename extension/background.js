@@ -6,7 +6,8 @@ import { abortAll, abortPiloted, dispatch } from './lib/dispatch.js';
 import { configure } from './lib/identity.js';
 import { KEEPALIVE_PORT, ensureAlarm, ensureOffscreen, isWatchdog } from './lib/keepalive.js';
 import { connect, onClosed, onCommand, sendPilotEvent } from './lib/native.js';
-import { KEY, applyStorageChanges, loadState, restrictStorage, setPilot, setTrackedTab, untrack } from './lib/state.js';
+import { KEY, applyStorageChanges, getPilot, loadState, restrictStorage, setPilot, setTrackedTab, untrack } from './lib/state.js';
+import { syncTelemetry } from './lib/telemetry.js';
 
 const POPUP_URL = chrome.runtime.getURL('popup.html');
 
@@ -67,6 +68,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
   const enabled = changes[KEY.PILOT].newValue === true;
   if (!enabled) abortPiloted();
   sendPilotEvent(enabled);
+  syncTelemetry(enabled);
 });
 
 chrome.tabs.onRemoved.addListener((tabId) => {
@@ -87,6 +89,7 @@ chrome.runtime.onInstalled.addListener(() => {});
 onCommand(dispatch);
 onClosed(abortAll);
 loadState().catch((err) => console.warn('TabPilot: cannot read settings:', err));
+getPilot().then(syncTelemetry, () => {});
 restrictStorage();
 configure();
 connect();

@@ -25,6 +25,7 @@ import * as state from './state.js';
 import * as status from './status.js';
 import * as switchTab from './switch_tab.js';
 import * as tabs from './tabs.js';
+import * as telemetry from './telemetry.js';
 import * as trackTab from './track_tab.js';
 import * as typeText from './type.js';
 import * as waitFor from './wait_for.js';
@@ -32,5 +33,5 @@ import * as waitFor from './wait_for.js';
 export const HANDLERS = new Map([
   cancel, count, executeJs, extract, navigate, paginate, ping, scrollLoad, status, tabs,
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
-  closeTab, history, newTab, switchTab, trackTab, screenshot, state,
+  closeTab, history, newTab, switchTab, trackTab, screenshot, state, telemetry,
 ].map((h) => [h.name, h]));

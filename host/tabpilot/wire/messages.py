@@ -480,6 +480,7 @@ ExtensionCommand = (
     | TrackTab
     | Screenshot
     | BrowserState
+    | Telemetry
 )
 ToExtension = Welcome | Chunk | ExtensionCommand
 FromExtension = Hello | Result | ResultChunk | Error | Event
@@ -516,6 +517,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     TrackTab,
     Screenshot,
     BrowserState,
+    Telemetry,
 )
 
 
