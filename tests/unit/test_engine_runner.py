@@ -128,7 +128,7 @@ async def test_workflow_sequence_variables_and_outputs() -> None:
     out = await run(p, browser)
     assert out["status"] == "complete" and out["steps_completed"] == out["steps_total"] == 6
     assert browser.tags() == ["navigate", "execute_js", "fill", "click", "extract", "fill"]
-    nav, _, fill1, _, _, fill2 = browser.sent
+    nav, _, fill1, _, _, fill2 = [c for c in browser.sent if not isinstance(c, m.Telemetry)]
     assert isinstance(nav, m.Navigate) and nav.url == "https://jira.example/boards/PROJ"
     assert isinstance(fill1, m.Fill) and fill1.value == "sprint=S-7"
     assert isinstance(fill2, m.Fill) and fill2.value == "first=a"
@@ -424,3 +424,38 @@ async def test_a_next_page_that_lands_on_a_login_is_navigation_redirect() -> Non
     )
     assert out["error"] == ErrorCode.NAVIGATION_REDIRECT and out["redirect_url"].endswith("login?next=2")
     assert len(out["data"]) == 2
+
+
+async def test_page_errors_and_requests_during_the_run_are_summarised() -> None:
+    import time
+
+    now = time.time() * 1000
+    logs = {
+        "errors": [
+            {"time": now - 60_000, "message": "old"},
+            {"time": now + 5, "message": "TypeError: x is undefined"},
+        ],
+        "network": [
+            {"time": now + 1, "url": "https://a.example/api", "status": 200},
+            {"time": now + 2, "url": "https://a.example/broken", "status": 500},
+            {"time": now + 3, "url": "https://cdn.example/x.js", "status": 0, "error": "net::ERR_FAILED"},
+        ],
+    }
+    browser = ScriptedBrowser(
+        {"press": lambda c: {}, "telemetry": lambda c: {"items": logs[c.kind], "cursor": 9, "more": False}}
+    )
+    out = await run(workflow({"type": "press", "key": "Tab"}), browser)
+    assert out["metadata"]["telemetry"] == {
+        "errors": 1,
+        "first_errors": ["TypeError: x is undefined"],
+        "requests": 3,
+        "failed_requests": 2,
+        "first_failures": ["500 https://a.example/broken", "net::ERR_FAILED https://cdn.example/x.js"],
+    }
+    # An extension without the command gives no summary; a one-page extract does not ask.
+    out = await run(workflow({"type": "press", "key": "Tab"}), ScriptedBrowser({"press": lambda c: {}}))
+    assert "telemetry" not in out["metadata"]
+    site = TableSite(PAGES[:1])
+    quick = site.install(ScriptedBrowser({"telemetry": lambda c: {"items": []}}))
+    out = await run(plan(operation="extract", selector="tr", schema=SCHEMA), quick)
+    assert "telemetry" not in quick.tags(telemetry=True) and "telemetry" not in out["metadata"]

@@ -39,6 +39,7 @@ class RunState:
     tab_id: int | None = None  # the tab the run is pinned to, once known
     started: float = field(default_factory=time.monotonic)
     skipped: list[int] = field(default_factory=list[int])
+    telemetry: dict[str, Any] | None = None
     sensitive_fills: list[int] = field(default_factory=list[int])
 
     def warn(self, warning: dict[str, str]) -> None:

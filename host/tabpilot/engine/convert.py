@@ -35,7 +35,9 @@ _FALSE_WORDS = frozenset({"false", "no", "n", "off", "0", "unchecked", "disabled
 
 def parse_number(text: str) -> Number | None:
     """The first number written in `text`, or None when there is none."""
-    s = text.translate(_SPACES)
+    if text.isdigit() and text.isascii():
+        return int(text)  # the common case, 20x cheaper than the general path
+    s = text if text.isascii() else text.translate(_SPACES)
     found = _NUMBER.search(s)
     if found is None:
         return None
@@ -44,8 +46,10 @@ def parse_number(text: str) -> Number | None:
         return None  # "1,234,5": no reading is safe
     if dec is None and sep in (".", ",") and digits.count(sep) == 1 and (sep == "." or digits[0] == "0"):
         digits, frac = digits.split(sep)  # "1.234" is 1.234 and "0,001" is 0.001, not thousands
-    whole = re.sub(r"\D", "", digits)
-    negative = _negative(s, found.start(), found.end())
+        sep = None
+    whole = digits.replace(sep, "") if sep else digits
+    start = found.start()
+    negative = start > 0 and ("-" in s[:start] or "(" in s[:start]) and _negative(s, start, found.end())
     if frac is None and exp is None:
         value: Number = int(whole)
     else:
@@ -118,16 +122,21 @@ class Conversions:
     def rows(self, raw_rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
         """Rows as objects keyed by field name, with conversions applied."""
         names = self.names
-        out: list[dict[str, Any]] = []
+        n = len(names)
         steps = self._steps
+        if not steps:
+            return [dict(zip(names, r, strict=True)) if len(r) == n else self._padded(r) for r in raw_rows]
+        out: list[dict[str, Any]] = []
         for raw in raw_rows:
-            values = list(raw)
-            if len(values) != len(names):
-                values = (values + [None] * len(names))[: len(names)]
+            values = list(raw) if len(raw) == n else list(self._padded(raw).values())
             for i, conv in steps:
                 values[i] = conv(values[i])
             out.append(dict(zip(names, values, strict=True)))
         return out
+
+    def _padded(self, raw: Sequence[Any]) -> dict[str, Any]:
+        values = (list(raw) + [None] * len(self.names))[: len(self.names)]
+        return dict(zip(self.names, values, strict=True))
 
     def warnings(self) -> list[dict[str, str]]:
         """One warning per field with values that did not convert."""

@@ -53,6 +53,7 @@ class Options(Struct, forbid_unknown_fields=True):
     limit: Annotated[int, Meta(ge=0)] | None = None
     delay_ms: Ms = DEFAULT_DELAY_MS
     max_bytes: Annotated[int, Meta(ge=1_000, le=64 * 1024 * 1024)] = DEFAULT_MAX_BYTES
+    telemetry: bool | None = None  # summarise page errors and requests (default: all but 1-page extracts)
 
 
 class ErrorRecovery(Struct, forbid_unknown_fields=True):

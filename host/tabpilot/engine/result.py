@@ -56,6 +56,8 @@ def response(
         meta["warnings"] = warnings
     if state.retries:
         meta["retries"] = state.retries
+    if state.telemetry is not None:
+        meta["telemetry"] = state.telemetry
     if state.skipped:
         meta["skipped_steps"] = state.skipped
     if plan.replayed_from:

@@ -12,6 +12,7 @@ import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.messages import Count, Extract, FieldPlan
+from . import telemetry
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, Context, RunState, obj
 from .model import Condition
@@ -70,6 +71,8 @@ async def run(
     outcome = Outcome("complete", state)
     try:
         await _steps(plan, ctx, outcome)
+        if _wants_telemetry(plan) and (outcome.error is None or outcome.error.code not in _NO_PAGE):
+            state.telemetry = await telemetry.summary(ctx, state.started)
     except asyncio.CancelledError:
         task = asyncio.current_task()
         if task is not None:
@@ -110,6 +113,18 @@ async def _steps(plan: Plan, ctx: Context, outcome: Outcome) -> None:
             _keep(step, i, output, ctx)
         state.steps_completed += 1
     ctx.progress()
+
+
+# After these there is no page to ask for its telemetry, no answer to expect, or nothing ran.
+_NO_PAGE = (FATAL - {ErrorCode.NAVIGATION_REDIRECT}) | {ErrorCode.TIMEOUT}
+
+
+def _wants_telemetry(plan: Plan) -> bool:
+    """A one-page extract is a read of a few ms with no "during"; anything longer gets the summary."""
+    if plan.options.telemetry is not None:
+        return plan.options.telemetry
+    step = plan.steps[0] if len(plan.steps) == 1 else None
+    return not (isinstance(step, ExtractStep) and step.paginate is None and step.scroll is None)
 
 
 def _resolved(step: StepBase, variables: dict[str, Any]) -> StepBase:

@@ -1,0 +1,56 @@
+"""What the page logged while a scrape ran: its errors and network requests, summarised for metadata.
+
+The extension keeps per-tab buffers (answer `{items, cursor, more, ...}`, items with `time` in epoch
+ms); the scrape reads them once at its end and keeps the items from its own time span. An extension
+without the telemetry command simply gives no summary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from ..wire.errors import TabPilotError
+from ..wire.messages import Telemetry
+from .context import Context, obj
+
+_LIMIT = 1000
+_TIMEOUT_S = 2.0
+_EXAMPLES = 3
+
+
+async def _since(ctx: Context, kind: str, started_ms: float) -> list[dict[str, Any]] | None:
+    command = Telemetry(id=0, kind=kind, since=0, limit=_LIMIT, tab_id=ctx.tab_id)
+    try:
+        # Straight to the browser: no retries, a short bound; a summary is never worth a wait.
+        async with asyncio.timeout(_TIMEOUT_S):
+            answer = obj(await ctx.browser.call(command))
+    except (TabPilotError, TimeoutError):
+        return None
+    items: list[Any] = answer.get("items") or []
+    return [i for i in map(obj, items) if float(i.get("time") or 0) >= started_ms]
+
+
+async def summary(ctx: Context, started_monotonic: float) -> dict[str, Any] | None:
+    """`{errors, requests, failed_requests, first_errors}` for the run so far, or None if unavailable."""
+    started_ms = (time.time() - (time.monotonic() - started_monotonic)) * 1000 - 1
+    errors = await _since(ctx, "errors", started_ms)
+    network = await _since(ctx, "network", started_ms)
+    if errors is None and network is None:
+        return None
+    out: dict[str, Any] = {}
+    if errors is not None:
+        out["errors"] = len(errors)
+        if errors:
+            out["first_errors"] = [str(e.get("message", ""))[:200] for e in errors[:_EXAMPLES]]
+    if network is not None:
+        failed = [n for n in network if int(n.get("status") or 0) == 0 or int(n.get("status") or 0) >= 400]
+        out["requests"] = len(network)
+        out["failed_requests"] = len(failed)
+        if failed:
+            out["first_failures"] = [
+                f"{n.get('status') or n.get('error', 'failed')} {str(n.get('url', ''))[:200]}"
+                for n in failed[:_EXAMPLES]
+            ]
+    return out
