@@ -221,6 +221,11 @@ async def mcp_series(
             # What the agent reads (the text block) against the rows alone as compact JSON.
             compact = len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode())
             out[f"bytes_ratio_{n}"] = round(len(text_of(result).encode()) / compact, 4)
+            # Part of each call above is this client checking the rows against the tool's output
+            # schema (the SDK does it with jsonschema); an agent's own client may not.
+            started = time.perf_counter()
+            await client.session.validate_tool_result("interact", result)
+            out[f"client_schema_check_{n}_ms"] = round((time.perf_counter() - started) * 1000, 1)
 
         async def mcp_run(first: str) -> tuple[float, float]:
             await navigate(first)

@@ -51,20 +51,25 @@ export async function run(msg, { signal }) {
   }
 }
 
-// Runs in the new document (isolated world), self-contained.
-function hasMatch(selector) {
-  try {
-    return document.querySelector(selector) !== null;
-  } catch {
-    return false;
-  }
+// Runs in the new document (isolated world), self-contained: once the document is parsed, does it
+// hold a row? (Before that, a table may be only half there.)
+function rowsOnceParsed(selector) {
+  const holds = () => {
+    try {
+      return document.querySelector(selector) !== null;
+    } catch {
+      return false;
+    }
+  };
+  if (document.readyState !== 'loading') return holds();
+  return new Promise((resolve) => document.addEventListener('DOMContentLoaded', () => resolve(holds()), { once: true }));
 }
 
 /**
  * Follow tab `tabId`'s main frame from now on: `began` resolves when a new document starts loading,
  * `completed` with its final URL once it has loaded (or once its DOM is parsed and holds a row),
- * `closed` rejects if the tab goes away. Listeners
- * exist only for this wait (at top level they would wake the worker for every navigation).
+ * `closed` rejects if the tab goes away. Listeners exist only for this wait (at top level they would
+ * wake the worker for every navigation).
  */
 function watchMainFrame(tabId, rowSelector) {
   const nav = chrome.webNavigation;
@@ -100,15 +105,16 @@ function watchMainFrame(tabId, rowSelector) {
       // loading, so that it costs nothing after the load instead of two more trips into the page.
       // Not awaited: its promise settles well after the load, and a command that comes first finds no
       // agent and injects it itself (the files are idempotent).
-      chrome.scripting.executeScript({ target: frameOf(d), files: AGENT_FILES, injectImmediately: true }).catch(() => {});
-    }],
-    // Rows already in the parsed document are what the next extract reads: no need to wait for
-    // images and other subresources (the load event) as well. Without rows, the load decides.
-    [nav.onDOMContentLoaded, (d) => {
-      if (!mine(d) || !committed || (committed.documentId && d.documentId !== committed.documentId)) return;
-      chrome.scripting.executeScript({ target: frameOf(d), func: hasMatch, args: [rowSelector], injectImmediately: true })
+      const target = frameOf(d);
+      chrome.scripting.executeScript({ target, files: AGENT_FILES, injectImmediately: true }).catch(() => {});
+      // Rows already in the parsed document are what the next extract reads: no need to wait for
+      // images and other subresources (the load event) as well. Asked now, answered at
+      // DOMContentLoaded from inside the page: no event and no extra trip after it. Without rows, the
+      // load decides.
+      const url = d.url;
+      chrome.scripting.executeScript({ target, func: rowsOnceParsed, args: [rowSelector], injectImmediately: true })
         .then(([first]) => {
-          if (first && first.result === true) completed.resolve(d.url);
+          if (first && first.result === true) completed.resolve(url);
         }, () => {});
     }],
     [nav.onCompleted, (d) => {
