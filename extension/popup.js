@@ -1,6 +1,8 @@
 // The popup: the AI Web Pilot switch (only this page may change it), the native host connection,
 // versions, and "track this tab". It reads chrome.storage directly and asks the worker to write.
 import { PROTOCOL_VERSION } from './protocol.js';
+import { ACTIVITY_KEY } from './lib/activity.js';
+import { DEFAULT_REDACT, KEY } from './lib/state.js';
 
 const $ = (id) => document.getElementById(id);
 const toggle = $('pilot-toggle');
@@ -81,13 +83,75 @@ async function showTracking(trackedId, trackedUrl) {
   }
 }
 
+const SHOWN_ACTIONS = 20;
+
+function showActivity(entries) {
+  const list = $('activity-log');
+  const recent = (Array.isArray(entries) ? entries : []).slice(-SHOWN_ACTIONS).reverse();
+  list.replaceChildren(
+    ...recent.map((e) => {
+      const li = document.createElement('li');
+      const time = new Date(e.at).toLocaleTimeString([], { hour12: false });
+      li.append(el('span', 'time', time), el('span', 'action', e.action), el('span', 'tab', e.tab === null ? '' : `tab ${e.tab}`));
+      li.append(el('span', e.outcome === 'ok' ? 'ok' : 'bad', e.outcome));
+      return li;
+    }),
+  );
+  $('activity-empty').hidden = recent.length > 0;
+}
+
+async function showActing() {
+  const text = await chrome.action.getBadgeText({}).catch(() => '');
+  $('acting').hidden = !text;
+}
+
+function showRedaction(list) {
+  const area = $('redact-list');
+  if (document.activeElement === area) return; // do not overwrite what the person is typing
+  area.value = (Array.isArray(list) ? list : DEFAULT_REDACT).join('\n');
+}
+
 async function refresh() {
-  const local = await chrome.storage.local.get(['pilot', 'trackedTabId', 'trackedTabUrl']);
-  const session = await chrome.storage.session.get('connection');
+  const local = await chrome.storage.local.get(['pilot', 'trackedTabId', 'trackedTabUrl', KEY.REDACT]);
+  const session = await chrome.storage.session.get(['connection', ACTIVITY_KEY]);
   showPilot(local.pilot === true);
   showConnection(session.connection);
+  showActivity(session[ACTIVITY_KEY]);
+  showRedaction(local[KEY.REDACT]);
+  await showActing();
   await showTracking(local.trackedTabId, local.trackedTabUrl);
 }
+
+/** Each line a CSS selector the browser accepts; an error names the first that is not. */
+function parseSelectors(text) {
+  const list = [...new Set(text.split('\n').map((l) => l.trim()).filter(Boolean))];
+  for (const selector of list) {
+    try {
+      document.createDocumentFragment().querySelector(selector);
+    } catch {
+      return { error: `not a CSS selector: ${selector}` };
+    }
+  }
+  return { list };
+}
+
+// The popup writes the list itself: it is the only page that may (storage is closed to content
+// scripts, and no command from the host or the agent writes this key).
+$('redact-save').addEventListener('click', async () => {
+  const parsed = parseSelectors($('redact-list').value);
+  if (parsed.error) {
+    $('redact-status').textContent = parsed.error;
+    return;
+  }
+  await chrome.storage.local.set({ [KEY.REDACT]: parsed.list });
+  $('redact-status').textContent = `saved (${parsed.list.length})`;
+});
+
+$('redact-reset').addEventListener('click', async () => {
+  await chrome.storage.local.remove(KEY.REDACT);
+  $('redact-list').value = DEFAULT_REDACT.join('\n');
+  $('redact-status').textContent = 'defaults restored';
+});
 
 toggle.addEventListener('change', async () => {
   const wanted = toggle.checked;
@@ -103,6 +167,8 @@ $('track-tab').addEventListener('click', async () => {
 });
 
 chrome.storage.onChanged.addListener(() => refresh());
+// The badge has no change event: look while the popup is open.
+setInterval(showActing, 500);
 refresh();
 // Opening the popup is a good moment to retry a failed connection instead of waiting for the backoff.
 chrome.runtime.sendMessage({ type: 'reconnect' }).catch(() => {});

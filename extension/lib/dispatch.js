@@ -1,6 +1,7 @@
 // Running one command from the host: look up its handler, enforce the pilot toggle, answer once.
 import { ERR } from '../protocol.js';
 import { HANDLERS } from '../commands/index.js';
+import { actingEnded, actingStarted, record } from './activity.js';
 import { CommandError, asCommandError, pilotOff } from './errors.js';
 import { errorMessage, resultMessages } from './reply.js';
 import { getPilot } from './state.js';
@@ -27,16 +28,30 @@ export async function dispatch(msg, send) {
   const controller = new AbortController();
   controller.piloted = handler.needsPilot;
   running.set(id, controller);
+  const started = Date.now();
+  let acting = false;
+  let outcome = 'ok';
+  let tab = Number.isInteger(msg.tab_id) ? msg.tab_id : null;
   try {
     if (handler.needsPilot && !(await getPilot())) throw pilotOff();
+    if (handler.needsPilot) {
+      acting = true;
+      actingStarted();
+    }
     const out = await handler.run(msg, { signal: controller.signal, running });
+    if (tab === null && out && Number.isInteger(out.tab_id)) tab = out.tab_id;
     for (const m of resultMessages(id, out)) send(m);
   } catch (err) {
     const e = asCommandError(err);
     if (e.code === ERR.INTERNAL_ERROR) console.error(`TabPilot: ${msg.type} ${id} failed:`, err);
+    outcome = e.code;
+    if (tab === null && e.data && Number.isInteger(e.data.tab_id)) tab = e.data.tab_id;
     send(errorMessage(id, e));
   } finally {
     if (running.get(id) === controller) running.delete(id);
+    if (acting) actingEnded();
+    // Only what was done and how it ended: never the command's arguments (scripts, filled values).
+    if (handler.needsPilot) record({ at: started, tab, action: msg.type, outcome, ms: Date.now() - started });
   }
 }
 
