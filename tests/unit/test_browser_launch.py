@@ -197,15 +197,15 @@ def test_pid_file_and_running_check(tmp_path: Path) -> None:
     assert process.running_pid(tmp_path) is None
 
 
-def test_terminate_uses_sigterm_then_sigkill(tmp_path: Path) -> None:
+def test_terminate_uses_sigint_then_sigkill(tmp_path: Path) -> None:
     proc = _sleeper(tmp_path)
-    assert process.terminate(proc.pid, timeout_s=5).signal == "SIGTERM"
+    assert process.terminate(proc.pid, timeout_s=5).signal == "SIGINT"
     proc.wait()
     stubborn = subprocess.Popen(
         [
             sys.executable,
             "-c",
-            "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+            "import signal, sys, time; signal.signal(signal.SIGINT, signal.SIG_IGN); "
             "sys.stdout.write('ready\\n'); sys.stdout.flush(); time.sleep(60)",
         ],
         stdout=subprocess.PIPE,
@@ -230,7 +230,7 @@ def test_stop_profile_stops_recorded_browser(tp_dirs: dict[str, str]) -> None:
     proc = _sleeper(folder)
     process.write_pid(folder, proc.pid)
     result = launch.stop_profile("p1", timeout_s=5)
-    assert result == process.Stopped(proc.pid, "SIGTERM")
+    assert result == process.Stopped(proc.pid, "SIGINT")
     assert not process.pid_file(folder).exists()
     proc.wait()
 

@@ -110,9 +110,9 @@ def launch(
     type=click.Path(file_okay=False, path_type=Path),
     help="The folder it was launched with, if not the default.",
 )
-@click.option("--timeout", default=10.0, show_default=True, help="Seconds after SIGTERM before SIGKILL.")
+@click.option("--timeout", default=10.0, show_default=True, help="Seconds after SIGINT before SIGKILL.")
 def stop(name: str, user_data_dir: Path | None, timeout: float) -> None:
-    """Stop a profile started with `tabpilot browser launch` (SIGTERM, then SIGKILL)."""
+    """Stop a profile started with `tabpilot browser launch` (SIGINT, then SIGKILL)."""
     try:
         result = stop_profile(name, user_data_dir=user_data_dir, timeout_s=timeout)
     except TabPilotError as exc:

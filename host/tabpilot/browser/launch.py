@@ -59,7 +59,7 @@ class LaunchedBrowser:
         return code
 
     def stop(self, timeout_s: float = 10.0) -> process.Stopped:
-        """Terminate the browser (SIGTERM, then SIGKILL after `timeout_s`)."""
+        """Terminate the browser (SIGINT, then SIGKILL after `timeout_s`)."""
         result = process.terminate(self.pid, timeout_s)
         if self.process is not None:
             self.process.wait()
@@ -198,7 +198,7 @@ def launch_profile(
 def stop_profile(
     name: str = profile.DEFAULT_PROFILE, *, user_data_dir: Path | None = None, timeout_s: float = 10.0
 ) -> process.Stopped:
-    """Terminate the profile's browser if it runs (SIGTERM, then SIGKILL after `timeout_s`)."""
+    """Terminate the profile's browser if it runs (SIGINT, then SIGKILL after `timeout_s`)."""
     folder = profile.profile_dir(name, user_data_dir)
     pid = process.running_pid(folder)
     if pid is None:
