@@ -222,6 +222,7 @@ async def test_async_queued_then_command_result_and_cancel(tmp_path: Path) -> No
 async def test_results_and_workflows_survive_a_restart(tmp_path: Path) -> None:
     jobs, _ = jobs_with(tmp_path)
     out = await finish(jobs, request())
+    await jobs.shutdown()  # what the host does when the extension's port closes
     restarted, browser = jobs_with(tmp_path)
     assert (await restarted.result(out["correlation_id"]))["data"] == out["data"]
     again = await finish(restarted, {"operation": "replay", "workflow_id": out["workflow_id"]})

@@ -81,6 +81,7 @@ class Jobs:
         self.store = store
         self.grace_s = grace_s
         self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._saving: set[asyncio.Task[None]] = set()
 
     def start(self, request: Any) -> Job:
         """Validate and start a request; raises invalid_params, workflow_not_found, workflow_in_progress."""
@@ -133,10 +134,8 @@ class Jobs:
             if plan.record:
                 value["metadata"]["recorded"] = recorded is not None
             job.result = value
-            try:
-                self.store.save_result(job.correlation_id, value)
-            except OSError as exc:
-                log.error("could not keep result %s: %s", job.correlation_id, exc)
+            # Kept on disk off the caller's path: it is waiting for this very result.
+            self._keep(job.correlation_id, value)
         except Exception as exc:  # a bug: the caller still gets an answer, not a hang
             log.exception("scrape %s crashed", job.correlation_id)
             job.result = {
@@ -150,6 +149,17 @@ class Jobs:
         finally:
             job.done.set()
             job.notify()
+
+    def _keep(self, correlation_id: str, value: dict[str, Any]) -> None:
+        async def save() -> None:
+            try:
+                await asyncio.to_thread(self.store.save_result, correlation_id, value)
+            except OSError as exc:
+                log.error("could not keep result %s: %s", correlation_id, exc)
+
+        task = asyncio.get_running_loop().create_task(save())
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
 
     async def wait(self, job: Job, wait_ms: int) -> dict[str, Any]:
         """The result if it comes within wait_ms, else the progress so far."""
@@ -187,11 +197,12 @@ class Jobs:
 
     async def shutdown(self, timeout_s: float = 2.0) -> None:
         """Let running scrapes end (their browser calls fail fast once the extension is gone), then cancel."""
-        pending = [j for j in self.running() if j.task is not None]
-        if not pending:
-            return
-        _, late = await asyncio.wait([j.task for j in pending if j.task], timeout=timeout_s)
-        for task in late:
-            task.cancel()
-        if late:
-            await asyncio.wait(late, timeout=timeout_s)
+        pending = [j.task for j in self.running() if j.task is not None]
+        if pending:
+            _, late = await asyncio.wait(pending, timeout=timeout_s)
+            for task in late:
+                task.cancel()
+            if late:
+                await asyncio.wait(late, timeout=timeout_s)
+        if self._saving:
+            await asyncio.wait(list(self._saving), timeout=timeout_s)
