@@ -8,8 +8,15 @@ const MAX_ENTRIES = 50;
 // instead of a flicker (and costs two badge calls, not two per command).
 const BADGE_LINGER_MS = 400;
 
+// Entries are written in batches at most every FLUSH_MS: a storage write per command measured
+// +0.4 ms on execute_js's p50 (the browser process does the work on the same 2 cores). A worker that
+// dies loses at most the last FLUSH_MS of the log.
+const FLUSH_MS = 250;
+
 let pending = [];
-let flushing = null;
+let log = null; // this worker's copy of the stored log, read once
+let timer = null;
+let chain = Promise.resolve();
 let running = 0;
 let clearTimer = null;
 
@@ -18,24 +25,24 @@ function warn(err) {
 }
 
 async function flush() {
-  while (pending.length) {
-    const batch = pending;
-    pending = [];
+  const batch = pending;
+  pending = [];
+  if (log === null) {
     const got = await chrome.storage.session.get(ACTIVITY_KEY);
-    const log = Array.isArray(got[ACTIVITY_KEY]) ? got[ACTIVITY_KEY] : [];
-    await chrome.storage.session.set({ [ACTIVITY_KEY]: [...log, ...batch].slice(-MAX_ENTRIES) });
+    log = Array.isArray(got[ACTIVITY_KEY]) ? got[ACTIVITY_KEY] : [];
   }
+  log = [...log, ...batch].slice(-MAX_ENTRIES);
+  await chrome.storage.session.set({ [ACTIVITY_KEY]: log });
 }
 
-/** Append one finished action to the popup's log. */
+/** Append one finished action to the popup's log (written within FLUSH_MS). */
 export function record(entry) {
   pending.push(entry);
-  flushing ??= flush()
-    .catch(warn)
-    .finally(() => {
-      flushing = null;
-      if (pending.length) record(pending.pop());
-    });
+  if (timer !== null) return;
+  timer = setTimeout(() => {
+    timer = null;
+    chain = chain.then(flush).catch(warn);
+  }, FLUSH_MS);
 }
 
 /** A piloted command started acting on the browser: show the badge. */

@@ -11,6 +11,9 @@ import { MAX_AREA } from './image.js';
 const QUOTA_RE = /MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND/;
 const QUOTA_WAIT_MS = 350;
 const QUOTA_TRIES = 6;
+const READBACK_RE = /image readback failed/i;
+const READBACK_TRIES = 3;
+const PAINT_WAIT_MS = 500;
 // A full page is scaled to fit MAX_AREA, but not narrower than this; a taller page is cut (and said so).
 const MIN_FULL_WIDTH = 640;
 
@@ -28,6 +31,17 @@ async function captureWithQuota(windowId, options, signal) {
   }
 }
 
+// Runs in the tab: resolves once the page has produced a frame since it became visible.
+function framePainted() {
+  return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))));
+}
+
+async function painted(tabId) {
+  const frame = chrome.scripting.executeScript({ target: { tabId }, func: framePainted });
+  // A page that cannot run scripts (or never paints) is captured as it is after this bound.
+  await Promise.race([frame.catch(() => null), pause(PAINT_WAIT_MS)]);
+}
+
 /** A data: URL of what `tab` shows in its viewport, captured as `format` (jpeg at `quality`, or png). */
 export async function captureVisible(tab, { format, quality, signal }) {
   const options = format === 'png' ? { format: 'png' } : { format: 'jpeg', quality };
@@ -35,9 +49,18 @@ export async function captureVisible(tab, { format, quality, signal }) {
   if (!tab.active) {
     [previous] = await chrome.tabs.query({ active: true, windowId: tab.windowId });
     await chrome.tabs.update(tab.id, { active: true });
+    // A tab just brought to the front has no frame yet to read back ("image readback failed").
+    await painted(tab.id);
   }
   try {
-    return await captureWithQuota(tab.windowId, options, signal);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await captureWithQuota(tab.windowId, options, signal);
+      } catch (err) {
+        if (!READBACK_RE.test(String(err && err.message)) || attempt >= READBACK_TRIES) throw err;
+        await painted(tab.id);
+      }
+    }
   } finally {
     if (previous && previous.id !== tab.id) await chrome.tabs.update(previous.id, { active: true }).catch(() => {});
   }
