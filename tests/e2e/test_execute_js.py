@@ -56,6 +56,7 @@ async def test_an_endless_loop_times_out_and_the_tab_is_usable_again(
     async with mcp_client(env) as client:
         # A tab of its own: the one the test driver holds must survive for the next tests.
         nav = await call(client, "interact", action="new_tab", url=f"{site}/index.html")
+        await call(client, "configure", action="track_tab", tab_id=nav["tab_id"])
         err = await call_error(
             client,
             "interact",
@@ -69,6 +70,9 @@ async def test_an_endless_loop_times_out_and_the_tab_is_usable_again(
         assert data["tab_id"] == nav["tab_id"] and data["recovered"] == "reloaded"
         assert data["url"] == f"{site}/index.html"
         fresh = data["new_tab_id"]
+        # Tracking follows the tab to its new id.
+        assert (await call(client, "configure", action="status"))["tracked_tab_id"] == fresh
+        await call(client, "configure", action="untrack_tab")
         title = await call(client, "interact", action="execute_js", script="document.title", tab_id=fresh)
         assert title == {"success": True, "result": "TabPilot fixture"}
         # The new tab is the active one: calls without tab_id reach it too.
