@@ -1,6 +1,6 @@
 // Structured extraction: the page applies the compiled fields to every row and serializes the rows
 // itself; the JSON text goes on to the host unparsed (big results in ~256 KB chunks).
-import { ERR } from '../protocol.js';
+import { ERR, MAX_RESULT_BYTES } from '../protocol.js';
 import { CommandError } from '../lib/errors.js';
 import { inPage } from '../lib/page.js';
 
@@ -12,5 +12,7 @@ export async function run(msg, { signal }) {
   if (!Array.isArray(msg.fields) || msg.fields.length === 0) throw new CommandError(ERR.INVALID_PARAMS, 'fields must be a non-empty list');
   const limit = msg.limit ?? null;
   if (limit !== null && (!Number.isInteger(limit) || limit < 0)) throw new CommandError(ERR.INVALID_PARAMS, 'limit must be a non-negative integer');
-  return inPage(msg, 'extract', { selector: msg.selector, fields: msg.fields, limit }, { signal, fallbackTimeoutMs: 10_000 });
+  // A JSON text with more UTF-16 units than MAX_RESULT_BYTES has at least as many UTF-8 bytes.
+  const args = { selector: msg.selector, fields: msg.fields, limit, max_chars: MAX_RESULT_BYTES };
+  return inPage(msg, 'extract', args, { signal, fallbackTimeoutMs: 10_000 });
 }

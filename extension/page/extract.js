@@ -7,8 +7,6 @@
 // extracts; deeper roots are not entered and closed roots cannot be.
 (() => {
   const agent = globalThis.__tabpilotAgent;
-  // The host holds at most 256 MiB of one result (wire MAX_RESULT_BYTES); refuse before building more.
-  const MAX_CHARS = 256 * 1024 * 1024;
   const TAKES = new Set(['text', 'html', 'attr', 'url']);
   const CONTROLS = new Set(['input', 'textarea', 'select']);
 
@@ -110,7 +108,9 @@
     });
   }
 
-  agent.commands.extract = ({ selector, fields, limit }) => {
+  // `max_chars`: the most JSON text the host takes for one result (the worker passes the wire's
+  // MAX_RESULT_BYTES); building more would only be thrown away.
+  agent.commands.extract = ({ selector, fields, limit, max_chars: maxChars }) => {
     if (typeof selector !== 'string' || !selector.trim()) {
       throw new agent.PageError('invalid_params', 'selector must be a CSS selector for the rows, e.g. "table tbody tr"');
     }
@@ -128,7 +128,7 @@
       for (let j = 0; j < plans.length; j += 1) values[j] = value(row, plans[j], clean);
       const text = JSON.stringify(values);
       size += text.length + 1;
-      if (size > MAX_CHARS) {
+      if (size > maxChars) {
         throw new agent.PageError('result_too_large', `the first ${i} rows already make ${size} characters of JSON: pass a limit or fewer fields`);
       }
       parts.push(text);
