@@ -95,6 +95,8 @@ class FakeExtension:
                 self.welcome = msg
                 self.welcomed.set()
                 continue
+            if "id" not in msg:
+                continue  # news from the host (an event): nothing to answer, as in the extension
             handler = self.handlers.get(msg["type"])
             if handler is None:
                 self.send(

@@ -22,13 +22,21 @@ log = logging.getLogger("tabpilot.host.engine")
 
 Send = Callable[[m.Message], None]
 _encoder = msgspec.json.Encoder()
+_ANNOUNCE_EVERY_S = 0.25
 
 
 class EnginePort:
     """Serves the engine's messages for any bridge; each request runs as its own task."""
 
-    def __init__(self, browser: Browser, data_dir: Path, pilot: Callable[[], bool] = lambda: True) -> None:
+    def __init__(
+        self,
+        browser: Browser,
+        data_dir: Path,
+        pilot: Callable[[], bool] = lambda: True,
+        announce: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.pilot = pilot
+        self.announce = announce
         self.store = WorkflowStore(data_dir)
         self.jobs = Jobs(browser, self.store)
         self._tasks: set[asyncio.Task[None]] = set()
@@ -64,6 +72,7 @@ class EnginePort:
                         "Enable 'AI Web Pilot' in extension popup to use this tool",
                     )
                 job = self.jobs.start(msg.request)
+                self._follow(job)
                 return await self._wait(send, msg.id, job, msg.wait_ms, msg.progress)
             case m.JobResult():
                 job = next((j for j in self.jobs.running() if j.correlation_id == msg.correlation_id), None)
@@ -76,6 +85,43 @@ class EnginePort:
                 return self._workflow_op(msg)
             case _:
                 raise TabPilotError(ErrorCode.UNKNOWN_COMMAND, f"not an engine request: {type(msg).__name__}")
+
+    def _follow(self, job: Job) -> None:
+        """Tell the extension what runs (for the popup): at start and end, at most 4 times a second."""
+        announce = self.announce
+        if announce is None:
+            return
+        loop = asyncio.get_running_loop()
+        last = [-1.0]
+
+        def report(j: Job) -> None:
+            now = loop.time()
+            finished = j.result is not None
+            if not finished and now - last[0] < _ANNOUNCE_EVERY_S:
+                return
+            last[0] = now
+            s = j.state
+            status = (
+                str(j.result.get("status"))
+                if j.result is not None
+                else ("running" if s.step is not None else "queued")
+            )
+            announce(
+                {
+                    "correlation_id": j.correlation_id,
+                    "label": j.workflow_id or j.plan.label(),
+                    "status": status,
+                    "steps_completed": s.steps_completed,
+                    "steps_total": s.steps_total,
+                    "pages": s.pages,
+                    "rows": s.rows,
+                }
+            )
+            if finished:
+                stop()
+
+        stop = job.watch(report)
+        report(job)
 
     async def _wait(self, send: Send, msg_id: int, job: Job, wait_ms: int, progress: bool) -> Any:
         if not progress:

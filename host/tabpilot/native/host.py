@@ -82,7 +82,7 @@ class NativeHost:
         self._socket_ino: int | None = None
         self._closed = False
         self._bridges: set[_Bridge] = set()
-        self.engine = EnginePort(self, paths.data_dir(), lambda: self._pilot)
+        self.engine = EnginePort(self, paths.data_dir(), lambda: self._pilot, self._announce)
 
     # --- extension side ---
 
@@ -172,6 +172,11 @@ class NativeHost:
         if event.name == "pilot" and isinstance(data, dict):
             self._pilot = bool(cast(dict[str, Any], data).get("enabled"))
             log.info("pilot %s", "on" if self._pilot else "off")
+
+    def _announce(self, workflow: dict[str, Any]) -> None:
+        """What a scrape is doing, for the popup (an event without id: an older extension ignores it)."""
+        if not self._closed:
+            self._send_ext(m.Event(name="workflow", data=workflow))
 
     def _send_ext(self, msg: m.Message) -> None:
         payload = m.encoder.encode(msg)
