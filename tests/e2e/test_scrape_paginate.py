@@ -5,6 +5,7 @@ closed under a waiting command."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 
 import anyio
@@ -66,6 +67,9 @@ async def test_link_pagination_behind_a_login(
                 "reason": None,
                 "url": f"{site.url}/private/table-{page}.html",
             }
+            # The agent injected while the page loaded serves every page command, not only extract.
+            snapshot = json.dumps(await call(pool, m.Snapshot(id=0)))
+            assert f"Person {3 * page - 2}" in snapshot
             seen += await _keys(pool, LEDGER, ".key")
         assert seen == [f"K-{i}" for i in range(1, 9)]
         last = await call(pool, m.Paginate(id=0, next_selector="a.next", row_selector=LEDGER))
