@@ -1,8 +1,9 @@
 """Engine overhead per workflow step: `python -m bench.engine [--runs N] [--json]`.
 
-Runs workflows through the real engine (jobs, plan, templates, runner, conversions, result shaping)
-against an in-process browser that answers every command at once, so what is measured is the engine's
-own work per step, not the browser's. Target (scrape issue): <= 1 ms per step; the seed's SLO is 50 ms.
+Runs workflows through the real engine (jobs, plan, templates, runner, conversions, result shaping;
+the finished result is written to disk off the caller's path) against an in-process browser that
+answers every command at once, so what is measured is the engine's own work per step, not the
+browser's. Target (scrape issue): <= 1 ms per step; the seed's SLO is 50 ms.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ async def _measure(runs: int, steps: int, root: Path) -> list[float]:
         result = await jobs.wait(job, 60_000)
         per_step.append((time.perf_counter() - start) / steps)
         assert result["status"] == "complete", result
+    await jobs.shutdown()  # the kept results are written off the measured path; let them finish
     return per_step
 
 

@@ -313,3 +313,11 @@ async def test_a_tab_is_busy_once_a_current_tab_scrape_is_pinned_to_it(tmp_path:
     )
     gate.set()
     await jobs.wait(first, 5_000)
+
+
+async def test_results_finishing_together_are_all_kept_within_the_cap(tmp_path: Path) -> None:
+    store = WorkflowStore(tmp_path, results_kept=3)
+    await asyncio.gather(
+        *(asyncio.to_thread(store.save_result, f"corr-{i:012x}", {"i": i}) for i in range(12))
+    )
+    assert len(list((tmp_path / "results").glob("corr-*.json"))) == 3

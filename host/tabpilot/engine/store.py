@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,7 @@ class WorkflowStore:
         self.root = root
         self.cap = cap
         self.results_kept = results_kept
+        self._results_lock = threading.Lock()
 
     @property
     def _workflows(self) -> Path:
@@ -142,11 +144,18 @@ class WorkflowStore:
         """Keep a finished result; only the newest `results_kept` stay."""
         if not CORRELATION_ID.match(correlation_id):
             return
-        write_private(self._results / f"{correlation_id}.json", _encoder.encode(value))
-        files = sorted(self._results.glob("corr-*.json"), key=lambda p: p.stat().st_mtime_ns)
-        for old in files[: max(0, len(files) - self.results_kept)]:
-            with contextlib.suppress(FileNotFoundError):
-                old.unlink()
+        data = _encoder.encode(value)
+        # Results are written from worker threads: one at a time, or two evictions race.
+        with self._results_lock:
+            write_private(self._results / f"{correlation_id}.json", data)
+            aged: list[tuple[int, Path]] = []
+            for path in self._results.glob("corr-*.json"):
+                with contextlib.suppress(FileNotFoundError):
+                    aged.append((path.stat().st_mtime_ns, path))
+            aged.sort()
+            for _, old in aged[: max(0, len(aged) - self.results_kept)]:
+                with contextlib.suppress(FileNotFoundError):
+                    old.unlink()
 
     def get_result(self, correlation_id: str) -> Any | None:
         """A kept result, or None."""
