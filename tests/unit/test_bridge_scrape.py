@@ -202,3 +202,24 @@ async def test_workflow_files_round_trip(tmp_path: Path) -> None:
         path=str(tmp_path / "no" / "dir.json"),
     )
     assert result.is_error and payload(result)["error"] == ErrorCode.INVALID_PARAMS
+
+
+async def test_export_never_overwrites_another_file(tmp_path: Path) -> None:
+    document = json.dumps({"format": "tabpilot.workflow/1", "id": "wf-a-20260101"})
+    pool = ProgressPool(
+        answers={"workflow_op": lambda c: {"workflow_id": c.workflow_id, "document": document}}
+    )
+    precious = tmp_path / "notes.json"
+    precious.write_text('{"mine": true}')
+    for path in (precious, tmp_path / "bashrc", tmp_path / "x.txt"):
+        result = await call(
+            pool, "configure", action="export_workflow", workflow_id="wf-a-20260101", path=str(path)
+        )
+        assert result.is_error and payload(result)["error"] == ErrorCode.INVALID_PARAMS, path
+    assert precious.read_text() == '{"mine": true}' and not (tmp_path / "bashrc").exists()
+    again = tmp_path / "wf.json"
+    for _ in range(2):  # a new file, then over the earlier export
+        result = await call(
+            pool, "configure", action="export_workflow", workflow_id="wf-a-20260101", path=str(again)
+        )
+        assert not result.is_error
