@@ -459,3 +459,30 @@ async def test_page_errors_and_requests_during_the_run_are_summarised() -> None:
     quick = site.install(ScriptedBrowser({"telemetry": lambda c: {"items": []}}))
     out = await run(plan(operation="extract", selector="tr", schema=SCHEMA), quick)
     assert "telemetry" not in quick.tags(telemetry=True) and "telemetry" not in out["metadata"]
+
+
+async def test_form_steps_send_their_page_commands() -> None:
+    browser = ScriptedBrowser(
+        {t: (lambda c: {}) for t in ("type", "check", "hover", "select", "scroll", "press")}
+    )
+    out = await run(
+        workflow(
+            {"type": "type", "selector": "#q", "text": "widgets"},
+            {"type": "check", "selector": "#agree", "checked": False},
+            {"type": "hover", "selector": "nav .menu"},
+            {"type": "select", "selector": "#size", "value": "L"},
+            {"type": "scroll", "to": "bottom"},
+            {"type": "press", "key": "Enter"},
+        ),
+        browser,
+    )
+    assert out["status"] == "complete"
+    typed, checked, hovered, chosen, scrolled, pressed = [
+        c for c in browser.sent if not isinstance(c, m.Telemetry)
+    ]
+    assert isinstance(typed, m.TypeText) and typed.text == "widgets" and typed.selector == "#q"
+    assert isinstance(checked, m.Check) and checked.checked is False
+    assert isinstance(hovered, m.Hover) and hovered.selector == "nav .menu"
+    assert isinstance(chosen, m.SelectOption) and chosen.values == ["L"]
+    assert isinstance(scrolled, m.Scroll) and scrolled.to == "bottom"
+    assert isinstance(pressed, m.Press) and pressed.key == "Enter" and pressed.selector is None

@@ -126,9 +126,9 @@ async def scrape(
     steps: Annotated[
         list[dict[str, Any]] | None,
         Field(
-            description="workflow: [{type: navigate|wait|click|fill|press|select|scroll|extract|execute_js|"
-            "screenshot, ..., if/unless: {exists: css}, save_as, timeout_ms}]; strings may use {{name}}, "
-            "{{params.x}}."
+            description="workflow: [{type: navigate|wait|click|fill|type|press|select|check|hover|scroll|"
+            "extract|execute_js|screenshot, ..., if/unless: {exists: css}, save_as, timeout_ms}]; strings "
+            "may use {{name}}, {{params.x}}."
         ),
     ] = None,
     name: str | None = None,

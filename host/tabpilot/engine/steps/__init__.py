@@ -7,15 +7,18 @@ from typing import Any
 import msgspec
 
 from .base import StepBase
+from .check import CheckStep
 from .click import ClickStep
 from .execute_js import ExecuteJsStep
 from .extract import ExtractStep
 from .fill import FillStep
+from .hover import HoverStep
 from .navigate import NavigateStep
 from .press import PressStep
 from .screenshot import ScreenshotStep
 from .scroll import ScrollStep
 from .select import SelectStep
+from .type_text import TypeStep
 from .wait import WaitStep
 
 STEP_TYPES: tuple[type[StepBase], ...] = (
@@ -23,8 +26,11 @@ STEP_TYPES: tuple[type[StepBase], ...] = (
     WaitStep,
     ClickStep,
     FillStep,
+    TypeStep,
     PressStep,
     SelectStep,
+    CheckStep,
+    HoverStep,
     ScrollStep,
     ExtractStep,
     ExecuteJsStep,
