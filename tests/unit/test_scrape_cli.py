@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tabpilot.scrapecli.output import format_for, render
-from tests.support.fake_extension import FakeExtension
+from tests.support.fake_extension import FakeExtension, NoAnswer
 from tests.unit.test_host_scrape import SCHEMA, WORKFLOW, table
 
 pytestmark = pytest.mark.anyio
@@ -116,3 +116,37 @@ def test_output_formats() -> None:
     assert json.loads(render(rows, "json")) == rows
     assert format_for(Path("x.CSV"), None) == "csv" and format_for(None, None) == "json"
     assert format_for(Path("x.txt"), "jsonl") == "jsonl"
+
+
+async def test_ctrl_c_cancels_the_scrape_and_keeps_the_rows(tp_dirs: dict[str, str], tmp_path: Path) -> None:
+    import signal
+
+    ext = FakeExtension(tp_dirs)
+    await ext.start()
+    table(ext)
+    ext.handlers["wait_for"] = lambda msg: NoAnswer()  # a page that never shows what we wait for
+    try:
+        request = {
+            "operation": "workflow",
+            "options": {"delay_ms": 0},
+            "steps": [
+                {"type": "extract", "selector": "tr", "schema": SCHEMA},
+                {"type": "wait", "selector": ".never", "timeout_ms": 60_000},
+            ],
+        }
+        file = tmp_path / "req.json"
+        file.write_text(json.dumps(request))
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tabpilot.cli", "scrape", str(file), "--quiet",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        async with asyncio.timeout(30):
+            while not any(r["type"] == "wait_for" for r in ext.received):
+                await asyncio.sleep(0.02)
+            proc.send_signal(signal.SIGINT)
+            out, err = await proc.communicate()
+        assert proc.returncode == 1 and "cancelled" in err.decode()
+        assert [r["name"] for r in json.loads(out)] == ["Widget", "Gadget"]
+        assert any(r["type"] == "cancel" for r in ext.received), "the waiting page command is cancelled too"
+    finally:
+        await ext.stop()

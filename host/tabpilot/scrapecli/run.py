@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..bridge.hosts import HostPool
 from ..wire import messages as m
-from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.errors import ErrorCode
 
 # The host answers a long wait with the progress so far; the CLI then asks again.
 _WAIT_MS = 300_000
@@ -57,35 +58,43 @@ class Bar:
 async def scrape(
     request: dict[str, Any], target: Target, bar: Bar, pool: HostPool | None = None
 ) -> dict[str, Any]:
-    """Start the scrape and wait for its end; Ctrl-C cancels it and returns the partial data."""
+    """Start the scrape and wait for its end; Ctrl-C (SIGINT) cancels it and returns the partial data."""
     own = pool is None
     pool = pool or HostPool(connect_wait_s=5.0)
-    cid: str | None = None
+    loop = asyncio.get_running_loop()
+    interrupted = asyncio.Event()
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        # Our handler, not asyncio.run's: that one would end the run without the partial data.
+        loop.add_signal_handler(signal.SIGINT, interrupted.set)
     try:
+        # wait_ms 0 first: the correlation id is what a Ctrl-C needs to cancel the right scrape.
         value = await pool.call(
-            m.Scrape(id=0, request=request, wait_ms=_WAIT_MS, progress=True),
-            browser=target.browser,
-            timeout_s=_WAIT_MS / 1000 + _MARGIN_S,
-            on_progress=bar.update,
+            m.Scrape(id=0, request=request, wait_ms=0), browser=target.browser, timeout_s=_MARGIN_S
         )
-        cid = value.get("correlation_id")
-        while value.get("status") in ("queued", "running") and cid:
-            value = await pool.call(
-                m.JobResult(id=0, correlation_id=cid, wait_ms=_WAIT_MS, progress=True),
-                browser=target.browser,
-                timeout_s=_WAIT_MS / 1000 + _MARGIN_S,
-                on_progress=bar.update,
+        cid = str(value.get("correlation_id", ""))
+        while value.get("status") in ("queued", "running"):
+            wait = m.JobResult(id=0, correlation_id=cid, wait_ms=_WAIT_MS, progress=True)
+            call = asyncio.ensure_future(
+                pool.call(
+                    wait,
+                    browser=target.browser,
+                    timeout_s=_WAIT_MS / 1000 + _MARGIN_S,
+                    on_progress=bar.update,
+                )
             )
+            stop = asyncio.ensure_future(interrupted.wait())
+            await asyncio.wait([call, stop], return_when=asyncio.FIRST_COMPLETED)
+            stop.cancel()
+            if not call.done():
+                call.cancel()
+                return await pool.call(
+                    m.CancelJob(id=0, correlation_id=cid), browser=target.browser, timeout_s=_MARGIN_S
+                )
+            value = call.result()
         return value
-    except asyncio.CancelledError:
-        if cid is None:
-            raise
-        with contextlib.suppress(TabPilotError):
-            return await asyncio.shield(
-                pool.call(m.CancelJob(id=0, correlation_id=cid), browser=target.browser, timeout_s=10)
-            )
-        raise
     finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
         if own:
             await pool.aclose()
 
