@@ -86,19 +86,17 @@
     return text || norm(el.getAttribute('title') || '');
   }
 
+  /** Where a link goes, as short as stays unambiguous: #frag on this page, a path on this origin. */
   function hrefOf(el) {
     const raw = el.getAttribute('href');
     if (!raw || /^\s*javascript:/i.test(raw)) return '';
-    let url;
-    try {
-      url = new URL(raw, el.baseURI);
-    } catch {
-      return raw;
-    }
+    // el.href is already resolved by the browser: string work, no URL parsing per link.
+    const href = typeof el.href === 'string' ? el.href : raw; // SVG links have an object here
     const here = el.ownerDocument.location;
-    if (url.origin !== here.origin) return url.href;
-    if (url.pathname === here.pathname && url.search === here.search && url.hash) return url.hash;
-    return url.pathname + url.search + url.hash;
+    const page = here.origin + here.pathname + here.search;
+    if (href.startsWith(`${page}#`)) return href.slice(page.length);
+    if (href.startsWith(`${here.origin}/`)) return href.slice(here.origin.length);
+    return href;
   }
 
   const stateFlags = (el) => {
@@ -153,7 +151,7 @@
     } else {
       const role = el.getAttribute('role');
       kind = tag === 'a' ? 'link' : tag === 'button' || tag === 'summary' ? 'button' : role && ROLES.has(role) ? role : 'clickable';
-      leaf = el.querySelector(INTERACTIVE) === null;
+      leaf = el.firstElementChild === null || el.querySelector(INTERACTIVE) === null;
       name = leaf ? (secret ? R : textName(el)) : ariaName(el);
       if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details') {
         flags.push(el.parentElement.open ? '[expanded]' : '[collapsed]');
