@@ -21,9 +21,10 @@ def _pilot_on(driver: webdriver.Chrome) -> None:
 
 async def test_form_page_shows_what_a_person_sees(env: dict[str, str], site: str) -> None:
     async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/form.html")
+        nav = await call(client, "interact", action="navigate", url=f"{site}/form.html", snapshot="full")
         snap = await snapshot(client)
         text = snap["text"]
+        assert nav["snapshot"]["text"] == text
         lines = text.splitlines()
         assert lines[0] == "# Every input"
         assert snap["title"] == "Every input" and snap["url"] == f"{site}/form.html"

@@ -11,6 +11,7 @@ from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import CHROME_TO_HOST_MAX, ExecuteJs, Navigate
 from .base import Call, Encoded, encode
 from .composite import CompositeTool
+from .snapshots import PageSnapshot, SnapshotMode, take
 
 # The extension cannot send the host more than this in one result anyway.
 MAX_RESULT_CAP = CHROME_TO_HOST_MAX
@@ -30,6 +31,7 @@ class NavigateResult(TypedDict):
     tab_id: int
     url: str
     title: str
+    snapshot: NotRequired[PageSnapshot]
 
 
 class ExecuteJsResult(TypedDict):
@@ -46,12 +48,16 @@ async def navigate(
     url: Annotated[str, Field(description="URL to load.")],
     tab_id: int | None = None,
     timeout_ms: int = 30_000,
+    snapshot: SnapshotMode = "none",
 ) -> NavigateResult:
     """load url and wait until it has loaded; returns the final url and title."""
     await call.progress(0, 1, f"loading {url}")
     value = await call.send(Navigate(id=0, url=url, tab_id=tab_id, timeout_ms=timeout_ms))
     await call.progress(1, 1, "loaded")
-    return {"tab_id": value["tab_id"], "url": value["url"], "title": value.get("title", "")}
+    out: NavigateResult = {"tab_id": value["tab_id"], "url": value["url"], "title": value.get("title", "")}
+    if snapshot != "none":
+        out["snapshot"] = await take(call, tab_id=out["tab_id"], mode=snapshot)
+    return out
 
 
 @INTERACT.action

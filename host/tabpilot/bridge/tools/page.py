@@ -17,8 +17,8 @@ from ...wire import messages as m
 from .base import Call
 from .interact import INTERACT
 from .observe import OBSERVE
+from .snapshots import PageSnapshot, SnapshotMode, take
 
-SnapshotMode = Literal["none", "diff", "full"]
 Ref = Annotated[str | None, Field(description="Element ref from a page snapshot, e.g. @e5.")]
 Selector = Annotated[str | None, Field(description="CSS selector (the first match); instead of ref.")]
 MaxChars = Annotated[int, Field(ge=200, le=200_000, description="Snapshot size budget; default 6000.")]
@@ -46,19 +46,6 @@ class Bounds(TypedDict):
     height: int
 
 
-class PageSnapshot(TypedDict):
-    text: str
-    cursor_next: int | None
-    truncated: bool
-    refs: int
-    mode: str
-    url: str
-    title: str
-    tab_id: int
-    added: NotRequired[int]
-    removed: NotRequired[int]
-
-
 class PageActionResult(TypedDict):
     tab_id: NotRequired[int]
     navigated: NotRequired[bool]
@@ -79,26 +66,12 @@ class PageActionResult(TypedDict):
     snapshot: NotRequired[PageSnapshot]
 
 
-async def _snapshot(
-    call: Call,
-    *,
-    tab_id: int | None,
-    scope: str | None = None,
-    max_chars: int = 6_000,
-    cursor: int = 0,
-    mode: str = "full",
-) -> PageSnapshot:
-    cmd = m.Snapshot(id=0, tab_id=tab_id, scope=scope, max_chars=max_chars, cursor=cursor, mode=mode)
-    value = await call.send(cmd)
-    return value
-
-
 async def _act(call: Call, command: m.Command, snapshot: str) -> PageActionResult:
     value: dict[str, Any] = await call.send(command)
     out: PageActionResult = value  # type: ignore[assignment]  # the extension's JSON, shaped as above
     if snapshot != "none":
         tab = value.get("tab_id")
-        out["snapshot"] = await _snapshot(call, tab_id=tab if isinstance(tab, int) else None, mode=snapshot)
+        out["snapshot"] = await take(call, tab_id=tab if isinstance(tab, int) else None, mode=snapshot)
     return out
 
 
@@ -115,7 +88,7 @@ async def page(
 ) -> PageSnapshot:
     """what a person sees as lean text; every interactive element has a ref (@e5) for interact.
     Continue with cursor=cursor_next when truncated."""
-    return await _snapshot(call, tab_id=tab_id, scope=scope, max_chars=max_chars, cursor=cursor, mode=mode)
+    return await take(call, tab_id=tab_id, scope=scope, max_chars=max_chars, cursor=cursor, mode=mode)
 
 
 @INTERACT.action
