@@ -1,7 +1,7 @@
 // Telemetry the agent can read while AI Web Pilot is on: the pages' errors (a MAIN-world content script
 // registered at document_start, telemetry/errors_hook.js) and their network requests (webRequest,
 // observed only: method, URL, type, status, timing; no headers are ever requested, so none, and no
-// bodies, are seen). Both are switched on and off with the pilot. The webRequest listeners are added
+// bodies, are seen; query values named like secrets are replaced). Both are switched on and off with the pilot. The webRequest listeners are added
 // here rather than at the worker's top level on purpose: top-level ones would wake the worker for every
 // request the browser makes; while the pilot is on the native port keeps the worker alive anyway.
 // Requests live in per-tab ring buffers in this worker's memory: telemetry is news, not state.
@@ -38,12 +38,33 @@ function record(item, tabId) {
 
 const FILTER = { urls: ['<all_urls>'] };
 
+// Query values whose names say they are secrets (a GET login form puts the password in the URL).
+const SECRET_PARAM = /pass|pwd|secret|token|auth|session|key|code|sig/i;
+
+/** `url` cut to MAX_URL with the values of secret-looking query parameters replaced. */
+function cleanUrl(raw) {
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    return String(raw).slice(0, MAX_URL);
+  }
+  let changed = false;
+  for (const key of [...url.searchParams.keys()]) {
+    if (SECRET_PARAM.test(key)) {
+      url.searchParams.set(key, '[REDACTED]');
+      changed = true;
+    }
+  }
+  return (changed ? url.href : raw).slice(0, MAX_URL);
+}
+
 function onBefore(d) {
   if (d.tabId < 0) return; // the browser's and extensions' own requests
   if (inFlight.size >= MAX_IN_FLIGHT) inFlight.delete(inFlight.keys().next().value);
   inFlight.set(d.requestId, {
     tabId: d.tabId,
-    item: { time: Math.round(d.timeStamp), method: d.method, url: d.url.slice(0, MAX_URL), type: d.type },
+    item: { time: Math.round(d.timeStamp), method: d.method, url: cleanUrl(d.url), type: d.type },
   });
 }
 
@@ -56,7 +77,7 @@ function finish(d, extra) {
 
 const onCompleted = (d) => finish(d, { status: d.statusCode, from_cache: Boolean(d.fromCache) });
 const onError = (d) => finish(d, { status: 0, error: d.error });
-const onRedirect = (d) => finish(d, { status: d.statusCode, redirected_to: String(d.redirectUrl || '').slice(0, MAX_URL) });
+const onRedirect = (d) => finish(d, { status: d.statusCode, redirected_to: cleanUrl(String(d.redirectUrl || '')) });
 const onTabRemoved = (tabId) => tabs.delete(tabId);
 
 let chain = Promise.resolve();

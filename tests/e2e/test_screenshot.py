@@ -14,6 +14,7 @@ from selenium import webdriver
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.snap import ref, snapshot
 
 pytestmark = pytest.mark.anyio
 
@@ -120,6 +121,24 @@ async def test_element_and_full_page_screenshots(
         ]:
             err = await call_error(client, "interact", action="screenshot", **args)
             assert err["error"] == code, (args, err)
+
+        # A ref from a page snapshot names the element as a selector does; a stale one is stale_ref.
+        await call(client, "interact", action="navigate", url=f"{site}/index.html")
+        link = ref((await snapshot(client))["text"], "link", "Second page")
+        _, meta, _ = await _shot(client, ref=link)
+        box = meta["element"]
+        assert (
+            box["width"] > 10
+            and box["height"] > 5
+            and (meta["width"], meta["height"])
+            == (
+                round(box["width"]),
+                round(box["height"]),
+            )
+        )
+        await call(client, "interact", action="reload")
+        stale = await call_error(client, "interact", action="screenshot", ref=link)
+        assert stale["error"] == ErrorCode.STALE_REF
 
 
 async def test_screenshot_is_refused_with_the_pilot_off(
