@@ -9,6 +9,8 @@ import { bounded } from './deadline.js';
 import { CommandError } from './errors.js';
 
 const VERSION = '1.3';
+// Attaching takes 2-3 ms; a browser that takes longer than this is not going to run the script in time.
+const ATTACH_MS = 5_000;
 
 function message(err) {
   return String(err && err.message ? err.message : err);
@@ -27,9 +29,17 @@ function expression(runner, maxChars, script, asBody) {
  */
 export async function evaluateWithDebugger(tabId, script, { runner, maxChars, timeoutMs, signal }) {
   const target = { tabId };
+  const attaching = chrome.debugger.attach(target, VERSION);
   try {
-    await chrome.debugger.attach(target, VERSION);
+    await bounded(attaching, {
+      timeoutMs: Math.min(timeoutMs, ATTACH_MS),
+      signal,
+      onTimeout: () => new Error(`attaching took over ${Math.min(timeoutMs, ATTACH_MS)} ms`),
+    });
   } catch (err) {
+    // A late attach must not stay: nobody would detach it, and a headed browser would keep its bar.
+    attaching.then(() => chrome.debugger.detach(target)).catch(() => {});
+    if (signal && signal.aborted) throw err;
     throw new CommandError(ERR.SCRIPT_ERROR, `the page's Content-Security-Policy forbids eval and the debugger fallback is unavailable: ${message(err)} (close DevTools on that tab, or allow chrome.debugger by policy)`, {
       data: { tab_id: tabId, way: 'debugger' },
     });
