@@ -22,8 +22,11 @@ def inet_socket_inodes() -> dict[int, str]:
 def socket_inodes(pid: int) -> set[int]:
     """Inodes of the sockets a process holds open."""
     inodes: set[int] = set()
-    fd_dir = Path(f"/proc/{pid}/fd")
-    for fd in fd_dir.iterdir():
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return inodes  # the process exited meanwhile: it holds nothing
+    for fd in fds:
         try:
             target = os.readlink(fd)
         except OSError:
