@@ -1,7 +1,7 @@
 // The popup: the AI Web Pilot switch (only this page may change it), the native host connection,
 // versions, and "track this tab". It reads chrome.storage directly and asks the worker to write.
 import { PROTOCOL_VERSION } from './protocol.js';
-import { ACTIVITY_KEY } from './lib/activity.js';
+import { ACTIVITY_KEY, WORKFLOW_KEY } from './lib/activity.js';
 import { DEFAULT_REDACT, KEY } from './lib/state.js';
 
 const $ = (id) => document.getElementById(id);
@@ -100,6 +100,18 @@ function showActivity(entries) {
   $('activity-empty').hidden = recent.length > 0;
 }
 
+/** The scrape the host runs or ran last: its name, state and counts (never its data). */
+function showWorkflow(w) {
+  const line = $('workflow');
+  line.hidden = !w || typeof w.status !== 'string';
+  if (line.hidden) return;
+  const time = new Date(w.at).toLocaleTimeString([], { hour12: false });
+  const steps = Number.isFinite(w.steps_total) ? `step ${w.steps_completed ?? 0}/${w.steps_total}` : '';
+  const counts = [steps, `${w.pages ?? 0} page(s)`, `${w.rows ?? 0} row(s)`].filter(Boolean).join(', ');
+  line.textContent = `${time} scrape ${w.label || w.correlation_id}: ${w.status} (${counts})`;
+  line.classList.toggle('running', w.status === 'running' || w.status === 'queued');
+}
+
 async function showActing() {
   const text = await chrome.action.getBadgeText({}).catch(() => '');
   $('acting').hidden = !text;
@@ -113,10 +125,11 @@ function showRedaction(list) {
 
 async function refresh() {
   const local = await chrome.storage.local.get(['pilot', 'trackedTabId', 'trackedTabUrl', KEY.REDACT]);
-  const session = await chrome.storage.session.get(['connection', ACTIVITY_KEY]);
+  const session = await chrome.storage.session.get(['connection', ACTIVITY_KEY, WORKFLOW_KEY]);
   showPilot(local.pilot === true);
   showConnection(session.connection);
   showActivity(session[ACTIVITY_KEY]);
+  showWorkflow(session[WORKFLOW_KEY]);
   showRedaction(local[KEY.REDACT]);
   await showActing();
   await showTracking(local.trackedTabId, local.trackedTabUrl);

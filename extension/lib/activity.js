@@ -69,3 +69,20 @@ export function actingEnded() {
     chrome.action.setTitle({ title: 'TabPilot' }).catch(warn);
   }, BADGE_LINGER_MS);
 }
+
+export const WORKFLOW_KEY = 'workflow';
+const WORKFLOW_FIELDS = ['correlation_id', 'label', 'status', 'steps_completed', 'steps_total', 'pages', 'rows'];
+
+/**
+ * The host's news of the scrape it runs (event "workflow"), kept for the popup. Only counts and the
+ * workflow's name are kept: the host never sends data, and anything else is dropped here too.
+ */
+export function noteWorkflow(data) {
+  if (!data || typeof data !== 'object' || typeof data.correlation_id !== 'string') return;
+  const kept = { at: Date.now() };
+  for (const key of WORKFLOW_FIELDS) {
+    const value = data[key];
+    if (typeof value === 'string' || Number.isFinite(value)) kept[key] = value;
+  }
+  chrome.storage.session.set({ [WORKFLOW_KEY]: kept }).catch(warn);
+}

@@ -1,6 +1,7 @@
 // The native messaging port to the TabPilot host: hello/welcome, reconnection with backoff, and
 // reassembly of host messages that arrive in chunks. The port object lives in this module because it
 // dies with the worker anyway; everything the popup needs to know is written to chrome.storage.session.
+import { noteWorkflow } from './activity.js';
 import { HOST_NAME, PROTOCOL_VERSION } from '../protocol.js';
 import { identity } from './identity.js';
 import { getPilot, setConnection } from './state.js';
@@ -119,6 +120,8 @@ function onPortMessage(p, msg) {
   } else if (msg.type === 'chunk') {
     const whole = addChunk(msg);
     if (whole !== null) onPortMessage(p, whole);
+  } else if (msg.type === 'event') {
+    if (msg.name === 'workflow') noteWorkflow(msg.data);
   } else {
     handleCommand(msg, (reply) => port === p && post(p, reply));
   }

@@ -128,3 +128,31 @@ async def test_redaction_list_is_edited_in_the_popup(
                 lambda: "defaults restored" in driver.find_element(By.ID, "redact-status").text or None
             )
         assert "topsecret-note-42" in (await snapshot(client))["text"]
+
+
+async def test_popup_shows_the_scrape_the_host_runs(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        out = await call(
+            client,
+            "interact",
+            action="scrape",
+            operation="workflow",
+            name="popup_news",
+            steps=[
+                {"type": "navigate", "url": f"{site}/index.html"},
+                {"type": "extract", "selector": "h1", "schema": {"title": ":scope"}},
+            ],
+            options={"delay_ms": 0},
+        )
+        assert out["status"] == "complete" and out["data"]
+        with popup(driver):
+
+            def finished() -> str | None:
+                text = driver.find_element(By.ID, "workflow").text
+                return text if "complete" in text else None
+
+            line = browser.wait_until(finished, what="the scrape's line in the popup")
+    assert "popup_news" in line and "step 2/2" in line and f"{len(out['data'])} row(s)" in line, line
