@@ -29,6 +29,10 @@ export async function act(msg, name, { signal } = {}) {
       out = { nav: 'cross', tab_id: watch.tabId };
     }
     const { nav, nav_url: navUrl, ...rest } = out;
+    if (nav === 'tab') {
+      await watch.settled(Math.max(timeoutMs - (Date.now() - started), 0), { expectTab: true, signal });
+      return watch.state.opened ? { ...rest, opened_tab: watch.state.opened } : rest;
+    }
     if (nav === 'cross' || nav === 'submit' || watch.state.started) {
       const left = Math.max(timeoutMs - (Date.now() - started), 0);
       const loaded = await watch.settled(left, { expectStart: nav === 'cross' || nav === 'submit', signal });

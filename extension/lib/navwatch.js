@@ -32,6 +32,10 @@ function install() {
   nav.onErrorOccurred.addListener(frame((state, d) => {
     if (state.started && !(d.error === 'net::ERR_ABORTED' && d.url !== state.started)) state.failed = d.error;
   }));
+  nav.onCreatedNavigationTarget.addListener((d) => deliver(d.sourceTabId, (w) => {
+    w.state.opened = { tab_id: d.tabId, url: d.url };
+    w.wake();
+  }));
   chrome.tabs.onRemoved.addListener((tabId) => deliver(tabId, (w) => {
     w.state.closed = true;
     w.wake();
@@ -42,7 +46,7 @@ function install() {
 export function watchNavigation(tabId) {
   install();
   const w = {
-    state: { started: null, committed: null, loaded: false, failed: null, closed: false },
+    state: { started: null, committed: null, loaded: false, failed: null, closed: false, opened: null },
     wake: () => {},
   };
   if (!watching.has(tabId)) watching.set(tabId, new Set());
@@ -52,12 +56,15 @@ export function watchNavigation(tabId) {
     state: w.state,
     /**
      * Wait until the navigation that started (or, with `expectStart`, is about to start) has loaded
-     * its document, failed, or the tab closed; at most `ms`. Answers whether it got that far.
+     * its document, failed, or the tab closed; with `expectTab`, until the tab opened another one.
+     * At most `ms`. Answers whether a document loaded.
      */
-    async settled(ms, { expectStart = false, signal = null } = {}) {
+    async settled(ms, { expectStart = false, expectTab = false, signal = null } = {}) {
       const { state } = w;
       const end = Date.now() + ms;
-      const done = () => state.loaded || state.failed || state.closed || (!state.started && !expectStart);
+      const done = expectTab
+        ? () => state.opened || state.closed
+        : () => state.loaded || state.failed || state.closed || (!state.started && !expectStart);
       while (!done()) {
         const left = end - Date.now();
         if (left <= 0 || signal?.aborted) return false;

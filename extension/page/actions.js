@@ -70,7 +70,8 @@
 
   /**
    * Run action `fn` and say whether it started a navigation: `nav` is "cross" (a new document is
-   * loading), "same" (history/fragment change) or "submit" (a form was submitted and not prevented;
+   * loading), "same" (history/fragment change), "tab" (a link with a target opened another tab)
+   * or "submit" (a form was submitted and not prevented;
    * the browser starts that navigation in a later task). The worker waits for the load it implies.
    */
   agent.watchNavigation = (fn) => {
@@ -86,10 +87,15 @@
     const onSubmit = (e) => {
       submitted = e;
     };
+    const clicks = [];
+    const onClick = (e) => {
+      clicks.push(e);
+    };
     const nav = globalThis.navigation;
     nav?.addEventListener('navigate', onNavigate);
     window.addEventListener('beforeunload', onUnload);
     document.addEventListener('submit', onSubmit, true);
+    document.addEventListener('click', onClick, true);
     let out;
     try {
       out = fn() || {};
@@ -97,7 +103,12 @@
       nav?.removeEventListener('navigate', onNavigate);
       window.removeEventListener('beforeunload', onUnload);
       document.removeEventListener('submit', onSubmit, true);
+      document.removeEventListener('click', onClick, true);
     }
+    // A link whose target names another browsing context opens a tab; the worker sees which.
+    const link = clicks.find((e) => !e.defaultPrevented && e.target.closest?.('a[href]'))?.target.closest('a[href]');
+    const target = link?.getAttribute('target');
+    if (!seen.nav && link && target && !['_self', '_parent', '_top'].includes(target.toLowerCase())) seen.nav = 'tab';
     if (!seen.nav && submitted && !submitted.defaultPrevented) {
       const form = submitted.target;
       const method = (submitted.submitter?.getAttribute('formmethod') || form.method || '').toLowerCase();

@@ -226,3 +226,22 @@ async def test_hover_scroll_and_highlight(env: dict[str, str], site: str) -> Non
             client, "interact", action="wait_for", selector="#tabpilot-highlighter", state="detached"
         )
         assert gone["state"] == "detached"
+
+
+async def test_a_link_to_a_new_tab_says_which_tab(env: dict[str, str], site: str) -> None:
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/links.html")
+        text = (await snapshot(client))["text"]
+        clicked = await call(
+            client,
+            "interact",
+            action="click",
+            ref=ref(text, "link", "Open second in a new tab"),
+            snapshot="none",
+        )
+        opened = clicked["opened_tab"]
+        assert opened["url"] == f"{site}/second.html" and opened["tab_id"] != clicked["tab_id"]
+        assert "navigated" not in clicked
+        tabs = (await call(client, "observe", what="tabs"))["tabs"]
+        assert opened["tab_id"] in {t["id"] for t in tabs}
+        await call(client, "interact", action="close_tab", tab_id=opened["tab_id"])

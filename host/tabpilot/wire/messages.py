@@ -79,7 +79,8 @@ class Targeted(Command):
     Result: `{"tab_id"}` plus what the action reports (select `selected`, check `checked`/`changed`,
     scroll `scroll_x`/`scroll_y`/`max_y`, highlight `success`/`bounds`). An action that started a
     navigation (click, press, check) answers once the new document has loaded (or at `timeout_ms`,
-    then `loaded: false`) with `navigated: true` and the new `url`; a same-document change gives `url`.
+    then `loaded: false`) with `navigated: true` and the new `url`; a same-document change gives `url`;
+    a link that opens another tab gives `opened_tab: {tab_id, url}`.
     Errors: element_not_found, invalid_selector, stale_ref, not_interactable (`data.reason`: hidden,
     disabled, covered, readonly, prevented), invalid_params, timeout, tab_closed.
     """

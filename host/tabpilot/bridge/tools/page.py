@@ -46,12 +46,18 @@ class Bounds(TypedDict):
     height: int
 
 
+class OpenedTab(TypedDict):
+    tab_id: int
+    url: str
+
+
 class PageActionResult(TypedDict):
     tab_id: NotRequired[int]
     navigated: NotRequired[bool]
     url: NotRequired[str]
     loaded: NotRequired[bool]
     navigation_error: NotRequired[str]
+    opened_tab: NotRequired[OpenedTab]
     selected: NotRequired[list[str]]
     checked: NotRequired[bool]
     changed: NotRequired[bool]
@@ -103,7 +109,8 @@ async def click(
     timeout_ms: int = 5_000,
     snapshot: SnapshotMode = "diff",
 ) -> PageActionResult:
-    """click the element (ref or selector); if that navigates, waits for the new page (navigated, url)."""
+    """click the element (ref or selector); if that navigates, waits for the new page (navigated, url);
+    a link to a new tab gives opened_tab."""
     cmd = m.Click(
         id=0,
         ref=ref,
