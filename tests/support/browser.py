@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
@@ -27,6 +28,7 @@ T = TypeVar("T")
 POPUP_URL = f"{paths.EXTENSION_ORIGIN}popup.html"
 # The dedicated-profile flags (off the network, stable viewport), plus root's --no-sandbox.
 FLAGS = [*BASE_FLAGS, "--no-sandbox", "--headless=new", "--window-size=1280,800"]
+PAGE_LOAD_TIMEOUT_S = 30
 
 
 def tabpilot_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -62,22 +64,42 @@ def start_chromium(
     options.add_argument(f"--user-data-dir={user_data_dir}")
     options.add_argument(f"--load-extension={extension_dir or paths.extension_dir()}")
     service = Service(CHROMEDRIVER, env={**os.environ, **env})
-    return webdriver.Chrome(options=options, service=service)
+    driver = webdriver.Chrome(options=options, service=service)
+    # chromedriver waits for a window's pending navigation before most commands, by default up to
+    # 300 s; a new tab that never loads (a Chromium quirk seen under load) should fail fast instead.
+    driver.set_page_load_timeout(PAGE_LOAD_TIMEOUT_S)
+    return driver
+
+
+def _flip_in_popup(driver: webdriver.Chrome, tab: str, enabled: bool) -> None:
+    wait_until(lambda: tab in driver.window_handles or None, what="chromedriver to see the new tab")
+    driver.switch_to.window(tab)
+    driver.get(POPUP_URL)
+    toggle = wait_until(lambda: driver.find_element(By.ID, "pilot-toggle"), what="the pilot toggle")
+    if toggle.is_selected() != enabled:
+        toggle.click()
+    wait_until(lambda: toggle.is_selected() == enabled or None, what="the toggle to change")
 
 
 def set_pilot(driver: webdriver.Chrome, enabled: bool) -> None:
     """Flip the AI Web Pilot toggle the way a person does: in the extension's popup page."""
     original = driver.current_window_handle
-    driver.switch_to.new_window("tab")
-    try:
-        driver.get(POPUP_URL)
-        toggle = wait_until(lambda: driver.find_element(By.ID, "pilot-toggle"), what="the pilot toggle")
-        if toggle.is_selected() != enabled:
-            toggle.click()
-        wait_until(lambda: toggle.is_selected() == enabled or None, what="the toggle to change")
-    finally:
-        driver.close()
-        driver.switch_to.window(original)
+    failure: Exception | None = None
+    for _ in range(3):
+        # A tab made by CDP, not switch_to.new_window: new_window waits for the new tab's first load,
+        # and a new tab that never loads (a Chromium quirk seen under load) would hang it for good.
+        # This returns at once; a stuck tab fails the bounded page load below and is closed.
+        target = driver.execute_cdp_cmd("Target.createTarget", {"url": "about:blank"})["targetId"]
+        try:
+            _flip_in_popup(driver, target, enabled)
+            return
+        except (WebDriverException, AssertionError) as exc:
+            failure = exc
+        finally:
+            with contextlib.suppress(WebDriverException):
+                driver.execute_cdp_cmd("Target.closeTarget", {"targetId": target})
+            driver.switch_to.window(original)
+    raise AssertionError(f"could not set the pilot {'on' if enabled else 'off'}: {failure!r}")
 
 
 def service_worker_targets(driver: webdriver.Chrome) -> list[dict[str, Any]]:
