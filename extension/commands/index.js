@@ -1,5 +1,6 @@
 // The command registry: one handler file per command, one line here. Each module exports
 // `name` (the wire tag), `needsPilot`, and `run(msg, {signal, running})`.
+import * as addRedaction from './add_redaction.js';
 import * as cancel from './cancel.js';
 import * as check from './check.js';
 import * as click from './click.js';
@@ -33,5 +34,5 @@ import * as waitFor from './wait_for.js';
 export const HANDLERS = new Map([
   cancel, count, executeJs, extract, navigate, paginate, ping, scrollLoad, status, tabs,
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
-  closeTab, history, newTab, switchTab, trackTab, screenshot, state, telemetry,
+  closeTab, history, newTab, switchTab, trackTab, screenshot, state, telemetry, addRedaction,
 ].map((h) => [h.name, h]));

@@ -223,6 +223,13 @@ class TrackTab(Command, tag="track_tab"):
     track: bool = True
 
 
+class AddRedaction(Command, tag="add_redaction"):
+    """Redact elements matching these CSS selectors too (in every page output). The agent can add to
+    the user's list, never remove from it; only the popup edits the user's own list."""
+
+    selectors: list[str]
+
+
 class BrowserState(Command, tag="state"):
     """Save, load, list or delete a named snapshot of a site's storage and cookies (values stay in the
     extension: answers carry names, URL, time, sizes and counts only)."""
@@ -479,6 +486,7 @@ ExtensionCommand = (
     | SwitchTab
     | CloseTab
     | TrackTab
+    | AddRedaction
     | Screenshot
     | BrowserState
     | Telemetry
@@ -516,6 +524,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     SwitchTab,
     CloseTab,
     TrackTab,
+    AddRedaction,
     Screenshot,
     BrowserState,
     Telemetry,

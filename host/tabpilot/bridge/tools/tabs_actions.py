@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ...wire.messages import CloseTab, History, NewTab, SwitchTab, TrackTab
+from ...wire.messages import AddRedaction, CloseTab, History, NewTab, SwitchTab, TrackTab
 from .base import Call
 from .configure import CONFIGURE
 from .interact import INTERACT
@@ -98,3 +98,21 @@ async def untrack_tab(call: Call) -> TrackResult:
     """stop tracking: commands without a tab_id go to the active tab again."""
     await call.send(TrackTab(id=0, track=False))
     return {"tracked_tab_id": None}
+
+
+class RedactionResult(TypedDict):
+    added: list[str]
+    selectors: list[str]
+
+
+@CONFIGURE.action
+async def add_redaction(
+    call: Call,
+    selectors: Annotated[
+        list[str], Field(description="add_redaction: CSS selectors whose elements show as [REDACTED].")
+    ],
+) -> RedactionResult:
+    """also redact elements matching selectors in every page output (you can add, never remove:
+    the user's own list is edited in the popup); returns the list now in force."""
+    value: Any = await call.send(AddRedaction(id=0, selectors=selectors))
+    return {"added": list(value["added"]), "selectors": list(value["selectors"])}
