@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +30,7 @@ POPUP_URL = f"{paths.EXTENSION_ORIGIN}popup.html"
 # The dedicated-profile flags (off the network, stable viewport), plus root's --no-sandbox.
 FLAGS = [*BASE_FLAGS, "--no-sandbox", "--headless=new", "--window-size=1280,800"]
 PAGE_LOAD_TIMEOUT_S = 30
+FIRST_TAB_TIMEOUT_S = 20
 
 
 def tabpilot_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -63,12 +65,49 @@ def start_chromium(
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={user_data_dir}")
     options.add_argument(f"--load-extension={extension_dir or paths.extension_dir()}")
-    service = Service(CHROMEDRIVER, env={**os.environ, **env})
-    driver = webdriver.Chrome(options=options, service=service)
-    # chromedriver waits for a window's pending navigation before most commands, by default up to
-    # 300 s; a new tab that never loads (a Chromium quirk seen under load) should fail fast instead.
-    driver.set_page_load_timeout(PAGE_LOAD_TIMEOUT_S)
-    return driver
+    for _ in range(3):
+        service = Service(CHROMEDRIVER, env={**os.environ, **env})
+        driver = webdriver.Chrome(options=options, service=service)
+        # chromedriver waits for a window's pending navigation before most commands, by default up
+        # to 300 s; a tab that never loads should fail fast instead.
+        driver.set_page_load_timeout(PAGE_LOAD_TIMEOUT_S)
+        if _first_tab_answers(driver):
+            return driver
+        # Now and then the first tab of a new browser never loads, and every later command on it
+        # hangs (seen on Chromium 156, more often under load): start the browser again.
+        _kill(driver)
+    raise AssertionError("Chromium's first tab never loaded in 3 launches")
+
+
+def _first_tab_answers(driver: webdriver.Chrome) -> bool:
+    done: list[bool] = []
+
+    def probe() -> None:
+        with contextlib.suppress(WebDriverException):
+            driver.get("about:blank")
+            done.append(driver.execute_script("return 1") == 1)
+
+    worker = threading.Thread(target=probe, daemon=True)
+    worker.start()
+    worker.join(FIRST_TAB_TIMEOUT_S)
+    return bool(done and done[0])
+
+
+def _kill(driver: webdriver.Chrome) -> None:
+    """Stop chromedriver and its browser without asking either (they may not answer)."""
+    driver_pid = driver.service.process.pid
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == driver_pid:
+            with contextlib.suppress(OSError):
+                os.kill(int(entry.name), signal.SIGKILL)
+    driver.service.process.kill()
+    driver.service.process.wait(10)
 
 
 def _flip_in_popup(driver: webdriver.Chrome, tab: str, enabled: bool) -> None:
