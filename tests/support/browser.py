@@ -83,7 +83,8 @@ def _first_tab_answers(driver: webdriver.Chrome) -> bool:
     done: list[bool] = []
 
     def probe() -> None:
-        with contextlib.suppress(WebDriverException):
+        # Anything may come out of a call to a browser that is being killed under it.
+        with contextlib.suppress(Exception):
             driver.get("about:blank")
             done.append(driver.execute_script("return 1") == 1)
 
@@ -106,8 +107,12 @@ def _kill(driver: webdriver.Chrome) -> None:
         if int(stat.rsplit(")", 1)[1].split()[1]) == driver_pid:
             with contextlib.suppress(OSError):
                 os.kill(int(entry.name), signal.SIGKILL)
-    driver.service.process.kill()
-    driver.service.process.wait(10)
+    process = driver.service.process
+    process.kill()
+    process.wait(10)
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
 
 
 def _flip_in_popup(driver: webdriver.Chrome, tab: str, enabled: bool) -> None:
