@@ -94,19 +94,28 @@ def _first_tab_answers(driver: webdriver.Chrome) -> bool:
     return bool(done and done[0])
 
 
-def _kill(driver: webdriver.Chrome) -> None:
-    """Stop chromedriver and its browser without asking either (they may not answer)."""
+def _children(driver: webdriver.Chrome) -> list[tuple[int, str]]:
+    """(pid, command line) of each process chromedriver started (the browser)."""
     driver_pid = driver.service.process.pid
+    found: list[tuple[int, str]] = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
         except OSError:
             continue
         if int(stat.rsplit(")", 1)[1].split()[1]) == driver_pid:
-            with contextlib.suppress(OSError):
-                os.kill(int(entry.name), signal.SIGKILL)
+            found.append((int(entry.name), cmdline))
+    return found
+
+
+def _kill(driver: webdriver.Chrome) -> None:
+    """Stop chromedriver and its browser without asking either (they may not answer)."""
+    for pid, _ in _children(driver):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
     process = driver.service.process
     process.kill()
     process.wait(10)
@@ -189,18 +198,9 @@ class Chromium:
     def browser_pid(self) -> int:
         """The main browser process (chromedriver's child on our profile)."""
         assert self.driver is not None
-        driver_pid = self.driver.service.process.pid
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_text()
-                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
-            except OSError:
-                continue
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            if ppid == driver_pid and str(self.user_data_dir) in cmdline:
-                return int(entry.name)
+        for pid, cmdline in _children(self.driver):
+            if str(self.user_data_dir) in cmdline:
+                return pid
         raise AssertionError("browser process not found")
 
     def crash(self) -> None:
