@@ -65,7 +65,10 @@ export function connect() {
 }
 
 async function sendHello(p) {
-  const [who, pilot] = await Promise.all([identity(), getPilot()]);
+  // identity() first: it applies a launch config, which may switch the pilot on; a pilot flag read
+  // in parallel could predate that, and the host would refuse the launcher's first command.
+  const who = await identity();
+  const pilot = await getPilot();
   if (port !== p) return;
   helloPilot = pilot;
   post(p, { type: 'hello', protocol: PROTOCOL_VERSION, ...who, pilot });
