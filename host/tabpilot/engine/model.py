@@ -71,9 +71,19 @@ class ErrorRecovery(Struct, forbid_unknown_fields=True):
 class Request(Struct, forbid_unknown_fields=True, omit_defaults=True):
     """One `interact {action: "scrape"}` call (and one file given to `tabpilot scrape`)."""
 
-    operation: Literal["extract", "workflow", "replay"]
+    operation: Literal["extract", "workflow", "replay", "suggest"]
     selector: str | None = None
     schema: dict[str, str] | None = None
+    # Smart extraction: a JSON Schema the rows must match; an agent-written extractor in place of
+    # selector + schema; the page region; a cached strategy to rerun (or the one matching the URL);
+    # the fields that identify a row when pages are aggregated; the words a suggestion should match.
+    output_schema: dict[str, Any] | None = None
+    script: str | None = None
+    css_selector: str | None = None
+    extraction_id: str | None = None
+    use_cache: bool = False
+    key_fields: list[str] | None = None
+    query: str | None = None
     options: Options = msgspec.field(default_factory=Options)
     steps: list[Any] | None = None  # decoded into steps.Step by the plan (errors then name the step)
     name: str | None = None

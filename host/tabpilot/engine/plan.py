@@ -54,6 +54,8 @@ def build_plan(req: Request) -> Plan:
         steps: list[StepBase] = [_extract_step(req)]
     elif req.operation == "workflow":
         steps = _workflow_steps(req.steps)
+    elif req.operation == "suggest":
+        raise invalid("operation suggest is not available yet")
     else:
         raise invalid("resolve a replay into its workflow first")
     if req.record and not req.name:
@@ -79,13 +81,20 @@ def _valid_name(name: str) -> bool:
 
 
 def _extract_step(req: Request) -> ExtractStep:
-    if not req.selector or not req.schema:
-        raise invalid('operation extract needs selector (the rows) and schema (field -> "css | op")')
+    if req.extraction_id is not None or req.use_cache or req.key_fields is not None:
+        raise invalid("extraction_id, use_cache and key_fields are not available yet")
+    if req.script is None and (not req.selector or not req.schema):
+        raise invalid(
+            'operation extract needs selector (the rows) and schema (field -> "css | op"), or a script'
+        )
     o = req.options
     try:
         return ExtractStep(
             selector=req.selector,
             schema=req.schema,
+            script=req.script,
+            css_selector=req.css_selector,
+            output_schema=req.output_schema,
             wait_for=o.wait_for,
             paginate=o.paginate,
             scroll=o.scroll,
@@ -94,6 +103,8 @@ def _extract_step(req: Request) -> ExtractStep:
         )
     except SchemaError as exc:
         raise invalid(f"schema: {exc}") from None
+    except ValueError as exc:
+        raise invalid(f"extract: {exc}") from None
 
 
 def _workflow_steps(raw: list[Any] | None) -> list[StepBase]:

@@ -114,13 +114,34 @@ WaitMs = Annotated[
 @INTERACT.action
 async def scrape(
     call: Call,
-    operation: Literal["extract", "workflow", "replay"],
+    operation: Literal["extract", "workflow", "replay", "suggest"],
     selector: str | None = None,
     schema: Annotated[
         dict[str, str] | None,
         Field(
             description='extract: field -> "css | op | op"; ops text html attr:NAME url number boolean all.'
         ),
+    ] = None,
+    output_schema: Annotated[
+        dict[str, Any] | None,
+        Field(description="extract/replay: JSON Schema (2020-12) the rows must match; values are coerced."),
+    ] = None,
+    script: Annotated[
+        str | None,
+        Field(description="extract: your extractor, a function body run in the page that returns JSON."),
+    ] = None,
+    css_selector: Annotated[
+        str | None, Field(description="suggest/extract script: the page region to look at.")
+    ] = None,
+    query: Annotated[str | None, Field(description="suggest: words describing the records you want.")] = None,
+    extraction_id: Annotated[
+        str | None, Field(description="extract: rerun a cached strategy (from an earlier extract).")
+    ] = None,
+    use_cache: Annotated[
+        bool | None, Field(description="extract: rerun the cached strategy matching this URL.")
+    ] = None,
+    key_fields: Annotated[
+        list[str] | None, Field(description="extract: fields that identify a row when pages aggregate.")
     ] = None,
     options: Options | None = None,
     steps: Annotated[
@@ -150,6 +171,13 @@ async def scrape(
         "operation": operation,
         "selector": selector,
         "schema": schema,
+        "output_schema": output_schema,
+        "script": script,
+        "css_selector": css_selector,
+        "query": query,
+        "extraction_id": extraction_id,
+        "use_cache": use_cache,
+        "key_fields": key_fields,
         "options": options,
         "steps": steps,
         "name": name,

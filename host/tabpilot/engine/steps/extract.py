@@ -47,8 +47,11 @@ def _check_redirect(before: str, landed: str) -> None:
 class ExtractStep(StepBase, tag="extract"):
     """Read `schema` from each `selector` match; optionally wait, paginate or scroll-load first."""
 
-    selector: Selector
-    schema: dict[str, str]
+    selector: Selector | None = None
+    schema: dict[str, str] | None = None
+    script: str | None = None  # an agent-written extractor in place of selector + schema
+    css_selector: str | None = None  # the region the script (or the suggestion) looks at
+    output_schema: dict[str, Any] | None = None  # JSON Schema 2020-12 the rows must match
     wait_for: str | None = None
     paginate: PaginateOptions | None = None
     scroll: ScrollOptions | None = None
@@ -57,9 +60,16 @@ class ExtractStep(StepBase, tag="extract"):
     DEFAULT_TIMEOUT_MS: ClassVar[int] = 10_000
 
     def __post_init__(self) -> None:
+        if self.script is not None:
+            if self.selector is not None or self.schema is not None:
+                raise ValueError("give script, or selector and schema, not both")
+            raise ValueError("script extractors are not available yet")
+        if self.selector is None or self.schema is None:
+            raise ValueError('extract needs selector (the rows) and schema (field -> "css | op")')
         compiled(self.schema)  # a SchemaError (ValueError) becomes a validation error naming this step
 
     async def run(self, ctx: Context) -> Any:
+        assert self.selector is not None and self.schema is not None
         specs = compiled(self.schema)
         conv = Conversions(specs)
         plans = [s.plan() for s in specs]
@@ -67,7 +77,7 @@ class ExtractStep(StepBase, tag="extract"):
         if self.wait_for:
             await ctx.call(WaitFor(id=0, selector=self.wait_for, timeout_ms=t), t)
         if self.scroll is not None:
-            await self._scroll_load(ctx, self.scroll, t)
+            await self._scroll_load(ctx, self.selector, self.scroll, t)
         rows: list[dict[str, Any]] = []
         pages = 0
         try:
@@ -120,12 +130,12 @@ class ExtractStep(StepBase, tag="extract"):
             return False
         return self.limit is None or len(rows) < self.limit
 
-    async def _scroll_load(self, ctx: Context, scroll: ScrollOptions, t: int) -> None:
+    async def _scroll_load(self, ctx: Context, selector: str, scroll: ScrollOptions, t: int) -> None:
         for _ in range(scroll.max_scrolls):
             answer = obj(
                 await ctx.call(
                     ScrollLoad(
-                        id=0, row_selector=self.selector, until_selector=scroll.until_selector, timeout_ms=t
+                        id=0, row_selector=selector, until_selector=scroll.until_selector, timeout_ms=t
                     ),
                     t,
                 )
