@@ -53,6 +53,8 @@ def build_plan(req: Request) -> Plan:
     if req.operation == "extract":
         steps: list[StepBase] = [_extract_step(req)]
     elif req.operation == "workflow":
+        if req.output_schema is not None:
+            raise invalid("output_schema of a workflow goes on its extract steps (or on a replay)")
         steps = _workflow_steps(req.steps)
     elif req.operation == "suggest":
         raise invalid("operation suggest is not available yet")
@@ -118,6 +120,8 @@ def _workflow_steps(raw: list[Any] | None) -> list[StepBase]:
             steps.append(decode_step(value))
         except msgspec.ValidationError as exc:
             raise invalid(f"steps[{i}]: {exc} (step types: {', '.join(step_types())})") from None
+        except TabPilotError as exc:  # invalid_output_schema keeps its code; the message names the step
+            raise TabPilotError(exc.code, f"steps[{i}]: {exc.message}", data=exc.data) from None
     return steps
 
 

@@ -6,9 +6,11 @@ from typing import Any
 
 import msgspec
 
+from ..wire.errors import ErrorCode
 from .context import obj
 from .plan import Plan
 from .runner import Outcome
+from .steps.extract import ExtractStep
 
 _encoder = msgspec.json.Encoder()
 
@@ -62,6 +64,7 @@ def response(
         meta["skipped_steps"] = state.skipped
     if plan.replayed_from:
         meta["replayed_from"] = plan.replayed_from
+    _schema_verdict(outcome, plan, meta)
     out: dict[str, Any] = {"status": outcome.status, "correlation_id": correlation_id}
     if workflow_id:
         out["workflow_id"] = workflow_id
@@ -80,6 +83,20 @@ def response(
         out["outputs"] = outputs
     out["metadata"] = meta
     return out
+
+
+def _schema_verdict(outcome: Outcome, plan: Plan, meta: dict[str, Any]) -> None:
+    """`output_schema: valid` when every checked row matched; `is_partial` when some did not."""
+    codes = [e.get("error") for e in outcome.state.errors]
+    if outcome.error is not None:
+        codes.append(str(outcome.error.code))
+    if str(ErrorCode.VALIDATION_FAILED) in codes:
+        meta["output_schema"] = "violated"
+        meta["is_partial"] = True
+    elif outcome.status == "complete" and any(
+        isinstance(s, ExtractStep) and s.output_schema is not None for s in plan.steps
+    ):
+        meta["output_schema"] = "valid"
 
 
 def progress(state_steps: tuple[int, int], pages: int, rows: int, cid: str, status: str) -> dict[str, Any]:

@@ -100,6 +100,14 @@ def replay_plan(req: Request, store: WorkflowStore) -> Plan:
     for path, value in (req.override_params or {}).items():
         set_path(tree, path, value)
     params = {**tree.pop("params"), **(req.params or {})}
+    if req.output_schema is not None:  # the caller's schema replaces each extract step's own
+        steps: list[Any] = tree.get("steps") or []
+        extracts = [cast(dict[str, Any], s) for s in steps if isinstance(s, dict)]
+        extracts = [s for s in extracts if s.get("type") == "extract"]
+        if not extracts:
+            raise invalid(f"output_schema: workflow {doc.id} has no extract step to check")
+        for step in extracts:
+            step["output_schema"] = req.output_schema
     missing = [k for k in doc.required_params if k not in params]
     if missing:
         raise TabPilotError(

@@ -13,6 +13,7 @@ from msgspec import Meta
 
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract, Paginate, ScrollLoad, WaitFor
+from .. import outschema
 from ..context import Context, obj
 from ..convert import Conversions
 from ..model import PaginateOptions, ScrollOptions
@@ -60,6 +61,8 @@ class ExtractStep(StepBase, tag="extract"):
     DEFAULT_TIMEOUT_MS: ClassVar[int] = 10_000
 
     def __post_init__(self) -> None:
+        if self.output_schema is not None:
+            outschema.compile(self.output_schema)  # invalid_output_schema at plan time, before anything runs
         if self.script is not None:
             if self.selector is not None or self.schema is not None:
                 raise ValueError("give script, or selector and schema, not both")
@@ -73,6 +76,7 @@ class ExtractStep(StepBase, tag="extract"):
         specs = compiled(self.schema)
         conv = Conversions(specs)
         plans = [s.plan() for s in specs]
+        check = outschema.RowCheck(self.output_schema) if self.output_schema is not None else None
         t = self.timeout()
         if self.wait_for:
             await ctx.call(WaitFor(id=0, selector=self.wait_for, timeout_ms=t), t)
@@ -89,6 +93,8 @@ class ExtractStep(StepBase, tag="extract"):
                     )
                 )
                 page = conv.rows(answer.get("rows") or [])
+                if check is not None:
+                    page = check.page(page)
                 warned: list[Any] = answer.get("warnings") or []
                 for w in map(obj, warned):
                     ctx.state.warn({"field": str(w.get("field", "")), "message": str(w.get("message", ""))})
@@ -123,6 +129,8 @@ class ExtractStep(StepBase, tag="extract"):
         finally:
             for w in conv.warnings():
                 ctx.state.warn(w)
+        if check is not None:
+            check.verdict(rows)  # after every (coerced) row is in the run's data
         return rows
 
     def _more(self, page: list[dict[str, Any]], pages: int, rows: list[dict[str, Any]]) -> bool:
