@@ -39,5 +39,6 @@ export const ERR = Object.freeze({
   "WORKFLOW_NOT_FOUND": "workflow_not_found",
   "INVALID_OUTPUT_SCHEMA": "invalid_output_schema",
   "VALIDATION_FAILED": "validation_failed",
-  "STRATEGY_STALE": "strategy_stale"
+  "STRATEGY_STALE": "strategy_stale",
+  "STRATEGY_NOT_FOUND": "strategy_not_found"
 });

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..wire.errors import ErrorCode, TabPilotError
-from . import result, runner, workflows
+from . import result, workflows
 from .browser import Browser
+from .cache import ExtractionCache
 from .context import DEFAULT_GRACE_S, RunState
-from .plan import Plan, build_plan, parse_request
+from .plan import Plan, parse_request
 from .store import WorkflowStore
 
 log = logging.getLogger("tabpilot.engine")
@@ -79,6 +80,7 @@ class Jobs:
     def __init__(self, browser: Browser, store: WorkflowStore, *, grace_s: float = DEFAULT_GRACE_S) -> None:
         self.browser = browser
         self.store = store
+        self.cache = ExtractionCache(store.root)
         self.grace_s = grace_s
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._saving: set[asyncio.Task[None]] = set()
@@ -86,7 +88,7 @@ class Jobs:
     def start(self, request: Any) -> Job:
         """Validate and start a request; raises invalid_params, workflow_not_found, workflow_in_progress."""
         req = parse_request(request)
-        plan = workflows.replay_plan(req, self.store) if req.operation == "replay" else build_plan(req)
+        plan = workflows.replay_plan(req, self.store) if req.operation == "replay" else self.cache.plan(req)
         busy = self._busy(plan.tab_id)
         if busy is not None:
             raise TabPilotError(
@@ -120,8 +122,8 @@ class Jobs:
     async def _run(self, job: Job) -> None:
         plan = job.plan
         try:
-            outcome = await runner.run(
-                plan, self.browser, state=job.state, on_progress=job.notify, grace_s=self.grace_s
+            outcome = await self.cache.run(
+                plan, self.browser, job.state, on_progress=job.notify, grace_s=self.grace_s
             )
             recorded = None
             if plan.record and outcome.status == "complete":
@@ -136,6 +138,8 @@ class Jobs:
             job.result = value
             # Kept on disk off the caller's path: it is waiting for this very result.
             self._keep(job.correlation_id, value)
+            if plan.operation == "extract":
+                self._later(self.cache.flush)
         except Exception as exc:  # a bug: the caller still gets an answer, not a hang
             log.exception("scrape %s crashed", job.correlation_id)
             job.result = {
@@ -151,11 +155,16 @@ class Jobs:
             job.notify()
 
     def _keep(self, correlation_id: str, value: dict[str, Any]) -> None:
+        self._later(self.store.save_result, correlation_id, value)
+
+    def _later(self, write: Callable[..., None], *args: Any) -> None:
+        """Write to disk in a worker thread, off the caller's path (shutdown waits for it)."""
+
         async def save() -> None:
             try:
-                await asyncio.to_thread(self.store.save_result, correlation_id, value)
+                await asyncio.to_thread(write, *args)
             except OSError as exc:
-                log.error("could not keep result %s: %s", correlation_id, exc)
+                log.error("could not write %s: %s", getattr(write, "__name__", "data"), exc)
 
         task = asyncio.get_running_loop().create_task(save())
         self._saving.add(task)

@@ -29,6 +29,12 @@ class Plan:
     record: bool = False
     replayed_from: str | None = None
     allowed_hosts: frozenset[str] | None = None
+    # The strategy cache (engine/cache.py): the strategy rerun or repaired, whether this run reruns it
+    # as stored (so it can go stale), the row identity for aggregation, and the aggregate's summary.
+    extraction_id: str | None = None
+    cached: bool = False
+    key_fields: list[str] | None = None
+    aggregate: str | None = None
 
     def label(self) -> str:
         """How this run is named to a second caller that finds the tab busy."""
@@ -83,8 +89,8 @@ def _valid_name(name: str) -> bool:
 
 
 def _extract_step(req: Request) -> ExtractStep:
-    if req.extraction_id is not None or req.use_cache or req.key_fields is not None:
-        raise invalid("extraction_id, use_cache and key_fields are not available yet")
+    if req.use_cache or (req.extraction_id is not None and req.script is None and not req.selector):
+        raise invalid("resolve a cached strategy (extraction_id, use_cache) with the strategy cache first")
     if req.script is None and (not req.selector or not req.schema):
         raise invalid(
             'operation extract needs selector (the rows) and schema (field -> "css | op"), or a script'

@@ -65,7 +65,11 @@ def response(
     if plan.replayed_from:
         meta["replayed_from"] = plan.replayed_from
     _schema_verdict(outcome, plan, meta)
+    if plan.aggregate:
+        meta["aggregate"] = plan.aggregate
     out: dict[str, Any] = {"status": outcome.status, "correlation_id": correlation_id}
+    if plan.extraction_id and plan.aggregate:
+        out["extraction_id"] = plan.extraction_id
     if workflow_id:
         out["workflow_id"] = workflow_id
     if plan.operation != "extract":

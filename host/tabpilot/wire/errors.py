@@ -48,6 +48,7 @@ class ErrorCode(enum.StrEnum):
     INVALID_OUTPUT_SCHEMA = "invalid_output_schema"
     VALIDATION_FAILED = "validation_failed"
     STRATEGY_STALE = "strategy_stale"
+    STRATEGY_NOT_FOUND = "strategy_not_found"
 
 
 class TabPilotError(Exception):

@@ -1,0 +1,196 @@
+"""Aggregates: the rows of repeated extracts with one extraction_id, merged and deduplicated.
+
+The agent walks the pages itself (navigate, extract {extraction_id}, navigate, ...); each extract adds
+its rows here. A row is a duplicate when its `key_fields` values (or, without key fields, the whole
+row as canonical JSON) were seen before; the first one seen is kept.
+
+Aggregates are persisted next to the strategies (`<root>/aggregates/ex-*.json`, 0600, atomic), so a
+host restarted by the browser in the middle of a walk keeps the pages already read; the rows are what
+the kept results already hold on disk, under the same protection. Each is capped (rows and bytes: the
+summary says so when rows were dropped) and only the most recently used few are kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from .store import _private_dir, write_private  # pyright: ignore[reportPrivateUsage]
+
+MAX_ROWS = 10_000
+MAX_BYTES = 8 * 1024 * 1024
+MAX_AGGREGATES = 20
+MAX_URLS = 500
+
+_encoder = msgspec.json.Encoder(order="sorted")
+
+
+class AggregateDoc(msgspec.Struct, omit_defaults=True):
+    """An aggregate as stored."""
+
+    extraction_id: str
+    rows: list[dict[str, Any]] = []
+    key_fields: list[str] = []
+    pages: int = 0
+    urls: list[str] = []
+    duplicates: int = 0
+    dropped: int = 0  # rows not kept because the cap was reached
+    updated: float = 0.0
+
+
+_decoder = msgspec.json.Decoder(AggregateDoc)
+
+
+@dataclass
+class Aggregate:
+    """One aggregate in memory, with the keys of the rows it holds."""
+
+    doc: AggregateDoc
+    keys: set[bytes] = field(default_factory=set[bytes])
+    size: int = 0
+
+    def key(self, row: dict[str, Any]) -> bytes:
+        """What makes a row the same as another: its key fields, else all of it."""
+        if self.doc.key_fields:
+            return _encoder.encode([row.get(k) for k in self.doc.key_fields])
+        return _encoder.encode(row)
+
+    def rebuild(self) -> None:
+        """Keys and size from the rows (after loading, or after the key fields changed)."""
+        self.keys = {self.key(r) for r in self.doc.rows}
+        self.size = sum(len(_encoder.encode(r)) + 1 for r in self.doc.rows)
+
+    def add(self, rows: list[dict[str, Any]], url: str | None, pages: int) -> None:
+        """Merge one extract's rows; a one-page re-read of a page already seen adds no page."""
+        d = self.doc
+        for row in rows:
+            k = self.key(row)
+            if k in self.keys:
+                d.duplicates += 1
+                continue
+            n = len(_encoder.encode(row)) + 1
+            if len(d.rows) >= MAX_ROWS or self.size + n > MAX_BYTES:
+                d.dropped += 1
+                continue
+            self.keys.add(k)
+            d.rows.append(row)
+            self.size += n
+        reread = pages <= 1 and url is not None and url in d.urls
+        if not reread:
+            d.pages += max(1, pages)
+        if url is not None and url not in d.urls and len(d.urls) < MAX_URLS:
+            d.urls.append(url)
+        d.updated = time.time()
+
+    def summary(self) -> str:
+        """`"40 unique rows from 2 pages"` (and how many were dropped at the cap)."""
+        d = self.doc
+        n, p = len(d.rows), d.pages
+        text = f"{n} unique row{'s' if n != 1 else ''} from {p} page{'s' if p != 1 else ''}"
+        if d.dropped:
+            text += f" (capped: {d.dropped} more rows not kept)"
+        return text
+
+
+class Aggregates:
+    """The aggregates of one data directory; memory first, written by `flush()` off the caller's path."""
+
+    def __init__(self, root: Path, *, cap: int = MAX_AGGREGATES) -> None:
+        self.root = root
+        self.cap = cap
+        self._items: dict[str, Aggregate] | None = None
+        self._dirty: dict[str, AggregateDoc | None] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def _dir(self) -> Path:
+        return _private_dir(self.root / "aggregates")
+
+    def _all(self) -> dict[str, Aggregate]:
+        if self._items is None:
+            self._items = {}
+            for path in self._dir.glob("ex-*.json"):
+                with contextlib.suppress(OSError, msgspec.DecodeError):
+                    doc = _decoder.decode(path.read_bytes())
+                    if path.stem == doc.extraction_id:
+                        agg = self._items[doc.extraction_id] = Aggregate(doc)
+                        agg.rebuild()
+        return self._items
+
+    def get(self, extraction_id: str) -> Aggregate | None:
+        """The aggregate of a strategy, if any rows were added."""
+        return self._all().get(extraction_id)
+
+    def add(
+        self,
+        extraction_id: str,
+        rows: list[dict[str, Any]],
+        *,
+        url: str | None,
+        pages: int,
+        key_fields: list[str] | None,
+    ) -> Aggregate:
+        """Merge an extract's rows into its strategy's aggregate (created on first use)."""
+        items = self._all()
+        agg = items.get(extraction_id)
+        if agg is None:
+            agg = items[extraction_id] = Aggregate(AggregateDoc(extraction_id, updated=time.time()))
+            self._evict()
+        if key_fields and key_fields != agg.doc.key_fields:
+            agg.doc.key_fields = list(key_fields)
+            before = len(agg.doc.rows)
+            agg.doc.rows = _unique(agg, agg.doc.rows)
+            agg.doc.duplicates += before - len(agg.doc.rows)
+        agg.add(rows, url, pages)
+        # A snapshot: the rows list is copied (the rows themselves are never changed once added).
+        self._dirty[extraction_id] = msgspec.structs.replace(agg.doc, rows=list(agg.doc.rows))
+        return agg
+
+    def clear(self, extraction_id: str | None = None) -> list[str]:
+        """Forget one aggregate, or all of them; returns the ids cleared."""
+        items = self._all()
+        ids = [extraction_id] if extraction_id is not None else list(items)
+        cleared = [i for i in ids if items.pop(i, None) is not None]
+        for i in cleared:
+            self._dirty[i] = None
+        return cleared
+
+    def _evict(self) -> None:
+        items = self._all()
+        old = sorted(items.values(), key=lambda a: a.doc.updated)[: max(0, len(items) - self.cap)]
+        for agg in old:
+            del items[agg.doc.extraction_id]
+            self._dirty[agg.doc.extraction_id] = None
+
+    def flush(self) -> None:
+        """Write the changes made since the last flush (call it from a worker thread)."""
+        with self._lock:
+            pending, self._dirty = self._dirty, {}
+            folder = self._dir
+            for extraction_id, doc in pending.items():
+                path = folder / f"{extraction_id}.json"
+                if doc is None:
+                    with contextlib.suppress(FileNotFoundError):
+                        path.unlink()
+                else:
+                    write_private(path, _encoder.encode(doc))
+
+
+def _unique(agg: Aggregate, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows deduplicated under the aggregate's (new) key fields; keys and size rebuilt."""
+    seen: set[bytes] = set()
+    kept: list[dict[str, Any]] = []
+    for row in rows:
+        k = agg.key(row)
+        if k not in seen:
+            seen.add(k)
+            kept.append(row)
+    agg.doc.rows = kept
+    agg.rebuild()
+    return kept

@@ -1,0 +1,208 @@
+"""The strategy cache around an extract: resolve a cached request, register, detect stale, aggregate.
+
+- `plan(req)`: `extract {extraction_id}` becomes the stored selector + schema (or script) with no
+  browser call; `use_cache: true` is resolved by `run` (one probe reads the tab's URL); a spec given
+  together with `extraction_id` repairs that strategy (same id, same aggregate).
+- `run(...)`: the runner, then the bookkeeping: an extract that found rows registers its strategy
+  (or bumps its counts) and adds its rows to the aggregate; a cached rerun that failed in a way a
+  changed page explains, or found nothing where it used to find rows, becomes `strategy_stale`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.messages import Extract, FieldPlan
+from . import runner
+from .aggregate import Aggregates
+from .browser import Browser
+from .context import DEFAULT_GRACE_S, Context, RunState, obj
+from .model import Request
+from .plan import Plan, build_plan, invalid
+from .steps.extract import ExtractStep
+from .strategies import SPEC_FIELDS, Strategy, StrategyStore, not_found
+
+# Failures of a rerun that a changed page explains (a timeout or a closed tab does not).
+STALE_ON = frozenset({"invalid_selector", "script_error", "validation_failed", "element_not_found"})
+STALE_MIN_ROWS = 3  # a strategy that used to find at least this many rows and now finds none is stale
+_TOP_LEVEL = ("selector", "schema", "script", "css_selector", "output_schema")
+_OPTIONS = ("wait_for", "paginate", "scroll", "limit")
+
+
+def spec_of(step: ExtractStep) -> dict[str, Any]:
+    """What a strategy keeps of an extract step: the SPEC_FIELDS that are set, as JSON."""
+    raw: dict[str, Any] = msgspec.to_builtins(step)
+    return {k: raw[k] for k in SPEC_FIELDS if raw.get(k) is not None}
+
+
+def _has_spec(req: Request) -> bool:
+    return any(getattr(req, k) is not None for k in ("selector", "schema", "script"))
+
+
+def _with_spec(req: Request, spec: dict[str, Any]) -> Request:
+    """`req` reading what `spec` says; options the request sets itself win over the stored ones."""
+    given: dict[str, Any] = msgspec.to_builtins(req.options)
+    options = {k: spec[k] for k in _OPTIONS if k in spec} | given
+    top = {k: spec.get(k) for k in _TOP_LEVEL}
+    try:
+        return msgspec.convert(
+            {
+                **msgspec.to_builtins(req),
+                **top,
+                "options": options,
+                "extraction_id": None,
+                "use_cache": False,
+            },
+            Request,
+        )
+    except msgspec.ValidationError as exc:
+        raise invalid(f"the cached strategy no longer fits a request: {exc}") from None
+
+
+class ExtractionCache:
+    """Strategies and aggregates of one data directory, and the extract bookkeeping around a run."""
+
+    def __init__(self, root: Path) -> None:
+        self.strategies = StrategyStore(root)
+        self.aggregates = Aggregates(root)
+
+    def plan(self, req: Request) -> Plan:
+        """The plan of an extract request, with its cached strategy resolved (ids checked, no I/O)."""
+        if req.operation != "extract":
+            if req.extraction_id is not None or req.use_cache or req.key_fields is not None:
+                raise invalid("extraction_id, use_cache and key_fields are for operation extract")
+            return build_plan(req)
+        if req.key_fields is not None and (not req.key_fields or not all(req.key_fields)):
+            raise invalid('key_fields: a list of field names that identify a row, e.g. ["sku"]')
+        if req.use_cache and (req.extraction_id is not None or _has_spec(req)):
+            raise invalid("use_cache: true picks the strategy for this URL; give no extraction_id or spec")
+        found = None if req.extraction_id is None else self.strategies.get(req.extraction_id)
+        repair = found is not None and _has_spec(req)
+        if req.use_cache:
+            plan = Plan(operation="extract", steps=[], options=req.options, tab_id=req.tab_id)
+        else:
+            plan = build_plan(req if found is None or repair else _with_spec(req, found.spec))
+        plan.extraction_id = found.extraction_id if found is not None else None
+        plan.cached = (found is not None and not repair) or req.use_cache
+        plan.key_fields = req.key_fields
+        step = plan.steps[0] if plan.steps else None
+        if req.key_fields and isinstance(step, ExtractStep) and step.schema is not None:
+            unknown = [k for k in req.key_fields if k not in step.schema]
+            if unknown:
+                raise invalid(f"key_fields {unknown} are not fields of the schema ({', '.join(step.schema)})")
+        return plan
+
+    async def run(
+        self,
+        plan: Plan,
+        browser: Browser,
+        state: RunState,
+        *,
+        on_progress: Callable[[], None] | None = None,
+        grace_s: float = DEFAULT_GRACE_S,
+    ) -> runner.Outcome:
+        """Run the plan (an extract: with the cache's bookkeeping, see the module docstring)."""
+        kw: dict[str, Any] = {"state": state, "on_progress": on_progress, "grace_s": grace_s}
+        if plan.operation != "extract":
+            return await runner.run(plan, browser, **kw)
+        if not plan.steps:
+            try:
+                await self._pick(plan, browser, state, grace_s)
+            except TabPilotError as exc:
+                return runner.Outcome("error", state, error=exc, failed_step=0)
+        outcome = await runner.run(plan, browser, **kw)
+        step = plan.steps[0]
+        assert isinstance(step, ExtractStep)
+        found = None if plan.extraction_id is None else self.strategies.get_or_none(plan.extraction_id)
+        if plan.cached and found is not None and self._stale(found, outcome):
+            await self._mark_stale(found, step, outcome, browser, grace_s)
+            return outcome
+        if outcome.status != "complete":
+            return outcome
+        rows, url = state.rows, state.url
+        if found is not None and plan.cached:
+            self.strategies.succeeded(found, rows, plan.key_fields)
+        elif rows and url:
+            if found is not None:
+                found = self.strategies.repaired(found, spec_of(step), rows, plan.key_fields)
+            else:
+                found = self.strategies.register(url, spec_of(step), rows, plan.key_fields)
+        if found is not None:
+            agg = self.aggregates.add(
+                found.extraction_id,
+                state.data,
+                url=url,
+                pages=state.pages,
+                key_fields=plan.key_fields or found.key_fields,
+            )
+            plan.extraction_id, plan.aggregate = found.extraction_id, agg.summary()
+        return outcome
+
+    async def _pick(self, plan: Plan, browser: Browser, state: RunState, grace_s: float) -> None:
+        """use_cache: read the tab's URL (one cheap page call) and take the best strategy for it."""
+        state.steps_total = 1
+        ctx = Context(browser, state, tab_id=plan.tab_id, grace_s=grace_s)
+        probe = Extract(id=0, selector=":root", fields=[FieldPlan(name="_", take="text")], limit=0)
+        url = obj(await ctx.call(probe, 5_000)).get("url")
+        if not isinstance(url, str):
+            raise TabPilotError(
+                ErrorCode.STRATEGY_NOT_FOUND, "the tab did not say its URL; pass extraction_id"
+            )
+        hits = self.strategies.matching(url)
+        if not hits:
+            raise not_found("matching this URL", self.strategies.for_host(url), url)
+        chosen = hits[0]
+        resolved = build_plan(_with_spec(Request(operation="extract", options=plan.options), chosen.spec))
+        plan.steps, plan.tab_id, plan.extraction_id = resolved.steps, ctx.tab_id, chosen.extraction_id
+
+    @staticmethod
+    def _stale(s: Strategy, outcome: runner.Outcome) -> bool:
+        if outcome.error is not None:
+            return str(outcome.error.code) in STALE_ON
+        return outcome.status == "complete" and outcome.state.rows == 0 and s.typical_rows >= STALE_MIN_ROWS
+
+    async def _mark_stale(
+        self, s: Strategy, step: ExtractStep, outcome: runner.Outcome, browser: Browser, grace_s: float
+    ) -> None:
+        """Turn the outcome into strategy_stale, with what the agent needs to repair it in one call."""
+        self.strategies.failed(s)
+        got = outcome.state.rows
+        cause = outcome.error
+        why = (
+            f"failed ({cause.code}: {cause.message})"
+            if cause is not None
+            else f"found 0 rows where it used to find {s.typical_rows}"
+        )
+        data: dict[str, Any] = {
+            "extraction_id": s.extraction_id,
+            "typical_rows": s.typical_rows,
+            "got_rows": got,
+        }
+        if cause is not None:
+            data["cause"] = {"error": str(cause.code), "message": cause.message}
+        digest = await _digest(browser, outcome.state, step, grace_s)
+        if digest is not None:
+            data["digest"] = digest
+        outcome.status = "error"
+        outcome.failed_step = 0
+        outcome.error = TabPilotError(
+            ErrorCode.STRATEGY_STALE,
+            f"cached strategy {s.extraction_id} {why}: the page changed. Repair it in one call: extract "
+            f"{{extraction_id: {s.extraction_id!r}, selector, schema}} (or script) using the digest",
+            data=data,
+        )
+
+    def flush(self) -> None:
+        """Write what changed to disk (from a worker thread)."""
+        self.strategies.flush()
+        self.aggregates.flush()
+
+
+async def _digest(browser: Browser, state: RunState, step: ExtractStep, grace_s: float) -> Any:
+    """A fresh digest of the page the strategy no longer fits (None when it cannot be read)."""
+    return None

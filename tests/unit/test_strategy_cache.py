@@ -1,0 +1,195 @@
+"""The strategy cache through Jobs: register, rerun by id or URL, repair, stale, aggregate, persistence."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tabpilot.engine import aggregate
+from tabpilot.engine.aggregate import Aggregates
+from tabpilot.engine.jobs import Jobs
+from tabpilot.engine.store import WorkflowStore
+from tabpilot.engine.strategies import StrategyStore
+from tabpilot.wire.errors import ErrorCode, TabPilotError
+from tests.support.fake_browser import ScriptedBrowser, TableSite
+
+pytestmark = pytest.mark.anyio
+
+SCHEMA = {"ticket": "td.key", "points": "td.points | number"}
+# Page 2 repeats P-3, as listings do when a row moves between loads.
+PAGES = [
+    [["P-1", "3"], ["P-2", "5"], ["P-3", "1"]],
+    [["P-3", "1"], ["P-4", "8"], ["P-5", "2"]],
+    [["P-6", "4"], ["P-7", "4"], ["P-8", "9"]],
+]
+EXTRACT: dict[str, Any] = {"operation": "extract", "selector": "tr", "schema": SCHEMA}
+
+
+def setup(
+    tmp_path: Path, pages: list[list[list[Any]]] | None = None
+) -> tuple[Jobs, ScriptedBrowser, TableSite]:
+    site = TableSite(pages or PAGES)
+    browser = site.install(ScriptedBrowser())
+    return Jobs(browser, WorkflowStore(tmp_path / "data"), grace_s=0.05), browser, site
+
+
+async def finish(jobs: Jobs, req: dict[str, Any]) -> dict[str, Any]:
+    return await jobs.wait(jobs.start(req), 5_000)
+
+
+def refused(jobs: Jobs, req: dict[str, Any]) -> TabPilotError:
+    with pytest.raises(TabPilotError) as info:
+        jobs.start(req)
+    return info.value
+
+
+async def test_extract_registers_then_reruns_by_id_with_no_extra_round_trip(tmp_path: Path) -> None:
+    jobs, browser, site = setup(tmp_path)
+    first = await finish(jobs, EXTRACT)
+    ex = first["extraction_id"]
+    assert ex.startswith("ex-") and first["metadata"]["aggregate"] == "3 unique rows from 1 page"
+    site.page = 1
+    browser.sent.clear()
+    again = await finish(jobs, {"operation": "extract", "extraction_id": ex, "key_fields": ["ticket"]})
+    assert browser.tags() == ["extract"]
+    assert again["extraction_id"] == ex and [r["ticket"] for r in again["data"]] == ["P-3", "P-4", "P-5"]
+    assert again["metadata"]["aggregate"] == "5 unique rows from 2 pages"
+    agg = jobs.cache.aggregates.get(ex)
+    assert agg is not None and agg.doc.duplicates == 1
+    # Reading page 2 again adds no page and no row.
+    await finish(jobs, {"operation": "extract", "extraction_id": ex})
+    assert agg.summary() == "5 unique rows from 2 pages"
+    s = jobs.cache.strategies.get(ex)
+    assert (s.success_count, s.failure_count, s.typical_rows, s.key_fields) == (3, 0, 3, ["ticket"])
+
+
+async def test_the_same_spec_on_the_same_pattern_is_one_strategy(tmp_path: Path) -> None:
+    jobs, _, site = setup(tmp_path)
+    a = (await finish(jobs, EXTRACT))["extraction_id"]
+    site.page = 2  # ?page=3: the same listing
+    b = (await finish(jobs, EXTRACT))["extraction_id"]
+    other = (await finish(jobs, {**EXTRACT, "schema": {"ticket": "td.key"}}))["extraction_id"]
+    assert a == b != other
+    assert jobs.cache.strategies.get(a).success_count == 2
+    assert jobs.cache.strategies.get(a).url_pattern == "https://data.example/table"
+
+
+async def test_use_cache_picks_the_strategy_for_the_url(tmp_path: Path) -> None:
+    jobs, browser, site = setup(tmp_path)
+    ex = (await finish(jobs, EXTRACT))["extraction_id"]
+    site.page = 2
+    browser.sent.clear()
+    out = await finish(jobs, {"operation": "extract", "use_cache": True})
+    assert browser.tags() == ["extract", "extract"]  # the URL probe, then the extract
+    assert out["extraction_id"] == ex and out["data"][0] == {"ticket": "P-6", "points": 4}
+    site.url = "https://elsewhere.example/table"
+    missing = await finish(jobs, {"operation": "extract", "use_cache": True})
+    assert missing["status"] == "error" and missing["error"] == ErrorCode.STRATEGY_NOT_FOUND
+    assert missing["cached"] == []  # nothing cached for that host
+
+
+async def test_bad_requests_have_stable_codes(tmp_path: Path) -> None:
+    jobs, _, _ = setup(tmp_path)
+    assert refused(jobs, {"operation": "extract", "extraction_id": "ex-000000000000"}).code == (
+        ErrorCode.STRATEGY_NOT_FOUND
+    )
+    ex = (await finish(jobs, EXTRACT))["extraction_id"]
+    bad = [
+        {"operation": "extract", "use_cache": True, "extraction_id": ex},
+        {"operation": "extract", "use_cache": True, "selector": "tr"},
+        {**EXTRACT, "key_fields": ["nope"]},
+        {**EXTRACT, "key_fields": []},
+        {"operation": "workflow", "extraction_id": ex, "steps": [{"type": "wait", "selector": "x"}]},
+    ]
+    for req in bad:
+        assert refused(jobs, req).code == ErrorCode.INVALID_PARAMS, req
+
+
+async def test_a_repair_keeps_the_id_and_the_aggregate(tmp_path: Path) -> None:
+    jobs, _, site = setup(tmp_path)
+    ex = (await finish(jobs, EXTRACT))["extraction_id"]
+    site.page = 1
+    fixed = await finish(jobs, {**EXTRACT, "schema": {"ticket": "td.id"}, "extraction_id": ex})
+    assert fixed["extraction_id"] == ex and fixed["metadata"]["aggregate"] == "6 unique rows from 2 pages"
+    assert jobs.cache.strategies.get(ex).spec["schema"] == {"ticket": "td.id"}
+
+
+async def test_zero_rows_where_there_were_many_is_stale(tmp_path: Path) -> None:
+    jobs, _, site = setup(tmp_path, [PAGES[0], []])
+    ex = (await finish(jobs, EXTRACT))["extraction_id"]
+    site.page = 1
+    stale = await finish(jobs, {"operation": "extract", "extraction_id": ex})
+    assert stale["status"] == "error" and stale["error"] == ErrorCode.STRATEGY_STALE
+    assert (stale["extraction_id"], stale["typical_rows"], stale["got_rows"]) == (ex, 3, 0)
+    s = jobs.cache.strategies.get(ex)
+    assert (s.failure_count, s.typical_rows) == (1, 3)
+
+
+async def test_few_rows_to_none_is_not_stale(tmp_path: Path) -> None:
+    jobs, _, site = setup(tmp_path, [[["P-1", "3"]], []])
+    ex = (await finish(jobs, EXTRACT))["extraction_id"]
+    site.page = 1
+    out = await finish(jobs, {"operation": "extract", "extraction_id": ex})
+    assert out["status"] == "complete" and out["data"] == []
+
+
+@pytest.mark.parametrize(
+    ("code", "stale"),
+    [(ErrorCode.INVALID_SELECTOR, True), (ErrorCode.ELEMENT_NOT_FOUND, True), ("timeout", False)],
+)
+async def test_a_failing_rerun_is_stale_when_the_page_explains_it(
+    tmp_path: Path, code: str, stale: bool
+) -> None:
+    jobs, browser, _ = setup(tmp_path)
+    ex = (await finish(jobs, EXTRACT))["extraction_id"]
+    browser.handlers["extract"] = lambda c: TabPilotError(code, "no good")
+    out = await finish(jobs, {"operation": "extract", "extraction_id": ex})
+    assert out["error"] == (ErrorCode.STRATEGY_STALE if stale else code)
+    if stale:
+        assert out["cause"] == {"error": str(code), "message": "no good"}
+    assert jobs.cache.strategies.get(ex).failure_count == int(stale)
+
+
+async def test_strategies_and_aggregates_survive_a_restart(tmp_path: Path) -> None:
+    jobs, _, _ = setup(tmp_path)
+    ex = (await finish(jobs, {**EXTRACT, "key_fields": ["ticket"]}))["extraction_id"]
+    await jobs.shutdown()  # waits for the writes
+    root = tmp_path / "data"
+    for folder in ("strategies", "aggregates"):
+        assert stat.S_IMODE((root / folder).stat().st_mode) == 0o700
+        assert stat.S_IMODE((root / folder / f"{ex}.json").stat().st_mode) == 0o600
+    (root / "strategies" / "ex-aaaaaaaaaaaa.json").write_text("{not json")
+    again, _, _ = setup(tmp_path)
+    assert [s.extraction_id for s in again.cache.strategies.all()] == [ex]
+    agg = again.cache.aggregates.get(ex)
+    assert agg is not None and agg.summary() == "3 unique rows from 1 page"
+    assert agg.doc.key_fields == ["ticket"]
+
+
+def test_strategy_lru_cap(tmp_path: Path) -> None:
+    store = StrategyStore(tmp_path, cap=3)
+    ids = [
+        store.register(f"https://a.example/x{i}", {"selector": "tr"}, 1, None).extraction_id for i in range(3)
+    ]
+    store.succeeded(store.get(ids[0]), 1)  # the oldest is used again
+    store.register("https://a.example/x9", {"selector": "tr"}, 1, None)
+    store.flush()
+    kept = {p.stem for p in (tmp_path / "strategies").glob("ex-*.json")}
+    assert ids[0] in kept and ids[1] not in kept and len(kept) == 3
+
+
+def test_dedup_by_row_or_key_fields_and_the_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    aggs = Aggregates(tmp_path)
+    rows = [{"a": 1, "b": 2}, {"b": 2, "a": 1}, {"a": 1, "b": 3}]
+    exact = aggs.add("ex-000000000001", rows, url="u1", pages=1, key_fields=None)
+    assert len(exact.doc.rows) == 2 and exact.doc.duplicates == 1  # key order does not make a row new
+    keyed = aggs.add("ex-000000000001", [{"a": 1, "b": 9}], url="u2", pages=1, key_fields=["a"])
+    assert keyed.doc.rows == [{"a": 1, "b": 2}] and keyed.summary() == "1 unique row from 2 pages"
+    monkeypatch.setattr(aggregate, "MAX_ROWS", 2)
+    capped = aggs.add("ex-000000000002", [{"n": i} for i in range(5)], url="u", pages=3, key_fields=None)
+    assert capped.summary() == "2 unique rows from 3 pages (capped: 3 more rows not kept)"
+    assert aggs.clear("ex-000000000002") == ["ex-000000000002"] and aggs.get("ex-000000000002") is None
+    assert aggs.clear() == ["ex-000000000001"]
