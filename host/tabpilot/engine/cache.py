@@ -22,8 +22,9 @@ from . import runner
 from .aggregate import Aggregates
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, Context, RunState, obj
-from .model import Request
+from .model import DEFAULT_MAX_BYTES, Request
 from .plan import Plan, build_plan, invalid
+from .result import fit
 from .steps.extract import ExtractStep
 from .strategies import SPEC_FIELDS, Strategy, StrategyStore, not_found
 
@@ -196,6 +197,40 @@ class ExtractionCache:
             f"{{extraction_id: {s.extraction_id!r}, selector, schema}} (or script) using the digest",
             data=data,
         )
+
+    def answer(self, op: str, extraction_id: str | None) -> dict[str, Any]:
+        """The ExtractionOp requests: list strategies, read or clear aggregates."""
+        if op == "strategies":
+            return {"strategies": [s.summary() for s in self.strategies.all()]}
+        if op == "aggregate":
+            if not extraction_id:
+                raise invalid('aggregate needs extraction_id (observe {what: "strategies"} lists them)')
+            agg = self.aggregates.get(extraction_id)
+            if agg is None:
+                self.strategies.get(extraction_id)  # strategy_not_found when it is not even cached
+                empty: dict[str, Any] = {
+                    "rows": [],
+                    "summary": "0 unique rows from 0 pages",
+                    "pages": 0,
+                    "duplicates": 0,
+                }
+                return {"extraction_id": extraction_id, **empty}
+            rows, truncated = fit(agg.doc.rows, DEFAULT_MAX_BYTES)
+            out: dict[str, Any] = {
+                "extraction_id": extraction_id,
+                "rows": rows,
+                "summary": agg.summary(),
+                "pages": agg.doc.pages,
+                "duplicates": agg.doc.duplicates,
+            }
+            if truncated:
+                out |= {"truncated": True, "rows_returned": len(rows)}
+            return out
+        if op == "clear_aggregate":
+            if extraction_id is not None and self.aggregates.get(extraction_id) is None:
+                self.strategies.get(extraction_id)
+            return {"cleared": self.aggregates.clear(extraction_id)}
+        raise invalid(f"unknown extraction op {op!r}: strategies, aggregate, clear_aggregate")
 
     def flush(self) -> None:
         """Write what changed to disk (from a worker thread)."""

@@ -1,5 +1,6 @@
-"""The host's scrape service: bridge requests (Scrape, JobResult, CancelJob, WorkflowOp) served by the
-engine, which reaches the extension through the host's own command path (`NativeHost.call`)."""
+"""The host's scrape service: bridge requests (Scrape, JobResult, CancelJob, WorkflowOp, ExtractionOp)
+served by the engine, which reaches the extension through the host's own command path
+(`NativeHost.call`)."""
 
 from __future__ import annotations
 
@@ -83,6 +84,11 @@ class EnginePort:
                 return await self.jobs.cancel(msg.correlation_id)
             case m.WorkflowOp():
                 return self._workflow_op(msg)
+            case m.ExtractionOp():
+                value = self.jobs.cache.answer(msg.op, msg.extraction_id)
+                if msg.op == "clear_aggregate":
+                    await asyncio.to_thread(self.jobs.cache.flush)  # a restart must not bring it back
+                return value
             case _:
                 raise TabPilotError(ErrorCode.UNKNOWN_COMMAND, f"not an engine request: {type(msg).__name__}")
 

@@ -281,7 +281,7 @@ class NativeHost:
                 bridge.send(
                     m.Error(id=msg.id, code=ErrorCode.PROTOCOL_MISMATCH, message=self._mismatch_message())
                 )
-            case m.Scrape() | m.JobResult() | m.CancelJob() | m.WorkflowOp():
+            case m.Scrape() | m.JobResult() | m.CancelJob() | m.WorkflowOp() | m.ExtractionOp():
                 self.engine.handle(bridge.send, msg)
             case m.Cancel():
                 target = next(

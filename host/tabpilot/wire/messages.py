@@ -361,6 +361,14 @@ class WorkflowOp(Command, tag="workflow_op"):
     document: str | None = None
 
 
+class ExtractionOp(Command, tag="extraction_op"):
+    """The strategy cache: `op` strategies (list) | aggregate (`extraction_id`'s merged rows) |
+    clear_aggregate (one `extraction_id`, or all when it is omitted)."""
+
+    op: str
+    extraction_id: str | None = None
+
+
 # --- Extension -> host ---
 
 
@@ -493,7 +501,7 @@ ExtensionCommand = (
 )
 ToExtension = Welcome | Chunk | ExtensionCommand
 FromExtension = Hello | Result | ResultChunk | Error | Event
-HostCommand = HostInfo | Scrape | JobResult | CancelJob | WorkflowOp
+HostCommand = HostInfo | Scrape | JobResult | CancelJob | WorkflowOp | ExtractionOp
 ToHost = HostCommand | ExtensionCommand
 FromHost = Result | Error | Event | Progress
 
@@ -531,7 +539,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
 )
 
 
-HOST_COMMANDS: tuple[type[Command], ...] = (HostInfo, Scrape, JobResult, CancelJob, WorkflowOp)
+HOST_COMMANDS: tuple[type[Command], ...] = (HostInfo, Scrape, JobResult, CancelJob, WorkflowOp, ExtractionOp)
 
 
 class _IdOnly(msgspec.Struct):
