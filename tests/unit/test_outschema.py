@@ -243,6 +243,33 @@ def test_invalid_schemas_name_the_keyword(schema: dict[str, Any], keyword: str, 
     assert f"keyword {keyword}" in err.value.message or f'"{keyword}"' in err.value.message
 
 
+@pytest.mark.parametrize(
+    ("schema", "typo", "meant"),
+    [
+        ({"type": "object", "proprties": {"a": {"type": "string"}}}, "proprties", "properties"),
+        ({"properties": {"a": {"type": "integer", "minimun": 0}}}, "minimun", "minimum"),
+        ({"items": {"requried": ["a"]}}, "requried", "required"),
+    ],
+)
+def test_a_misspelt_keyword_is_named_with_the_one_meant(
+    schema: dict[str, Any], typo: str, meant: str
+) -> None:
+    with pytest.raises(TabPilotError) as err:
+        outschema.compile(schema)
+    assert err.value.code == ErrorCode.INVALID_OUTPUT_SCHEMA and err.value.data["keyword"] == typo
+    assert f'did you mean "{meant}"' in err.value.message
+
+
+def test_unknown_keywords_far_from_any_keyword_and_property_names_are_fine() -> None:
+    outschema.compile(
+        {
+            "x-unit": "EUR",
+            "properties": {"proprties": {"type": "string"}, "minimun": {"type": "integer"}},
+            "enum": [{"requried": 1}],
+        }
+    )
+
+
 def test_the_message_for_a_misspelt_type() -> None:
     with pytest.raises(TabPilotError) as err:
         outschema.compile({"type": "object", "properties": {"price": {"type": "nmber"}}})

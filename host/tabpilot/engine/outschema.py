@@ -20,6 +20,7 @@ converts exactly into one that is, so converting back gives the same value:
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections import OrderedDict
@@ -34,7 +35,17 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from ..wire.errors import ErrorCode, TabPilotError
-from .outschema_report import Violation, failure, schema_problem, short, violations_of
+from .outschema_report import (
+    LISTS,
+    MAPS,
+    ONE,
+    Violation,
+    failure,
+    path_of,
+    schema_problem,
+    short,
+    violations_of,
+)
 
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_DEPTH = 32  # nesting of subschemas; deeper is a generated or recursive mistake, not a row shape
@@ -42,6 +53,12 @@ _CACHE_SIZE = 128
 _encoder = msgspec.json.Encoder(order="sorted")
 _INT = re.compile(r"-?(0|[1-9]\d*)")
 _NUM = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")
+# Keywords of 2020-12 (validation, applicators, core, annotations): anything close to one is a typo.
+_KNOWN = sorted(
+    {*Draft202012Validator.VALIDATORS, *MAPS, *LISTS, *ONE}
+    | {"$schema", "$id", "$anchor", "$dynamicAnchor", "$vocabulary", "$comment", "title", "description"}
+    | {"default", "examples", "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding"}
+)
 _ARRAY_WORDS = ("items", "prefixItems", "minItems", "maxItems", "contains", "uniqueItems")
 
 
@@ -94,7 +111,7 @@ def compile(schema: Any) -> Compiled:
     except SchemaError as exc:
         message, keyword, where = schema_problem(exc)
         raise invalid_schema(message, keyword=keyword, schema_path=where) from None
-    _check_refs(own, own, "$", 0)
+    _check(own, own, "$", 0)
     compiled = Compiled(
         own, Draft202012Validator(own, format_checker=Draft202012Validator.FORMAT_CHECKER), _is_whole(own)
     )
@@ -291,30 +308,47 @@ def _resolver(root: dict[str, Any]) -> Any:
     return registry.resolver_with_root(DRAFT202012.create_resource(root))
 
 
-def _check_refs(node: Any, root: dict[str, Any], where: str, depth: int) -> None:
-    """Refs stay inside the schema (the host fetches nothing) and resolve; nesting stays shallow."""
-    if depth > MAX_DEPTH * 2:  # two JSON levels per subschema level (keyword, then the subschema)
-        raise invalid_schema(f"at {where}: nested deeper than {MAX_DEPTH} levels", keyword=None)
-    if isinstance(node, list):
-        for i, item in enumerate(cast(list[Any], node)):
-            _check_refs(item, root, f"{where}[{i}]", depth + 1)
-        return
+def _check(node: Any, root: dict[str, Any], where: str, depth: int) -> None:
+    """What check_schema lets through but an agent gets wrong: refs that leave the schema (the host
+    fetches nothing) or do not resolve, a misspelt keyword (ignored by the spec, so nothing would be
+    checked), and nesting past MAX_DEPTH."""
     if not isinstance(node, dict):
         return
+    if depth > MAX_DEPTH:
+        raise invalid_schema(f"at {where}: nested deeper than {MAX_DEPTH} levels", keyword=None)
     for k, v in cast(dict[str, Any], node).items():
-        if k in ("$ref", "$dynamicRef") and isinstance(v, str):
-            if not v.startswith("#"):
+        at = path_of(where, [k])
+        if k in MAPS and isinstance(v, dict):
+            for name, sub in cast(dict[str, Any], v).items():
+                _check(sub, root, path_of(at, [name]), depth + 1)
+        elif k in LISTS and isinstance(v, list):
+            for i, sub in enumerate(cast(list[Any], v)):
+                _check(sub, root, f"{at}[{i}]", depth + 1)
+        elif k in ONE:
+            _check(v, root, at, depth + 1)
+        elif k in ("$ref", "$dynamicRef") and isinstance(v, str):
+            _check_ref(k, v, root, where)
+        elif k not in _KNOWN:
+            near = difflib.get_close_matches(k, _KNOWN, n=1, cutoff=0.85)
+            if near:
                 raise invalid_schema(
-                    f'at {where}: "{k}": {short(v)} points outside the schema; only local refs like '
-                    '"#/$defs/price" are followed (nothing is fetched)',
+                    f'at {where}: "{k}" is not a JSON Schema keyword: did you mean "{near[0]}"?',
                     keyword=k,
                     schema_path=where,
                 )
-            try:
-                _resolver(root).lookup(v)
-            except Unresolvable:
-                raise invalid_schema(
-                    f'at {where}: "{k}": {short(v)} does not resolve', keyword=k, schema_path=where
-                ) from None
-        elif k not in ("enum", "const", "default", "examples"):
-            _check_refs(v, root, f"{where}.{k}", depth + 1)
+
+
+def _check_ref(k: str, ref: str, root: dict[str, Any], where: str) -> None:
+    if not ref.startswith("#"):
+        raise invalid_schema(
+            f'at {where}: "{k}": {short(ref)} points outside the schema; only local refs like '
+            '"#/$defs/price" are followed (nothing is fetched)',
+            keyword=k,
+            schema_path=where,
+        )
+    try:
+        _resolver(root).lookup(ref)
+    except Unresolvable:
+        raise invalid_schema(
+            f'at {where}: "{k}": {short(ref)} does not resolve', keyword=k, schema_path=where
+        ) from None

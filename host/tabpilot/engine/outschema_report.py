@@ -19,11 +19,11 @@ MAX_LISTED = 20  # violations listed in the error data; the total is always give
 MAX_IN_MESSAGE = 5
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Keywords whose value is a map of name -> subschema, a list of subschemas, or one subschema.
-_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
-_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_ONE = frozenset(
+MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+ONE = frozenset(
     {"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"}
-    | {"unevaluatedItems", "unevaluatedProperties"}
+    | {"unevaluatedItems", "unevaluatedProperties", "contentSchema"}
 )
 _TYPES = '"string", "number", "integer", "boolean", "object", "array" or "null"'
 _BOUNDS = {
@@ -193,7 +193,7 @@ def schema_problem(exc: SchemaError) -> tuple[str, str | None, str]:
     for i, p in enumerate(parts):
         if state == "schema":
             keyword, where, inside = str(p), path_of("$", parts[:i]), i + 1
-            state = "names" if p in _MAPS or p in _LISTS else "schema" if p in _ONE else "value"
+            state = "names" if p in MAPS or p in LISTS else "schema" if p in ONE else "value"
         elif state == "names":
             state = "schema"
     if keyword is None:
