@@ -11,6 +11,7 @@ import * as extract from './extract.js';
 import * as fill from './fill.js';
 import * as highlight from './highlight.js';
 import * as history from './history.js';
+import * as mainContent from './main_content.js';
 import * as hover from './hover.js';
 import * as navigate from './navigate.js';
 import * as newTab from './new_tab.js';
@@ -35,4 +36,5 @@ export const HANDLERS = new Map([
   cancel, count, executeJs, extract, navigate, paginate, ping, scrollLoad, status, tabs,
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
   closeTab, history, newTab, switchTab, trackTab, screenshot, state, telemetry, addRedaction,
+  mainContent,
 ].map((h) => [h.name, h]));

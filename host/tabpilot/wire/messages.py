@@ -107,6 +107,23 @@ class Snapshot(Command, tag="snapshot"):
     timeout_ms: int = 5_000
 
 
+class MainContent(Command, tag="main_content"):
+    """The page's main content as cleaned HTML, for conversion to markdown in the host.
+
+    Result (JSON text): `{"html", "title", "url", "truncated"}`. The page picks `css_selector`'s first
+    match, else main / article / [role=main], else the densest block of text; it leaves out navigation,
+    page header and footer, asides, hidden elements, closed dialogs, cookie banners, scripts, styles,
+    forms' controls and inline data images, and redacts secrets. `html` stops at `max_bytes`
+    characters (`truncated`). An invalid css_selector is invalid_selector; no match is
+    element_not_found.
+    """
+
+    tab_id: int | None = None
+    css_selector: str | None = None
+    timeout_ms: int = 10_000
+    max_bytes: int = 8 * 1024 * 1024
+
+
 class Click(Targeted, tag="click"):
     """Click an element as a person would (scrolled into view, checked to be hit-testable)."""
 
@@ -479,6 +496,7 @@ ExtensionCommand = (
     | Paginate
     | ScrollLoad
     | Snapshot
+    | MainContent
     | Click
     | Fill
     | TypeText
@@ -517,6 +535,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     Paginate,
     ScrollLoad,
     Snapshot,
+    MainContent,
     Click,
     Fill,
     TypeText,

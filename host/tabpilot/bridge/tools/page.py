@@ -13,7 +13,9 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
+from ...markdown.page import DEFAULT_MAX_CHARS, MarkdownPage, markdown_chunk
 from ...wire import messages as m
+from ...wire.errors import ErrorCode, TabPilotError
 from .base import Call
 from .interact import INTERACT
 from .observe import OBSERVE
@@ -21,7 +23,9 @@ from .snapshots import PageSnapshot, SnapshotMode, take
 
 Ref = Annotated[str | None, Field(description="Element ref from a page snapshot, e.g. @e5.")]
 Selector = Annotated[str | None, Field(description="CSS selector (the first match); instead of ref.")]
-MaxChars = Annotated[int, Field(ge=200, le=200_000, description="Snapshot size budget; default 6000.")]
+MaxChars = Annotated[
+    int, Field(ge=200, le=200_000, description="Snapshot (or markdown chunk) size budget; default 6000.")
+]
 
 for tool, docs in (
     (
@@ -34,7 +38,13 @@ for tool, docs in (
             "url": "navigate: URL to load. wait_for: URL to wait for (substring, or glob with *).",
         },
     ),
-    (OBSERVE, {"scope": "CSS selector of the part of the page to show."}),
+    (
+        OBSERVE,
+        {
+            "scope": "CSS selector of the part of the page to show.",
+            "css_selector": "page: CSS selector of the part of the page to show (as scope).",
+        },
+    ),
 ):
     tool.param_docs.update(docs)
 
@@ -85,16 +95,38 @@ async def _act(call: Call, command: m.Command, snapshot: str) -> PageActionResul
 async def page(
     call: Call,
     scope: str | None = None,
-    max_chars: MaxChars = 6_000,
+    max_chars: MaxChars = DEFAULT_MAX_CHARS,
     cursor: Annotated[int, Field(ge=0, description="cursor_next of the previous page snapshot.")] = 0,
     mode: Annotated[
         Literal["full", "diff"], Field(description="diff: only lines changed since the last snapshot.")
     ] = "full",
     tab_id: int | None = None,
-) -> PageSnapshot:
+    format: Annotated[
+        Literal["text", "markdown"],
+        Field(description="text: the snapshot with refs; markdown: the main content as markdown chunks."),
+    ] = "text",
+    chunk: Annotated[
+        int | None, Field(ge=1, description="markdown: which chunk (1-based); default 1.")
+    ] = None,
+    css_selector: str | None = None,
+) -> PageSnapshot | MarkdownPage:
     """what a person sees as lean text; every interactive element has a ref (@e5) for interact.
-    Continue with cursor=cursor_next when truncated."""
-    return await take(call, tab_id=tab_id, scope=scope, max_chars=max_chars, cursor=cursor, mode=mode)
+    Continue with cursor=cursor_next when truncated. format=markdown: the main content (no navigation,
+    footers, banners; secrets redacted) as markdown in chunks of max_chars; `next` is the call for the
+    next chunk."""
+    selector = css_selector or scope
+    if format == "text":
+        if chunk is not None:
+            raise TabPilotError(
+                ErrorCode.INVALID_PARAMS, "chunk is for format=markdown; text pages by cursor"
+            )
+        return await take(call, tab_id=tab_id, scope=selector, max_chars=max_chars, cursor=cursor, mode=mode)
+    # Every chunk is cut from a fresh read of the page: reading and converting cost a few ms (see the
+    # README's Performance section), and a cache could hand out chunks of a page that has changed.
+    content = await call.send(m.MainContent(id=0, tab_id=tab_id, css_selector=selector))
+    return markdown_chunk(
+        content, chunk=chunk or 1, max_chars=max_chars, css_selector=selector, tab_id=tab_id
+    )
 
 
 @INTERACT.action

@@ -1,0 +1,84 @@
+"""One chunk of a page's markdown as the agent gets it: the text, `chunk k of n`, and the next call."""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired
+
+from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
+
+from ..wire.errors import ErrorCode, TabPilotError
+from .chunk import split
+from .convert import to_markdown
+
+DEFAULT_MAX_CHARS = 6_000
+
+
+class NextChunk(TypedDict):
+    what: str
+    format: str
+    chunk: int
+    css_selector: NotRequired[str]
+    max_chars: NotRequired[int]
+    tab_id: NotRequired[int]
+
+
+class MarkdownPage(TypedDict):
+    url: str
+    title: str
+    chunk: int
+    chunks: int
+    markdown: str
+    next: NotRequired[NextChunk]
+    note: NotRequired[str]
+    oversize: NotRequired[bool]
+    truncated: NotRequired[bool]
+    tab_id: NotRequired[int]
+
+
+def markdown_chunk(
+    content: dict[str, Any],
+    *,
+    chunk: int,
+    max_chars: int,
+    css_selector: str | None,
+    tab_id: int | None,
+) -> MarkdownPage:
+    """Chunk `chunk` (1-based) of the markdown of `content` (the page's main_content result)."""
+    chunks = split(to_markdown(content.get("html") or ""), max_chars)
+    n = len(chunks)
+    if not 1 <= chunk <= n:
+        raise TabPilotError(
+            ErrorCode.INVALID_PARAMS,
+            f"chunk {chunk} does not exist: this page's markdown has {n} chunk{'s' * (n != 1)} "
+            f"of at most {max_chars} characters",
+            data={"chunks": n},
+        )
+    piece = chunks[chunk - 1]
+    out: MarkdownPage = {
+        "url": str(content.get("url", "")),
+        "title": str(content.get("title", "")),
+        "chunk": chunk,
+        "chunks": n,
+        "markdown": piece.text,
+    }
+    if chunk < n:
+        nxt: NextChunk = {"what": "page", "format": "markdown", "chunk": chunk + 1}
+        if css_selector:
+            nxt["css_selector"] = css_selector
+        if max_chars != DEFAULT_MAX_CHARS:
+            nxt["max_chars"] = max_chars
+        if tab_id is not None:
+            nxt["tab_id"] = tab_id
+        out["next"] = nxt
+    if piece.continues == "table":
+        out["note"] = f"continues a table from chunk {chunk - 1}; its header row is repeated"
+    elif piece.continues == "code":
+        out["note"] = f"continues a code block from chunk {chunk - 1}; the fence is reopened"
+    if piece.oversize:
+        out["oversize"] = True
+    if content.get("truncated"):
+        out["truncated"] = True
+    tab = content.get("tab_id")
+    if isinstance(tab, int):
+        out["tab_id"] = tab
+    return out
