@@ -320,3 +320,13 @@ def test_coercion_never_changes_what_it_cannot_convert_back(text: str) -> None:
     if value is not text:
         back = ("true" if value else "false") if isinstance(value, bool) else str(value)
         assert back == text.strip(), "only surrounding whitespace may go"
+
+
+def test_a_recursive_schema_coerces_down_the_tree() -> None:
+    tree = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}, "kids": {"type": "array", "items": {"$ref": "#"}}},
+    }
+    coerced, found = outschema.apply({"n": "1", "kids": [{"n": "2", "kids": [{"n": "x"}]}]}, tree)
+    assert coerced == {"n": 1, "kids": [{"n": 2, "kids": [{"n": "x"}]}]}
+    assert found == [{"path": "$.kids[0].kids[0].n", "message": 'expected integer (got "x")'}]

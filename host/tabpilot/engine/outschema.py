@@ -78,9 +78,13 @@ class Compiled:
             found = self._branches[id(sub)] = self.validator.evolve(schema=sub)
         return found.is_valid(value)
 
+    _refs: dict[str, Any] = field(default_factory=dict[str, Any])
+
     def lookup(self, ref: str) -> Any:
         """The subschema a local `$ref` points to (checked to exist at compile time)."""
-        return _resolver(self.schema).lookup(ref).contents
+        if ref not in self._refs:
+            self._refs[ref] = _resolver(self.schema).lookup(ref).contents
+        return self._refs[ref]
 
 
 _cache: OrderedDict[bytes, Compiled] = OrderedDict()

@@ -76,14 +76,19 @@ def short(value: Any, limit: int = 40, containers: bool = False) -> str:
 def violations_of(errors: Iterable[ValidationError], prefix: str, row: int | None) -> list[Violation]:
     """Short violations from jsonschema errors; `row` None: the first path part is the row index."""
     out: list[Violation] = []
+    seen: set[tuple[str, str]] = set()
     for error in errors:
         for parts, message in _explain(error):
-            v: Violation = {"path": path_of(prefix, parts), "message": message}
+            path = path_of(prefix, parts)
+            if (path, message) in seen:
+                continue
+            seen.add((path, message))
             index = row if row is not None else (parts[0] if parts and isinstance(parts[0], int) else None)
-            if index is not None:
-                v = {"row": index, **v}
-            if v not in out:
-                out.append(v)
+            out.append(
+                {"row": index, "path": path, "message": message}
+                if index is not None
+                else {"path": path, "message": message}
+            )
     return out
 
 
