@@ -193,3 +193,15 @@ def test_dedup_by_row_or_key_fields_and_the_cap(tmp_path: Path, monkeypatch: pyt
     assert capped.summary() == "2 unique rows from 3 pages (capped: 3 more rows not kept)"
     assert aggs.clear("ex-000000000002") == ["ex-000000000002"] and aggs.get("ex-000000000002") is None
     assert aggs.clear() == ["ex-000000000001"]
+
+
+def test_a_strategy_another_host_registered_is_found_on_disk(tmp_path: Path) -> None:
+    mine, theirs = StrategyStore(tmp_path), StrategyStore(tmp_path)
+    assert mine.all() == []  # loaded before the other one registers
+    ex = theirs.register("https://a.example/list?page=2", {"selector": "li"}, 4, None).extraction_id
+    theirs.flush()
+    assert mine.get(ex).url_pattern == "https://a.example/list"
+    for bad in ("ex-../../etc", "wf-x", "ex-0123456789ab"):
+        with pytest.raises(TabPilotError) as info:
+            mine.get(bad)
+        assert info.value.code == ErrorCode.STRATEGY_NOT_FOUND

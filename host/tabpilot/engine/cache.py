@@ -185,7 +185,8 @@ class ExtractionCache:
             "got_rows": got,
         }
         if cause is not None:
-            data["cause"] = {"error": str(cause.code), "message": cause.message}
+            # What the failure said (a validation_failed's violations too): part of the repair.
+            data["cause"] = {"error": str(cause.code), "message": cause.message, **obj(cause.data)}
         digest = await _digest(browser, outcome.state, step, grace_s)
         if digest is not None:
             data["digest"] = digest

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import re
 import secrets
 import threading
 import time
@@ -26,7 +27,7 @@ from . import urlpattern
 from .store import _private_dir, write_private  # pyright: ignore[reportPrivateUsage]
 
 MAX_STRATEGIES = 100
-EXTRACTION_ID = r"^ex-[0-9a-f]{12}$"
+EXTRACTION_ID = re.compile(r"^ex-[0-9a-f]{12}$")
 # The ExtractStep fields a strategy keeps: everything that says what to read, nothing about pace.
 SPEC_FIELDS = (
     "selector",
@@ -131,14 +132,22 @@ class StrategyStore:
 
     def get(self, extraction_id: str) -> Strategy:
         """A strategy by id; strategy_not_found when there is none."""
-        found = self._all().get(extraction_id)
+        found = self.get_or_none(extraction_id)
         if found is None:
             raise not_found(extraction_id)
         return found
 
     def get_or_none(self, extraction_id: str) -> Strategy | None:
-        """A strategy by id, or None (evicted meanwhile)."""
-        return self._all().get(extraction_id)
+        """A strategy by id, or None; one this host does not know yet is looked for on disk (another
+        host on the same data directory, e.g. a second browser, may have registered it)."""
+        items = self._all()
+        found = items.get(extraction_id)
+        if found is None and EXTRACTION_ID.match(extraction_id) and extraction_id not in self._dirty:
+            with contextlib.suppress(OSError, msgspec.DecodeError):
+                s = _decoder.decode((self._dir / f"{extraction_id}.json").read_bytes())
+                if s.extraction_id == extraction_id:
+                    found = items[extraction_id] = s
+        return found
 
     def matching(self, url: str) -> list[Strategy]:
         """Strategies whose pattern matches `url`: most specific, then most used, then newest first."""
