@@ -56,6 +56,7 @@ class ErrorRecovery(TypedDict, total=False):
 class ScrapeResult(TypedDict):
     status: str
     correlation_id: str
+    extraction_id: NotRequired[str]  # the cached strategy: rerun it with extract {extraction_id}
     workflow_id: NotRequired[str]
     steps_completed: NotRequired[int]
     steps_total: NotRequired[int]
