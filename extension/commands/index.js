@@ -8,6 +8,7 @@ import * as closeTab from './close_tab.js';
 import * as count from './count.js';
 import * as executeJs from './execute_js.js';
 import * as extract from './extract.js';
+import * as extractScript from './extract_script.js';
 import * as fill from './fill.js';
 import * as highlight from './highlight.js';
 import * as history from './history.js';
@@ -33,7 +34,7 @@ import * as typeText from './type.js';
 import * as waitFor from './wait_for.js';
 
 export const HANDLERS = new Map([
-  cancel, count, executeJs, extract, navigate, paginate, ping, scrollLoad, status, tabs,
+  cancel, count, executeJs, extract, extractScript, navigate, paginate, ping, scrollLoad, status, tabs,
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
   closeTab, history, newTab, switchTab, trackTab, screenshot, state, telemetry, addRedaction,
   mainContent,

@@ -16,18 +16,15 @@ function message(err) {
   return String(err && err.message ? err.message : err);
 }
 
-/** The expression: the page runner's source called with the agent's code compiled in as a function. */
-function expression(runner, maxChars, script, asBody) {
-  const body = asBody ? `${script}\n` : `return (${script.replace(/[\s;]+$/, '')}\n)`;
-  return `(${runner})(null, ${maxChars}, async function () {\n${body}})`;
-}
-
 /**
- * Evaluate `script` in tab `tabId`'s main frame with the page runner `runner`; answer what the runner
- * answers (its JSON text, or {too_large}). A synchronous part that runs past `timeoutMs` is terminated
- * (timeout, the page intact); the whole call, awaited promises included, is bounded by it too.
+ * Evaluate in tab `tabId`'s main frame the first of `sources` ({expression, lineOffset, lines}: where
+ * the agent's code starts in it and how many lines it has), or the next one when it does not compile;
+ * answer what the expression answers (the page runner's JSON text or object), or {thrown: {error, stack,
+ * line, column}} when evaluating it threw (a syntax error: line and column within the agent's code). A
+ * synchronous part that runs past `timeoutMs` is terminated (timeout, the page intact); the whole call,
+ * awaited promises included, is bounded by it too.
  */
-export async function evaluateWithDebugger(tabId, script, { runner, maxChars, timeoutMs, signal }) {
+export async function evaluateWithDebugger(tabId, sources, { timeoutMs, signal }) {
   const target = { tabId };
   const attaching = chrome.debugger.attach(target, VERSION);
   try {
@@ -45,9 +42,9 @@ export async function evaluateWithDebugger(tabId, script, { runner, maxChars, ti
     });
   }
   const started = Date.now();
-  const evaluate = (asBody) =>
+  const evaluate = (source) =>
     chrome.debugger.sendCommand(target, 'Runtime.evaluate', {
-      expression: expression(runner, maxChars, script, asBody),
+      expression: source.expression,
       awaitPromise: true,
       returnByValue: true,
       timeout: Math.max(1, timeoutMs - (Date.now() - started)),
@@ -57,11 +54,16 @@ export async function evaluateWithDebugger(tabId, script, { runner, maxChars, ti
       data: { tab_id: tabId, way: 'debugger', recovered: 'terminated', detail: 'the debugger stopped the script; the page keeps its state' },
     });
   try {
+    let source = sources[0];
     const run = async () => {
-      let out = await evaluate(false);
-      const thrown = out.exceptionDetails && out.exceptionDetails.exception;
-      // Not an expression: compile it as a function body instead (the runner itself never throws).
-      if (thrown && thrown.className === 'SyntaxError') out = await evaluate(true);
+      let out = await evaluate(source);
+      for (const next of sources.slice(1)) {
+        const thrown = out.exceptionDetails && out.exceptionDetails.exception;
+        // Did not compile this way: try the next (the runner itself never throws).
+        if (!thrown || thrown.className !== 'SyntaxError') break;
+        source = next;
+        out = await evaluate(source);
+      }
       return out;
     };
     let out;
@@ -73,9 +75,14 @@ export async function evaluateWithDebugger(tabId, script, { runner, maxChars, ti
       throw err;
     }
     if (out.exceptionDetails) {
-      const exc = out.exceptionDetails.exception || {};
-      const error = exc.description ? String(exc.description).split('\n')[0] : out.exceptionDetails.text;
-      return JSON.stringify({ success: false, error, stack: String(exc.description || '') });
+      const details = out.exceptionDetails;
+      const exc = details.exception || {};
+      const error = exc.description ? String(exc.description).split('\n')[0] : details.text;
+      // 0-based positions in the whole expression; the agent's code starts lineOffset lines in.
+      const lines = source.lines || Infinity;
+      const line = Number.isInteger(details.lineNumber) ? Math.min(Math.max(details.lineNumber + 1 - (source.lineOffset || 0), 1), lines) : null;
+      const column = line !== null && Number.isInteger(details.columnNumber) ? details.columnNumber + 1 : null;
+      return { thrown: { error, stack: String(exc.description || ''), line, column } };
     }
     return out.result ? out.result.value : undefined;
   } finally {

@@ -3,23 +3,154 @@
 // forbids eval it travels instead inside a Runtime.evaluate expression with the agent's code already
 // compiled into `given`.
 
+/** The name the agent's extractor carries in stack traces (its sourceURL), on both paths. */
+export const EXTRACTOR_SOURCE = 'tabpilot-extractor.js';
+
 /**
  * Run `script` as an expression, or as a function body if it is not one (or call `given`, the agent's
  * code as a function); await a promise; answer the JSON text {"success":true,"result":...} (with
- * "capped":true when an array was cut to `maxItems`) or {"success":false,"error":...,"stack":...};
- * {too_large: n} when the result's JSON text has more than `maxChars` characters; {csp: message} when
- * the page's Content-Security-Policy forbids compiling the script here.
+ * "capped":true when an array was cut to `maxItems`, null for no cap) or
+ * {"success":false,"error":...,"stack":...}; {too_large: n} when the result's JSON text has more than
+ * `maxChars` characters; {csp: message} when the page's Content-Security-Policy forbids compiling the
+ * script here.
+ *
+ * With `extractor` ({root, redact, lines, lineOffset}) the script is a function body of `root` (the
+ * element matching the CSS selector `root`, else the document), known secrets are scrubbed from the
+ * value, and the answer is the JSON text {"result":...,"redacted":n,"url":...} or an object:
+ * {thrown: {error, stack, line, column}} (position within the agent's script), {syntax: thrown} (the
+ * script does not compile; no position known here), {bad_root: {invalid, message}} (css_selector
+ * invalid or matching nothing), {empty: what}.
  */
-export async function runInPage(script, maxChars, given = null, maxItems = 10_000) {
+export async function runInPage(script, maxChars, given = null, maxItems = 10_000, extractor = null) {
+  const SOURCE = 'tabpilot-extractor.js'; // EXTRACTOR_SOURCE: module scope does not travel
+  const REDACTED = '[REDACTED]';
+  const limit = maxItems === null ? Infinity : maxItems;
+  // new Function puts two lines ("async function anonymous(root" and ") {") before the body.
+  const offset = given ? (extractor && extractor.lineOffset) || 0 : 2;
+  let scrub = null;
+
+  // Frames of the agent's code name SOURCE; their lines are shifted back by the wrapper's, and the
+  // runner's own frames (same source on the debugger path, outside the script's lines) are dropped.
+  const locate = (stack) => {
+    const kept = [];
+    let at = null;
+    for (const text of stack.split('\n')) {
+      const m = /^\s*at (?:(.*) \()?(.*):(\d+):(\d+)\)?$/.exec(text);
+      if (!m) {
+        if (!/^\s*at /.test(text)) kept.push(text);
+        continue;
+      }
+      const line = Number(m[3]) - offset;
+      if (m[2] !== SOURCE || line < 1 || line > extractor.lines) continue;
+      const column = Number(m[4]);
+      at ??= { line, column };
+      const fn = m[1] && !['eval', 'anonymous', '<anonymous>'].includes(m[1]) ? m[1] : null;
+      kept.push(fn ? `    at ${fn} (script:${line}:${column})` : `    at script:${line}:${column}`);
+    }
+    return { stack: kept.join('\n'), line: at ? at.line : null, column: at ? at.column : null };
+  };
   const failure = (err) => {
     const isError = err instanceof Error || (err && typeof err.message === 'string');
     const error = isError ? `${err.name || 'Error'}: ${err.message}` : `Uncaught ${String(err)}`;
     const stack = isError && typeof err.stack === 'string' ? err.stack : '';
-    return JSON.stringify({ success: false, error, stack });
+    if (!extractor) return JSON.stringify({ success: false, error, stack });
+    const where = locate(stack);
+    const clean = (t) => (scrub ? scrub.text(t) : t);
+    return { thrown: { error: clean(error), stack: clean(where.stack), line: where.line, column: where.column } };
   };
+
+  // Every string a secret element holds: its value, its text (whole, whitespace-collapsed and per text
+  // node), its attributes' values. Password inputs count whatever the list says; open shadow roots and
+  // same-origin frames are searched too.
+  const PLAIN_ATTRS = new Set(['class', 'id', 'type', 'name', 'style', 'role', 'for', 'autocomplete', 'hidden', 'tabindex', 'data-sensitive', 'data-private']);
+  const collectSecrets = (into) => {
+    const valid = ['input[type=password]', ...(extractor.redact || [])].filter((s) => {
+      try {
+        document.createDocumentFragment().querySelector(s);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    const joined = valid.join(',');
+    const add = (s) => {
+      if (typeof s !== 'string') return;
+      const t = s.trim();
+      if (!t) return;
+      into.add(t);
+      into.add(t.replace(/\s+/g, ' '));
+    };
+    const fromElement = (el) => {
+      if (['input', 'textarea', 'select'].includes(el.localName)) add(el.value);
+      add(el.textContent);
+      for (const attr of el.attributes) if (!PLAIN_ATTRS.has(attr.name)) add(attr.value);
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        if (n.nodeType === 3) add(n.data);
+        else if (n.localName === 'input' || n.localName === 'textarea') add(n.value);
+      }
+    };
+    const visit = (scope, depth) => {
+      for (const el of scope.querySelectorAll(joined)) fromElement(el);
+      if (depth >= 4) return;
+      for (const el of scope.querySelectorAll('*')) {
+        if (el.shadowRoot) visit(el.shadowRoot, depth + 1);
+        if (el.localName === 'iframe' || el.localName === 'frame') {
+          let doc = null;
+          try {
+            doc = el.contentDocument; // null (or a throw) for a cross-origin frame
+          } catch {}
+          if (doc) visit(doc, depth + 1);
+        }
+      }
+    };
+    visit(document, 0);
+  };
+  // A string equal to a secret (trimmed) is replaced whole; a secret of 4+ characters is also replaced
+  // wherever it occurs inside a string, longest first, in one pass (so "[REDACTED]" is never rescanned).
+  // Shorter secrets only match whole strings: as substrings they would shred ordinary text.
+  const makeScrub = (secrets) => {
+    const exact = secrets;
+    const long = [...secrets].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
+    const re = long.length ? new RegExp(long.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g') : null;
+    const self = {
+      count: 0,
+      text: (s) => {
+        if (exact.has(s.trim())) {
+          self.count += 1;
+          return REDACTED;
+        }
+        return re ? s.replace(re, () => { self.count += 1; return REDACTED; }) : s;
+      },
+      scalar: (v) => {
+        if (!exact.has(String(v))) return v;
+        self.count += 1;
+        return REDACTED;
+      },
+      keys: (o) => {
+        const copy = {};
+        let changed = false;
+        for (const k of Object.keys(o)) {
+          const nk = self.text(k);
+          changed ||= nk !== k;
+          copy[nk] = o[k];
+        }
+        return changed ? copy : o;
+      },
+    };
+    return self;
+  };
+
   const AsyncFunction = (async () => {}).constructor;
   let fn = given;
-  if (!fn) {
+  if (!fn && extractor) {
+    try {
+      fn = new AsyncFunction('root', `${script}\n//# sourceURL=${SOURCE}`);
+    } catch (err) {
+      if (err instanceof EvalError) return { csp: String(err.message).split('\n')[0] };
+      return { syntax: failure(err).thrown };
+    }
+  } else if (!fn) {
     try {
       // The newline lets a trailing // comment end before the parenthesis.
       fn = new AsyncFunction(`return (${script.replace(/[\s;]+$/, '')}\n)`);
@@ -33,12 +164,35 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
       }
     }
   }
-  let value;
-  try {
-    value = await fn.call(globalThis);
-  } catch (err) {
-    return failure(err);
+  let root = globalThis.document;
+  const secrets = new Set();
+  if (extractor) {
+    if (extractor.root !== null && extractor.root !== undefined) {
+      const shown = JSON.stringify(extractor.root);
+      try {
+        root = document.querySelector(extractor.root);
+      } catch (err) {
+        return { bad_root: { invalid: true, message: `css_selector ${shown} is not a valid CSS selector: ${err.message}` } };
+      }
+      if (!root) return { bad_root: { invalid: false, message: `css_selector ${shown} matches nothing on this page` } };
+    }
+    // Secrets are read before and after the run: the script may clear a field it has already read.
+    collectSecrets(secrets);
   }
+  let value;
+  let threw = false;
+  try {
+    value = await fn.call(globalThis, root);
+  } catch (err) {
+    threw = true;
+    value = err;
+  }
+  if (extractor) {
+    collectSecrets(secrets);
+    if (secrets.size) scrub = makeScrub(secrets);
+  }
+  if (threw) return failure(value);
+  if (extractor && (value === undefined || value === null)) return { empty: String(value) };
 
   const describeNode = (node) => {
     if (node.nodeType === 1) {
@@ -61,10 +215,10 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
     if (v instanceof RegExp) return String(v);
     if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
       // Only the items that will be shown are copied: a typed array may hold hundreds of millions.
-      const head = Array.from(v.length > maxItems ? v.subarray(0, maxItems) : v, (x) => (typeof x === 'bigint' ? String(x) : x));
-      if (v.length > maxItems) {
+      const head = Array.from(v.length > limit ? v.subarray(0, limit) : v, (x) => (typeof x === 'bigint' ? String(x) : x));
+      if (v.length > limit) {
         capped = true;
-        head.push(`[${v.length - maxItems} more items not shown: ${v.length} in all]`);
+        head.push(`[${v.length - limit} more items not shown: ${v.length} in all]`);
       }
       return head;
     }
@@ -77,20 +231,26 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
   const stack = [];
   let capped = false;
   const cap = (v) => {
-    if (!Array.isArray(v) || v.length <= maxItems) return v;
+    if (!Array.isArray(v) || v.length <= limit) return v;
     capped = true;
-    return [...v.slice(0, maxItems), `[${v.length - maxItems} more items not shown: ${v.length} in all]`];
+    return [...v.slice(0, limit), `[${v.length - limit} more items not shown: ${v.length} in all]`];
   };
-  function replacer(key, v) {
+  const plain = (v) => {
     switch (typeof v) {
       case 'undefined': return null;
       case 'bigint': return v.toString();
       case 'function': return `[function ${v.name || 'anonymous'}]`;
       case 'symbol': return v.toString();
-      case 'object': break;
       default: return v;
     }
-    if (v === null) return null;
+  };
+  function replacer(key, v) {
+    if (v === null || typeof v !== 'object') {
+      const out = plain(v);
+      if (!scrub) return out;
+      if (typeof out === 'string') return scrub.text(out);
+      return typeof out === 'number' ? scrub.scalar(out) : out;
+    }
     const at = stack.lastIndexOf(this);
     if (at !== -1) stack.length = at + 1;
     if (stack.includes(v)) return '[circular]';
@@ -101,6 +261,8 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
     } catch {
       return '[inaccessible object]'; // e.g. a cross-origin window
     }
+    if (scrub && typeof out === 'string') return scrub.text(out);
+    if (scrub && out !== null && typeof out === 'object' && !Array.isArray(out)) out = scrub.keys(out);
     if (out !== null && typeof out === 'object') {
       if (out !== v) stack.push(v);
       stack.push(out);
@@ -110,7 +272,12 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
   try {
     const text = JSON.stringify(value, replacer);
     if (text !== undefined && text.length > maxChars) return { too_large: text.length };
-    return `{"success":true,"result":${text === undefined ? 'null' : text}${capped ? ',"capped":true' : ''}}`;
+    const json = text === undefined ? 'null' : text;
+    if (extractor) {
+      const url = JSON.stringify(globalThis.location ? globalThis.location.href : null);
+      return `{"result":${json},"redacted":${scrub ? scrub.count : 0},"url":${url}}`;
+    }
+    return `{"success":true,"result":${json}${capped ? ',"capped":true' : ''}}`;
   } catch (err) {
     return failure(new Error(`the result could not be serialized: ${err && err.message}`));
   }

@@ -41,6 +41,7 @@ class RunState:
     skipped: list[int] = field(default_factory=list[int])
     telemetry: dict[str, Any] | None = None
     sensitive_fills: list[int] = field(default_factory=list[int])
+    meta: dict[str, Any] = field(default_factory=dict[str, Any])  # what steps add to the metadata
 
     def warn(self, warning: dict[str, str]) -> None:
         """Add a warning once."""

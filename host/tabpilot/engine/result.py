@@ -39,6 +39,7 @@ def response(
         "url": state.url,
         "errors": state.errors,
     }
+    meta.update(state.meta)
     budget = plan.options.max_bytes
     outputs = state.outputs
     if outputs:

@@ -70,6 +70,22 @@ class ExecuteJs(Command, tag="execute_js"):
     timeout_ms: int = 5_000
 
 
+class ExtractScript(Command, tag="extract_script"):
+    """Run the agent's extractor: a function body of `root` (the `css_selector` match, else document).
+
+    Result: `{"tab_id", "result": the returned JSON, "redacted": secrets replaced by "[REDACTED]",
+    "url"}`. Known secrets (password values, text and values of elements matching the redaction
+    selectors) are scrubbed in the page. Errors: script_error (`data`: message, stack, line, column
+    within the script; also for an undefined or null result), element_not_found / invalid_selector
+    (css_selector), timeout (`data.recovered`), result_too_large, invalid_params.
+    """
+
+    script: str
+    css_selector: str | None = None
+    tab_id: int | None = None
+    timeout_ms: int = 10_000
+
+
 # --- Page commands: one step in one tab, the same for a direct tool call and a workflow step. ---
 
 
@@ -490,6 +506,7 @@ ExtensionCommand = (
     | ListTabs
     | Navigate
     | ExecuteJs
+    | ExtractScript
     | Cancel
     | Count
     | Extract
@@ -529,6 +546,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     ListTabs,
     Navigate,
     ExecuteJs,
+    ExtractScript,
     Cancel,
     Count,
     Extract,

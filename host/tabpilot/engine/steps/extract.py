@@ -19,6 +19,7 @@ from ..convert import Conversions
 from ..model import PaginateOptions, ScrollOptions
 from ..schema import FieldSpec, parse_schema
 from .base import Selector, StepBase
+from .extract_script import check_script, run_script
 from .navigate import is_login_redirect
 
 _specs_cache: dict[tuple[tuple[str, str], ...], list[FieldSpec]] = {}
@@ -66,12 +67,22 @@ class ExtractStep(StepBase, tag="extract"):
         if self.script is not None:
             if self.selector is not None or self.schema is not None:
                 raise ValueError("give script, or selector and schema, not both")
-            raise ValueError("script extractors are not available yet")
+            check_script(self.script, self.paginate is not None or self.scroll is not None)
+            return
         if self.selector is None or self.schema is None:
             raise ValueError('extract needs selector (the rows) and schema (field -> "css | op")')
         compiled(self.schema)  # a SchemaError (ValueError) becomes a validation error naming this step
 
     async def run(self, ctx: Context) -> Any:
+        if self.script is not None:
+            return await run_script(
+                ctx,
+                script=self.script,
+                css_selector=self.css_selector,
+                wait_for=self.wait_for,
+                limit=self.limit,
+                timeout_ms=self.timeout(),
+            )
         assert self.selector is not None and self.schema is not None
         specs = compiled(self.schema)
         conv = Conversions(specs)
