@@ -26,6 +26,7 @@ import * as select from './select.js';
 import * as snapshot from './snapshot.js';
 import * as state from './state.js';
 import * as status from './status.js';
+import * as suggest from './suggest.js';
 import * as switchTab from './switch_tab.js';
 import * as tabs from './tabs.js';
 import * as telemetry from './telemetry.js';
@@ -37,5 +38,5 @@ export const HANDLERS = new Map([
   cancel, count, executeJs, extract, extractScript, navigate, paginate, ping, scrollLoad, status, tabs,
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
   closeTab, history, newTab, switchTab, trackTab, screenshot, state, telemetry, addRedaction,
-  mainContent,
+  mainContent, suggest,
 ].map((h) => [h.name, h]));

@@ -2,7 +2,8 @@
 // selector matches, and `count`. Rows are serialized here into one JSON string: handing the worker
 // one string costs a fraction of structured-cloning arrays of values (25 vs 66 ms for 5k rows).
 // Secrets are redacted before anything is serialized; document.cookie and storage are never read.
-// Shadow DOM: the row selector searches the document's light DOM. A field selector that finds nothing
+// A field selector starting with `+` or `~` reads the row's following siblings, as CSS's combinators
+// do (a dl's `dt` row and its `+ dd`). Shadow DOM: the row selector searches the document's light DOM. A field selector that finds nothing
 // inside a row is tried once more in the row's own open shadow root, so a list of custom elements
 // extracts; deeper roots are not entered and closed roots cannot be.
 (() => {
@@ -64,9 +65,42 @@
     }
   }
 
+  // Position (1-based) of each element among its parent's element children, built once per parent:
+  // rows of one list share a parent, so a sibling field costs one walk, not one per row.
+  let positions = new WeakMap();
+  function position(row) {
+    const parent = row.parentElement;
+    let map = positions.get(parent);
+    if (!map) {
+      map = new Map();
+      let i = 0;
+      for (let c = parent.firstElementChild; c; c = c.nextElementSibling) map.set(c, (i += 1));
+      positions.set(parent, map);
+    }
+    return map.get(row);
+  }
+
+  /** A sibling field (`+ dd`, `~ .note a`): CSS's own combinator, anchored at the row's position. */
+  function sibling(row, field, clean) {
+    const parent = row.parentElement;
+    if (!parent) return field.all ? [] : null;
+    const anchored = `:scope > :nth-child(${position(row)}) ${field.selector}`;
+    const rowClean = clean && !agent.hasSensitive(parent);
+    if (field.all) {
+      const found = parent.querySelectorAll(anchored);
+      if (found.length) field.hits += 1;
+      return Array.from(found, (el) => read(el, field, rowClean));
+    }
+    const el = parent.querySelector(anchored);
+    if (el === null) return null;
+    field.hits += 1;
+    return read(el, field, rowClean);
+  }
+
   /** The field's value in `row`: a string or null, or a list of strings when field.all. */
   function value(row, field, clean) {
     if (field.problem) return null;
+    if (field.relative) return sibling(row, field, clean);
     if (field.self) {
       field.hits += 1;
       return field.all ? [read(row, field, clean)] : read(row, field, clean);
@@ -103,10 +137,26 @@
       if (take === 'attr' && !f.attr) throw new agent.PageError('invalid_params', `field ${JSON.stringify(f.name)}: attr needs an attribute name`);
       const selector = typeof f.selector === 'string' ? f.selector : '';
       const self = isSelf(selector);
-      const problem = self ? null : selectorProblem(selector);
-      return { name: f.name, selector, self, take, attr: f.attr || null, all: Boolean(f.all), problem, hits: 0 };
+      // A selector that starts with a combinator reads the row's following siblings (a dl's dd).
+      const relative = /^\s*[+~]/.test(selector);
+      const problem = self ? null : selectorProblem(relative ? `:scope > * ${selector}` : selector);
+      return { name: f.name, selector, self, relative, take, attr: f.attr || null, all: Boolean(f.all), problem, hits: 0 };
     });
   }
+
+  /** One row's values, in field order (`anySecret`: whether the page holds a secret at all). */
+  function rowValues(row, plans, anySecret) {
+    const clean = !anySecret || !agent.hasSensitive(row);
+    const values = new Array(plans.length);
+    for (let j = 0; j < plans.length; j += 1) values[j] = value(row, plans[j], clean);
+    return values;
+  }
+
+  // Shared with suggest: its sample rows come from this very code, so a draft schema passed to
+  // extract gives the same rows by construction.
+  agent.fieldPlans = plan;
+  agent.rowValues = rowValues;
+  agent.forgetPositions = () => { positions = new WeakMap(); };
 
   // `max_chars`: the most JSON text the host takes for one result (the worker passes the wire's
   // MAX_RESULT_BYTES); building more would only be thrown away.
@@ -119,14 +169,11 @@
     const n = Number.isInteger(limit) && limit >= 0 ? Math.min(limit, matched.length) : matched.length;
     // Most pages hold no secret at all: one look here spares a look per row (and per value) later.
     const anySecret = agent.hasSensitive(document.documentElement);
+    agent.forgetPositions(); // the page may have changed since the last call
     const parts = [];
     let size = 0;
     for (let i = 0; i < n; i += 1) {
-      const row = matched[i];
-      const clean = !anySecret || !agent.hasSensitive(row);
-      const values = new Array(plans.length);
-      for (let j = 0; j < plans.length; j += 1) values[j] = value(row, plans[j], clean);
-      const text = JSON.stringify(values);
+      const text = JSON.stringify(rowValues(matched[i], plans, anySecret));
       size += text.length + 1;
       if (size > maxChars) {
         throw new agent.PageError('result_too_large', `the first ${i} rows already make ${size} characters of JSON: pass a limit or fewer fields`);

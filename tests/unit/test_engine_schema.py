@@ -63,6 +63,7 @@ _selector = st.one_of(
     st.builds(lambda a, b: f"{a} > {b}", _simple, _simple),
     st.builds(lambda a, v: f'{a}[title="{v}"]', _simple, st.text("ab |[]()'", max_size=6)),
     st.builds(lambda a, b: f"{a}:is(.{b}, .x)", _simple, _simple),
+    st.builds(lambda c, a: f"{c} {a}", st.sampled_from(["+", "~"]), _simple),
 )
 _field = st.builds(
     FieldSpec,
@@ -176,3 +177,16 @@ def test_conversions_apply_per_field_and_warn_once() -> None:
     ]
     [w1, w2] = conv.warnings()
     assert w1["field"] == "tags" and w2["field"] == "n" and "1 value" in w2["message"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "selector"), [("+ dd", "+ dd"), ("  ~ p a | url", "~ p a"), ("+dd.x|number", "+dd.x")]
+)
+def test_sibling_selectors_start_with_a_combinator(spec: str, selector: str) -> None:
+    assert parse_field("f", spec).selector == selector
+
+
+@pytest.mark.parametrize("spec", ["+", " ~ | text", "+ | url"])
+def test_a_lone_combinator_is_a_schema_error(spec: str) -> None:
+    with pytest.raises(SchemaError, match="needs a selector"):
+        parse_field("f", spec)

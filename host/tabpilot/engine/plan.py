@@ -12,6 +12,7 @@ from .model import MAX_STEPS, ErrorRecovery, Options, Request
 from .schema import SchemaError
 from .steps import StepBase, decode_step, step_types
 from .steps.extract import ExtractStep
+from .steps.suggest import SuggestStep
 from .template import references
 
 
@@ -63,7 +64,7 @@ def build_plan(req: Request) -> Plan:
             raise invalid("output_schema of a workflow goes on its extract steps (or on a replay)")
         steps = _workflow_steps(req.steps)
     elif req.operation == "suggest":
-        raise invalid("operation suggest is not available yet")
+        steps = [_suggest_step(req)]
     else:
         raise invalid("resolve a replay into its workflow first")
     if req.record and not req.name:
@@ -72,11 +73,14 @@ def build_plan(req: Request) -> Plan:
         raise invalid(f"name {req.name!r}: use 1-64 letters, digits, - and _")
     params = dict(req.params or {})
     check_references(steps, params)
+    options = req.options
+    if req.operation == "suggest" and options.telemetry is None:
+        options = msgspec.structs.replace(options, telemetry=False)  # one quick read: nothing "during"
     return Plan(
         operation=req.operation,
         steps=steps,
         recovery=req.error_recovery,
-        options=req.options,
+        options=options,
         tab_id=req.tab_id,
         params=params,
         name=req.name,
@@ -113,6 +117,22 @@ def _extract_step(req: Request) -> ExtractStep:
         raise invalid(f"schema: {exc}") from None
     except ValueError as exc:
         raise invalid(f"extract: {exc}") from None
+
+
+_NOT_FOR_SUGGEST = ("selector", "schema", "script", "output_schema", "steps", "extraction_id", "key_fields")
+
+
+def _suggest_step(req: Request) -> SuggestStep:
+    given = [k for k in _NOT_FOR_SUGGEST if getattr(req, k) is not None]
+    if given or req.use_cache or req.record or req.workflow_id is not None:
+        extra = ", ".join(given) or "use_cache/record/workflow_id"
+        raise invalid(f"operation suggest takes query and css_selector, not {extra}")
+    try:
+        wanted = {"query": req.query, "css_selector": req.css_selector, "timeout_ms": req.options.timeout_ms}
+        args = {k: v for k, v in wanted.items() if v is not None}
+        return msgspec.convert({"type": "suggest", **args}, SuggestStep)  # checks the limits
+    except msgspec.ValidationError as exc:
+        raise invalid(f"suggest: {exc}") from None
 
 
 def _workflow_steps(raw: list[Any] | None) -> list[StepBase]:

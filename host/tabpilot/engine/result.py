@@ -10,6 +10,7 @@ from ..wire.errors import ErrorCode
 from .context import obj
 from .plan import Plan
 from .runner import Outcome
+from .steps import suggest
 from .steps.extract import ExtractStep
 
 _encoder = msgspec.json.Encoder()
@@ -32,6 +33,8 @@ def response(
 ) -> dict[str, Any]:
     """The final result of a scrape (also what command_result returns once it is done)."""
     state = outcome.state
+    if plan.operation == "suggest":
+        return _suggestion(outcome, correlation_id)
     meta: dict[str, Any] = {
         "pages_scraped": state.pages,
         "rows_extracted": state.rows,
@@ -102,6 +105,17 @@ def _schema_verdict(outcome: Outcome, plan: Plan, meta: dict[str, Any]) -> None:
         isinstance(s, ExtractStep) and s.output_schema is not None for s in plan.steps
     ):
         meta["output_schema"] = "valid"
+
+
+def _suggestion(outcome: Outcome, correlation_id: str) -> dict[str, Any]:
+    body = suggest.response(outcome.state.outputs, outcome.status, outcome.duration_ms)
+    out: dict[str, Any] = {"status": outcome.status, "correlation_id": correlation_id}
+    if outcome.error is not None:
+        exc = outcome.error
+        out["error"] = str(exc.code)
+        out["message"] = exc.message
+        out.update({k: v for k, v in obj(exc.data).items() if k not in out})
+    return out | {k: v for k, v in body.items() if k != "status"}
 
 
 def progress(state_steps: tuple[int, int], pages: int, rows: int, cid: str, status: str) -> dict[str, Any]:

@@ -4,7 +4,9 @@ Grammar (whitespace around tokens is ignored):
 
     field    := selector ( "|" op )*
     selector := CSS text up to the first "|" that is outside quotes, [brackets] and (parentheses),
-                and not escaped with a backslash; empty or ":scope" means the row element itself
+                and not escaped with a backslash; empty or ":scope" means the row element itself;
+                one that starts with "+" or "~" reads the row's following siblings the way CSS's
+                combinators do ("+ dd": the dd right after a dl's dt row; "~ p a")
     op       := take | convert | "all"
     take     := "text" | "html" | "attr:" NAME | "url" [ ":" NAME ]
     convert  := "number" | "boolean"
@@ -96,6 +98,8 @@ def parse_field(name: str, spec: str) -> FieldSpec:
     selector = selector.strip()
     if selector == ":scope":
         selector = ""
+    if selector[:1] in ("+", "~") and not selector[1:].strip():
+        raise SchemaError(f"field {name!r}: {selector!r} needs a selector after it, e.g. `+ dd`")
     take: str | None = None
     attr: str | None = None
     every = False

@@ -322,6 +322,25 @@ class Extract(Command, tag="extract"):
     limit: int | None = None
 
 
+class Suggest(Command, tag="suggest"):
+    """Find the page's repeated records (tables, lists, card grids, definition lists, repeated divs).
+
+    Result: `{"candidates": [{"kind", "selector", "fields": [FieldPlan], "converts": {name: "number"},
+    "rows", "sample": [[value per field], ...], "next_selector"?, "score"}], "skeleton": {"selector",
+    "html", "bytes", "truncated"}, "elements", "duration_ms", "url"}`, best candidate first; `sample`
+    holds the first rows read exactly as `extract` reads them (redacted). `css_selector` limits the
+    search to one region (element_not_found when nothing matches); `query` words raise candidates
+    whose headers, classes or text mention them.
+    """
+
+    query: str | None = None
+    css_selector: str | None = None
+    max_candidates: int = 5
+    skeleton_bytes: int = 8_000
+    tab_id: int | None = None
+    timeout_ms: int = 10_000
+
+
 class Paginate(Command, tag="paginate"):
     """Activate the next-page control and wait for a navigation or for the row set to change.
 
@@ -510,6 +529,7 @@ ExtensionCommand = (
     | Cancel
     | Count
     | Extract
+    | Suggest
     | Paginate
     | ScrollLoad
     | Snapshot
@@ -550,6 +570,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     Cancel,
     Count,
     Extract,
+    Suggest,
     Paginate,
     ScrollLoad,
     Snapshot,

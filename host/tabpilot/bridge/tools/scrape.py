@@ -67,6 +67,9 @@ class ScrapeResult(TypedDict):
     redirect_url: NotRequired[str]
     data: NotRequired[list[Any]]
     outputs: NotRequired[dict[str, Any]]
+    candidates: NotRequired[list[dict[str, Any]]]
+    skeleton: NotRequired[dict[str, Any]]
+    hint: NotRequired[str]
     metadata: NotRequired[dict[str, Any]]
 
 
@@ -167,7 +170,9 @@ async def scrape(
 ) -> ScrapeResult:
     """structured data from the page: operation extract (selector + schema, options.paginate/scroll),
     workflow (steps; record: true with a name stores it) or replay (workflow_id, override_params, params);
-    returns {status, correlation_id, data, metadata}, or status running + correlation_id after wait_ms."""
+    returns {status, correlation_id, data, metadata}, or status running + correlation_id after wait_ms.
+    operation suggest (query?, css_selector?) returns the page's repeated records as candidates
+    [{selector, schema, rows, sample, next_selector}] to pass to extract, and a skeleton of the HTML."""
     given = {
         "operation": operation,
         "selector": selector,

@@ -1,0 +1,259 @@
+// `suggest`: the page's repeated records, found in one pass over the DOM. Siblings that share a tag
+// and stable classes are one candidate structure (table rows, list items, cards, a dl's terms,
+// repeated divs); each visible one gets a row selector checked to match exactly its rows, a draft
+// field schema (page/suggest_fields.js), sample rows read by extract's own code (so passing the draft
+// to extract gives the same rows), a next-page guess, and a score; the best region's skeleton
+// (page/skeleton.js) comes along for an agent that would rather write its own extractor.
+(() => {
+  const agent = globalThis.__tabpilotAgent;
+  const HTML = 'http://www.w3.org/1999/xhtml';
+  // Elements that are parts of a record, or not content at all: never a record themselves.
+  const NOT_RECORDS = new Set(['td', 'th', 'dd', 'option', 'optgroup', 'tbody', 'thead', 'tfoot', 'col', 'colgroup',
+    'head', 'meta', 'link', 'script', 'style', 'noscript', 'template', 'br', 'hr', 'source', 'track', 'param', 'area', 'wbr']);
+  const LANDMARKS = 'nav, header, footer, aside, [role=navigation], [role=banner], [role=contentinfo], [role=menu], [role=menubar]';
+  const NEXT_TEXT = /^(next|next page|show more|load more|more results|older|older posts|weiter|nächste|nächste seite|suivant|siguiente|volgende|successivo|›|»|>|>>|→|⟩|▶)$/i;
+  const NEXT_LABEL = /\bnext\b|weiter|nächste|suivant|siguiente|volgende/i;
+  const CONTROLS = 'a[href], button, [role=button], [role=link], input[type=submit], input[type=button]';
+  const STABLE_ID = /^[A-Za-z][\w-]*$/;
+  const MIN_ROWS = 3;
+  const PRESELECT = 40;
+  const SAMPLE_ROWS = 3;
+
+  const normalise = (s) => s.replace(/\s+/g, ' ').trim();
+  const esc = (s) => CSS.escape(s);
+
+  /** Every element once: sibling groups under `root`, and how often each id and tag.class occurs. */
+  function scan(root) {
+    const { stableClasses } = agent.suggestFields;
+    const groups = new Map();
+    const ids = new Map();
+    const classes = new Map();
+    const tags = new Map();
+    const all = document.getElementsByTagName('*');
+    const scoped = root !== document.body;
+    let elements = 0;
+    for (let i = 0; i < all.length; i += 1) {
+      const el = all[i];
+      if (el.namespaceURI !== HTML) continue;
+      elements += 1;
+      const tag = el.localName;
+      tags.set(tag, (tags.get(tag) || 0) + 1);
+      if (el.id) ids.set(el.id, (ids.get(el.id) || 0) + 1);
+      const own = stableClasses(el);
+      for (const c of own) classes.set(`${tag}.${c}`, (classes.get(`${tag}.${c}`) || 0) + 1);
+      const parent = el.parentElement;
+      if (!parent || NOT_RECORDS.has(tag) || (scoped && !root.contains(parent))) continue;
+      const sig = own.length ? `${tag}.${own.slice().sort().join('.')}` : tag;
+      let bySig = groups.get(parent);
+      if (!bySig) groups.set(parent, (bySig = new Map()));
+      const members = bySig.get(sig);
+      if (members) members.push(el);
+      else bySig.set(sig, [el]);
+    }
+    return { groups, counts: { ids, classes, tags }, elements };
+  }
+
+  /** Sibling groups that may be records, biggest (rows x row size) first. */
+  function structures(groups) {
+    const found = [];
+    for (const [parent, bySig] of groups) {
+      for (let members of bySig.values()) {
+        const tag = members[0].localName;
+        let kind;
+        if (tag === 'tr') {
+          members = members.filter((tr) => tr.querySelector(':scope > td'));
+          if (members.length < 2) continue;
+          kind = 'table';
+        } else if (tag === 'dt') {
+          if (parent.localName !== 'dl' || members.length < 2) continue;
+          kind = 'definitions';
+        } else {
+          if (members.length < MIN_ROWS) continue;
+          kind = tag === 'li' ? 'list' : 'repeated';
+        }
+        const size = Math.min(members[0].getElementsByTagName('*').length + 1, 30);
+        found.push({ parent, members, kind, weight: members.length * size });
+      }
+    }
+    return found.sort((a, b) => b.weight - a.weight).slice(0, PRESELECT);
+  }
+
+  /** A unique selector for `el` alone: its own id or tag.class when unique, else a short path. */
+  function uniquePath(el, counts) {
+    const { stableClasses } = agent.suggestFields;
+    const steps = [];
+    for (let cur = el; cur; cur = cur.parentElement) {
+      const tag = cur.localName;
+      if (cur.id && STABLE_ID.test(cur.id) && !/\d{4,}/.test(cur.id) && counts.ids.get(cur.id) === 1) {
+        steps.unshift(`#${esc(cur.id)}`);
+        break;
+      }
+      const own = stableClasses(cur).find((c) => counts.classes.get(`${tag}.${c}`) === 1);
+      if (own) {
+        steps.unshift(`${tag}.${esc(own)}`);
+        break;
+      }
+      if (cur === document.body || cur === document.documentElement || (tag === 'main' && counts.tags.get(tag) === 1)) {
+        steps.unshift(tag);
+        break;
+      }
+      steps.unshift(stepAmongSiblings(cur));
+    }
+    return steps.join(' > ');
+  }
+
+  function stepAmongSiblings(el) {
+    const tag = el.localName;
+    const same = Array.from(el.parentElement.children).filter((s) => s.localName === tag);
+    if (same.length === 1) return tag;
+    for (const c of agent.suggestFields.stableClasses(el)) {
+      if (same.filter((s) => s.classList.contains(c)).length === 1) return `${tag}.${esc(c)}`;
+    }
+    return `${tag}:nth-of-type(${same.indexOf(el) + 1})`;
+  }
+
+  /** A selector that matches exactly `members` in the document, or null. */
+  function rowSelector(s, counts) {
+    const { parent, members, kind } = s;
+    const tag = members[0].localName;
+    const shared = agent.suggestFields.stableClasses(members[0]).filter((c) => members.every((m) => m.classList.contains(c)));
+    const parts = kind === 'table' ? ['tr', 'tr:has(> td)'] : [...shared.map((c) => `${tag}.${esc(c)}`), tag];
+    const container = uniquePath(parent, counts);
+    const want = new Set(members);
+    for (const part of parts) {
+      const selector = `${container} > ${part}`;
+      const got = document.querySelectorAll(selector);
+      if (got.length === want.size && Array.from(got).every((el) => want.has(el))) return selector;
+    }
+    return null;
+  }
+
+  /** What the structure says about itself: ids, classes, labels, nearby headings, field names, text. */
+  function haystack(s, fields) {
+    const bits = fields.map((f) => f.name);
+    for (let el = s.parent, i = 0; el && el !== document.body && i < 4; el = el.parentElement, i += 1) {
+      bits.push(el.id, el.getAttribute('class') || '', el.getAttribute('aria-label') || '');
+      // The heading right before a block names it (a div soup's headings are short childless divs).
+      const sib = el.previousElementSibling;
+      if (sib && (/^(h[1-6]|caption|legend|label)$/.test(sib.localName) || (sib.childElementCount === 0 && (sib.textContent || '').length <= 80))) {
+        bits.push(sib.textContent);
+      }
+    }
+    const table = s.parent.closest('table');
+    if (table && table.caption) bits.push(table.caption.textContent);
+    for (const row of s.members.slice(0, SAMPLE_ROWS)) bits.push((row.textContent || '').slice(0, 400));
+    return bits.join(' ').toLowerCase();
+  }
+
+  function queryWords(query) {
+    if (typeof query !== 'string') return [];
+    return [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 2))];
+  }
+
+  /** Share of the query words (or their singular) the structure mentions. */
+  function matched(words, hay) {
+    if (!words.length) return 0;
+    const hit = words.filter((w) => hay.includes(w) || (w.length > 3 && w.endsWith('s') && hay.includes(w.slice(0, -1))));
+    return hit.length / words.length;
+  }
+
+  /** Visible next-page controls, most likely first: rel=next, a Next label or text, a pager around. */
+  function nextControls() {
+    const out = [];
+    for (const el of document.querySelectorAll(CONTROLS)) {
+      let score = 0;
+      if ((el.getAttribute('rel') || '').toLowerCase().split(/\s+/).includes('next')) score += 3;
+      const label = normalise(el.getAttribute('aria-label') || el.getAttribute('title') || '');
+      if (label && (NEXT_TEXT.test(label) || NEXT_LABEL.test(label))) score += 2;
+      const raw = el.localName === 'input' ? el.value : el.textContent || '';
+      if (raw.length <= 40) {
+        const text = normalise(raw);
+        const bare = normalise(text.replace(/[^\p{L}\s]/gu, ' '));
+        if (NEXT_TEXT.test(text) || (bare && NEXT_TEXT.test(bare))) score += 2;
+      }
+      if (score === 0 || agent.isSensitive(el) || !agent.isVisible(el)) continue;
+      if (el.closest('.pagination, .pager, .paging, [class*="paginat"], nav[aria-label*="pag" i]')) score += 1;
+      if (el.getAttribute('aria-disabled') === 'true' || el.disabled) score -= 1;
+      out.push({ el, score });
+    }
+    return out.sort((a, b) => b.score - a.score);
+  }
+
+  /** A selector for the control that survives page 2 (no positions when a name will do). */
+  function controlSelector(el, counts) {
+    const tag = el.localName;
+    const tries = [];
+    if ((el.getAttribute('rel') || '').toLowerCase().split(/\s+/).includes('next')) tries.push(`${tag}[rel~="next"]`);
+    if (el.id && STABLE_ID.test(el.id)) tries.push(`#${esc(el.id)}`);
+    for (const c of agent.suggestFields.stableClasses(el)) tries.push(`${tag}.${esc(c)}`);
+    const label = el.getAttribute('aria-label');
+    if (label) tries.push(`${tag}[aria-label="${label.replace(/["\\]/g, '\\$&')}"]`);
+    for (const t of tries) if (document.querySelector(t) === el) return t;
+    return uniquePath(el, counts);
+  }
+
+  /** Everything about one structure, or null when it is hidden, empty or cannot be selected exactly. */
+  function describe(s, counts, words) {
+    const kit = agent.suggestFields;
+    if (!agent.isVisible(s.parent) || !s.members.slice(0, SAMPLE_ROWS).some((m) => agent.isVisible(m))) return null;
+    const kind = s.kind === 'repeated' && s.members[0].querySelector('img, h1, h2, h3, h4, h5, h6') ? 'cards' : s.kind;
+    const draft = kind === 'table' ? kit.table(s.members) : kind === 'definitions' ? kit.definitions(s.members) : kit.generic(s.members);
+    if (!draft.fields.length) return null;
+    const selector = rowSelector(s, counts);
+    if (!selector) return null;
+    const sampled = Math.min(s.members.length, 12);
+    const consistency = draft.fields.reduce((sum, f) => sum + (f.hits ? f.hits / sampled : 1), 0) / draft.fields.length;
+    const aside = s.parent.closest(LANDMARKS) ? 0.2 : 1;
+    const boost = 1 + 9 * matched(words, haystack(s, draft.fields));
+    const score = s.members.length * draft.fields.length * consistency * aside * boost;
+    return { ...s, kind, selector, draft, score, aside: aside < 1 };
+  }
+
+  function sampleRows(selector, fields, anySecret) {
+    const plans = agent.fieldPlans(fields);
+    agent.forgetPositions();
+    return Array.from(document.querySelectorAll(selector)).slice(0, SAMPLE_ROWS).map((row) => agent.rowValues(row, plans, anySecret));
+  }
+
+  function region(top, css, counts) {
+    if (css) return { el: agent.query(css), selector: css };
+    if (!top) {
+      const main = document.querySelector('main, [role=main]') || document.body;
+      return { el: main, selector: uniquePath(main, counts) };
+    }
+    const el = top.kind === 'table' ? top.parent.closest('table') : top.parent;
+    return { el, selector: uniquePath(el, counts) };
+  }
+
+  agent.commands.suggest = ({ query = null, css_selector: css = null, max_candidates: max = 5, skeleton_bytes: budget = 8000 }) => {
+    const started = performance.now();
+    let root = document.body || document.documentElement;
+    if (css) {
+      root = agent.query(css);
+      if (!root) throw new agent.PageError('element_not_found', `no element matches css_selector ${JSON.stringify(css)}`, { selector: css });
+    }
+    const { groups, counts, elements } = scan(root);
+    const words = queryWords(query);
+    const ranked = structures(groups).map((s) => describe(s, counts, words)).filter(Boolean).sort((a, b) => b.score - a.score);
+    // A list inside a card of a better candidate is part of that card, not a structure of its own.
+    const kept = [];
+    for (const c of ranked) {
+      if (kept.length >= max) break;
+      if (kept.some((k) => k.parent !== c.parent && k.parent.contains(c.parent))) continue;
+      kept.push(c);
+    }
+    const anySecret = agent.hasSensitive(document.documentElement);
+    const controls = nextControls();
+    const candidates = kept.map((c) => {
+      const fields = c.draft.fields.map(({ name, selector, take, attr, all }) => ({ name, selector, take, attr, all: Boolean(all) }));
+      // The pager after a structure is its own; menus and footers have none.
+      const next = c.aside ? null : controls.find(({ el }) => c.parent.compareDocumentPosition(el) & (Node.DOCUMENT_POSITION_FOLLOWING | Node.DOCUMENT_POSITION_CONTAINED_BY));
+      const out = { kind: c.kind, selector: c.selector, fields, converts: c.draft.converts, rows: c.members.length, sample: sampleRows(c.selector, fields, anySecret), score: Math.round(c.score * 10) / 10 };
+      if (next) out.next_selector = controlSelector(next.el, counts);
+      return out;
+    });
+    const where = region(kept[0], css, counts);
+    const skeleton = { selector: where.selector, ...agent.skeleton(where.el, budget) };
+    return { candidates, skeleton, elements, duration_ms: Math.round((performance.now() - started) * 10) / 10, url: location.href };
+  };
+})();
