@@ -137,7 +137,8 @@ async def test_the_skeleton_stops_at_its_budget_and_bad_regions_are_errors(
         driver.execute_script(
             "const box = document.createElement('section'); box.id = 'wide';"
             "for (let i = 0; i < 400; i++) { const d = document.createElement('div');"
-            " d.className = 'block-' + String.fromCharCode(97 + i % 26) + (i >> 5); d.textContent = 'item ' + i;"
+            " d.className = 'block-' + String.fromCharCode(97 + i % 26) + (i >> 5);"
+            " d.textContent = 'item ' + i;"
             " box.append(d); }"
             "document.body.append(box);"
         )
