@@ -26,8 +26,19 @@
   const CONTENT = 'p, pre, table, li, dd, blockquote, h1, h2, h3, h4, h5, h6';
   const CHROME = 'nav, aside, header, footer, dialog, [role=navigation], [role=complementary], [role=banner], [role=contentinfo]';
   const MAX_SRC = 500;
+  // Content tags that a page rarely hides by tag alone: bare ones (no id, class or style) are taken
+  // as visible when their parent is, which spares checkVisibility on most elements (on a 1 MB page
+  // with 50,000 elements, checking every one costs ~120 ms).
+  const PLAIN = new Set([
+    'p', 'li', 'tr', 'td', 'th', 'thead', 'tbody', 'ul', 'ol', 'dl', 'dt', 'dd', 'em', 'i', 'strong', 'b',
+    'code', 'a', 'span', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'br', 'img', 'kbd',
+    'sub', 'sup', 'small', 'mark', 'q', 'cite', 'abbr', 'time', 'caption', 'figure', 'figcaption', 'hr',
+  ]);
+  const bare = (el, tag) => PLAIN.has(tag) && !el.id && el.classList.length === 0 && !el.hasAttribute('style');
 
-  const escapeText = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const ENTITY = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+  // Most text has nothing to escape: the test is cheaper than a replace on every text node.
+  const escapeText = (s) => (/[&<>]/.test(s) ? s.replace(/[&<>]/g, (c) => ENTITY[c]) : s);
   const escapeAttr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
   /** Text of `el`, verbatim (for code), with secret subtrees as [REDACTED]. */
@@ -80,8 +91,8 @@
       if (cookieBanner(el)) return true;
     }
     // A closed <details> hides its body from checkVisibility, yet it is content a reader can open.
-    if (!lenient && typeof el.checkVisibility === 'function' && !el.checkVisibility({ visibilityProperty: true })) return true;
-    return false;
+    if (lenient || bare(el, tag) || typeof el.checkVisibility !== 'function') return false;
+    return !el.checkVisibility({ visibilityProperty: true });
   }
 
   class Writer {

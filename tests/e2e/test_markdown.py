@@ -134,3 +134,16 @@ async def test_typed_secrets_never_reach_the_markdown(
         assert "typed-PW-9931" not in out["markdown"] and "You typed" in out["markdown"]
         for secret in SECRETS:
             assert secret not in out["markdown"]
+
+
+async def test_without_main_the_densest_block_is_the_content(env: dict[str, str], site: str) -> None:
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/markdown/nomain.html")
+        md = (await markdown(client))["markdown"]
+        assert md.startswith("# Release notes\n\nVersion 2.0 reworks the scheduler.")
+        assert "- Queues have their own workers.\n" in md
+        assert "| Before | After |\n| --- | --- |\n| one pool | a pool per queue |" in md
+        # A closed <details> is content a reader can open; CSS-hidden text is not.
+        assert "DETAILSTEXT Rename `workers` to `runner.workers`." in md
+        for text in ("TOPTEXT", "MENUTEXT", "BOTTOMTEXT", "HIDDENTEXT"):
+            assert text not in md, text

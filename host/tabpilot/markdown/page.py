@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, NotRequired
 
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
 from ..wire.errors import ErrorCode, TabPilotError
-from .chunk import split
+from .chunk import Chunk, split
 from .convert import to_markdown
 
 DEFAULT_MAX_CHARS = 6_000
@@ -35,6 +36,13 @@ class MarkdownPage(TypedDict):
     tab_id: NotRequired[int]
 
 
+@lru_cache(maxsize=2)
+def _chunks(html: str, max_chars: int) -> tuple[Chunk, ...]:
+    # The page is read again for every chunk (it may have changed), but walking chunk 2, 3, ... of
+    # an unchanged page skips conversion and chunking: the same HTML gives the same chunks.
+    return tuple(split(to_markdown(html), max_chars))
+
+
 def markdown_chunk(
     content: dict[str, Any],
     *,
@@ -44,7 +52,7 @@ def markdown_chunk(
     tab_id: int | None,
 ) -> MarkdownPage:
     """Chunk `chunk` (1-based) of the markdown of `content` (the page's main_content result)."""
-    chunks = split(to_markdown(content.get("html") or ""), max_chars)
+    chunks = _chunks(str(content.get("html") or ""), max_chars)
     n = len(chunks)
     if not 1 <= chunk <= n:
         raise TabPilotError(

@@ -121,8 +121,7 @@ async def page(
                 ErrorCode.INVALID_PARAMS, "chunk is for format=markdown; text pages by cursor"
             )
         return await take(call, tab_id=tab_id, scope=selector, max_chars=max_chars, cursor=cursor, mode=mode)
-    # Every chunk is cut from a fresh read of the page: reading and converting cost a few ms (see the
-    # README's Performance section), and a cache could hand out chunks of a page that has changed.
+    # Every chunk comes from a fresh read of the page; unchanged HTML reuses its chunks (markdown.page).
     content = await call.send(m.MainContent(id=0, tab_id=tab_id, css_selector=selector))
     return markdown_chunk(
         content, chunk=chunk or 1, max_chars=max_chars, css_selector=selector, tab_id=tab_id
