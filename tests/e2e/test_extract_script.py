@@ -181,3 +181,32 @@ async def test_an_endless_loop_times_out_and_the_tab_is_usable_again(
         fresh = loop["new_tab_id"]
         assert (await extract(client, ROWS, css_selector="#prices", tab_id=fresh))["data"] == PRICES
         await call(client, "interact", action="close_tab", tab_id=fresh)
+
+
+async def test_output_schema_coerces_script_rows_and_names_the_bad_one(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    texts = (
+        "return [...root.querySelectorAll('tbody tr')]"
+        ".map((tr) => ({ name: tr.cells[0].textContent, price: tr.cells[1].textContent }));"
+    )
+    schema = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "price": {"type": "number", "maximum": 2}},
+        "required": ["name", "price"],
+    }
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/script/table-csp.html")
+        failed = await extract_error(client, texts, css_selector="#prices", output_schema=schema)
+        assert failed["error"] == ErrorCode.VALIDATION_FAILED
+        assert [v["path"] for v in failed["violations"]] == ["$[2].price"]
+        # The rows come back coerced ("1.20" -> 1.2), the bad one too.
+        assert [r["price"] for r in failed["data"]] == [1.2, 0.95, 2.5]
+        ok = await extract(
+            client,
+            texts,
+            css_selector="#prices",
+            output_schema={**schema, "properties": {"name": {"type": "string"}, "price": {"type": "number"}}},
+        )
+        assert [r["price"] for r in ok["data"]] == [1.2, 0.95, 2.5]

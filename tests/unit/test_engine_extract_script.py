@@ -106,3 +106,12 @@ def test_a_workflow_step_with_a_script_and_pagination_is_refused() -> None:
     with pytest.raises(TabPilotError) as caught:
         build_plan(parse_request({"operation": "workflow", "steps": [step]}))
     assert caught.value.code == ErrorCode.INVALID_PARAMS
+
+
+async def test_output_schema_coerces_the_rows_and_reports_violations() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    out = await run(plan(script=SCRIPT, output_schema=schema), answering([{"n": "12"}, {"n": "x"}]))
+    assert out["status"] == "error" and out["error"] == ErrorCode.VALIDATION_FAILED
+    assert out["data"] == [{"n": 12}, {"n": "x"}] and [v["path"] for v in out["violations"]] == ["$[1].n"]
+    fine = await run(plan(script=SCRIPT, output_schema=schema), answering({"n": "7"}))
+    assert fine["status"] == "complete" and fine["data"] == [{"n": 7}]

@@ -79,6 +79,7 @@ class ExtractStep(StepBase, tag="extract"):
                 ctx,
                 script=self.script,
                 css_selector=self.css_selector,
+                output_schema=self.output_schema,
                 wait_for=self.wait_for,
                 limit=self.limit,
                 timeout_ms=self.timeout(),

@@ -4,8 +4,10 @@ One ExtractScript call returns the script's JSON, already scrubbed of known secr
 array is the rows (`data`), whatever its items are. Any other value is one record: `data` is
 `[value]` and `metadata.result` says "object" (or "value" for a string, number or boolean), so the
 agent can tell a single record from a one-row list. The count of secrets replaced is added up in
-`metadata.redacted`. A script reads one page: the agent walks pages itself (navigate or click, then
-extract again), so pagination and scroll-loading are refused before anything runs.
+`metadata.redacted`. With `output_schema` the rows are coerced and checked as an extract's are
+(validation_failed names each violation's path, the rows still returned). A script reads one page:
+the agent walks pages itself (navigate or click, then extract again), so pagination and
+scroll-loading are refused before anything runs.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from ...wire.messages import ExtractScript, WaitFor
+from .. import outschema
 from ..context import Context, obj
 
 # Far beyond any extractor; keeps one command well under the 1 MiB a host message may carry.
@@ -45,6 +48,7 @@ async def run_script(
     *,
     script: str,
     css_selector: str | None,
+    output_schema: dict[str, Any] | None,
     wait_for: str | None,
     limit: int | None,
     timeout_ms: int,
@@ -60,6 +64,9 @@ async def run_script(
     rows, shape = as_rows(answer.get("result"))
     if limit is not None:
         rows = rows[:limit]
+    check = outschema.RowCheck(output_schema) if output_schema is not None else None
+    if check is not None:
+        rows = check.page(rows)
     meta = ctx.state.meta
     redacted = answer.get("redacted")
     meta["redacted"] = int(meta.get("redacted", 0)) + (redacted if isinstance(redacted, int) else 0)
@@ -69,4 +76,6 @@ async def run_script(
     ctx.state.pages += 1
     ctx.state.rows += len(rows)
     ctx.progress()
+    if check is not None:
+        check.verdict(rows)  # after the (coerced) rows are in the run's data
     return rows
