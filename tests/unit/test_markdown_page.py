@@ -30,13 +30,16 @@ def test_the_first_chunk_says_k_of_n_and_gives_the_next_call() -> None:
         "max_chars": 400,
     }
     assert out["url"] == "https://example.test/doc" and out["title"] == "Doc" and out["tab_id"] == 7
-    assert "note" not in out and "oversize" not in out and "truncated" not in out
+    assert out["note"] == "the table goes on in chunk 2"
+    assert "oversize" not in out and "truncated" not in out
 
 
 def test_a_later_chunk_repeats_the_table_header_and_says_so() -> None:
     out = markdown_chunk(content(), chunk=2, max_chars=400, css_selector=None, tab_id=3)
     assert out["markdown"].startswith("| name | value |\n| --- | --- |\n| n")
-    assert out["note"] == "continues a table from chunk 1; its header row is repeated"
+    assert out["note"] == (
+        "continues a table from chunk 1; its header row is repeated; the table goes on in chunk 3"
+    )
     assert out["next"] == {"what": "page", "format": "markdown", "chunk": 3, "max_chars": 400, "tab_id": 3}
 
 
@@ -70,3 +73,14 @@ def test_walking_an_unchanged_page_converts_it_once() -> None:
     assert info.misses == 1 and info.hits == 2
     markdown_chunk(content(html + "<p>changed</p>"), chunk=1, max_chars=400, css_selector=None, tab_id=None)
     assert page._chunks.cache_info().misses == 2
+
+
+def test_a_code_block_longer_than_a_chunk_is_fenced_in_each_part_and_says_so() -> None:
+    code = "".join(f"line_{i} = {i}\n" for i in range(60))
+    html = f'<pre><code class="language-python">{code}</code></pre>'
+    first = markdown_chunk(content(html), chunk=1, max_chars=300, css_selector=None, tab_id=None)
+    second = markdown_chunk(content(html), chunk=2, max_chars=300, css_selector=None, tab_id=None)
+    assert first["markdown"].startswith("```python\nline_0 = 0\n") and first["markdown"].endswith("\n```\n")
+    assert first["note"] == "the code block goes on in chunk 2"
+    assert second["markdown"].startswith("```python\nline_")
+    assert second["note"].startswith("continues a code block from chunk 1; the fence is reopened")

@@ -78,10 +78,16 @@ def markdown_chunk(
         if tab_id is not None:
             nxt["tab_id"] = tab_id
         out["next"] = nxt
+    notes: list[str] = []
     if piece.continues == "table":
-        out["note"] = f"continues a table from chunk {chunk - 1}; its header row is repeated"
+        notes.append(f"continues a table from chunk {chunk - 1}; its header row is repeated")
     elif piece.continues == "code":
-        out["note"] = f"continues a code block from chunk {chunk - 1}; the fence is reopened"
+        notes.append(f"continues a code block from chunk {chunk - 1}; the fence is reopened")
+    after = chunks[chunk].continues if chunk < n else None
+    if after is not None:
+        notes.append(f"the {'code block' if after == 'code' else after} goes on in chunk {chunk + 1}")
+    if notes:
+        out["note"] = "; ".join(notes)
     if piece.oversize:
         out["oversize"] = True
     if content.get("truncated"):

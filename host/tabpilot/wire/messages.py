@@ -128,7 +128,7 @@ class MainContent(Command, tag="main_content"):
 
     Result (JSON text): `{"html", "title", "url", "truncated"}`. The page picks `css_selector`'s first
     match, else main / article / [role=main], else the densest block of text; it leaves out navigation,
-    page header and footer, asides, hidden elements, closed dialogs, cookie banners, scripts, styles,
+    page header and footer, asides, hidden elements, dialogs, cookie banners, scripts, styles,
     forms' controls and inline data images, and redacts secrets. `html` stops at `max_bytes`
     characters (`truncated`). An invalid css_selector is invalid_selector; no match is
     element_not_found.
