@@ -43,7 +43,7 @@ words = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
 def documents(draw: st.DrawFn) -> Doc:
     doc = Doc()
     for _ in range(draw(st.integers(1, 12))):
-        kind = draw(st.sampled_from(["heading", "paragraph", "table", "list", "code"]))
+        kind = draw(st.sampled_from(["heading", "paragraph", "table", "list", "code", "item_code"]))
         if doc.size:
             doc.add("\n")
         if kind == "heading":
@@ -73,6 +73,18 @@ def documents(draw: st.DrawFn) -> Doc:
                 line = "  " * depth + marker + " " + draw(words) + "\n"
                 start = doc.add(line)
                 doc.atomic.append((start, start + len(line)))
+        elif kind == "item_code":
+            # A list item holding a code block, indented under it as the converter writes it.
+            item = "- " + draw(words) + "\n\n"
+            start = doc.add(item)
+            body = draw(st.lists(st.sampled_from(CODE_LINES[1:]) | words, min_size=1, max_size=20))
+            block = "  ```js\n" + "".join(f"  {line}\n" if line else "\n" for line in body) + "  ```\n"
+            code_start = doc.add(block)
+            doc.code.append((code_start, code_start + len(block), "  ```js\n"))
+            for line in block.splitlines(keepends=True):
+                doc.atomic.append((code_start, code_start + len(line)))
+                code_start += len(line)
+            doc.atomic.append((start, start + len(item) - 1))
         else:
             opener = "```" + draw(st.sampled_from(["", "python", "js"])) + "\n"
             body = draw(st.lists(st.sampled_from(CODE_LINES) | words, min_size=1, max_size=30))
@@ -103,15 +115,24 @@ def _chunk_at(chunks: list[Chunk], offset: int) -> tuple[Chunk, Chunk]:
 
 
 def _content_lines(body: str) -> list[str]:
-    """Lines other than blank ones, code fences and a table's header and separator."""
-    lines = [line for line in body.splitlines() if line.strip() and not line.startswith("```")]
+    """Lines that start a unit: not blank, not a code fence, not a table's header and separator, not
+    a line indented under a list item (its content, code included)."""
+    lines: list[str] = []
+    in_item = False
+    for line in body.splitlines():
+        if not line.strip() or line.lstrip().startswith("```"):
+            continue
+        if in_item and line.startswith(" "):
+            continue
+        in_item = line.startswith("- ")
+        lines.append(line)
     if len(lines) > 2 and lines[1].startswith("| ---"):
         lines = lines[2:]
     return lines
 
 
 def _fences(text: str) -> int:
-    return sum(1 for line in text.splitlines() if line.startswith("```"))
+    return sum(1 for line in text.splitlines() if line.lstrip().startswith("```"))
 
 
 @settings(max_examples=300, deadline=None)
@@ -136,7 +157,8 @@ def test_chunks_lose_nothing_and_cut_no_unit(doc: Doc, max_chars: int) -> None:
         assert not inside or end - start > max_chars, "a code block that fits is never cut"
         for b in inside:
             before, after = _chunk_at(chunks, b)
-            assert before.suffix == "```\n" and after.prefix == opener and after.continues == "code"
+            assert before.suffix == opener[: opener.index("`")] + "```\n"
+            assert after.prefix == opener and after.continues == "code"
     for header, starts in doc.tables:
         for b in cuts:
             if b in starts[1:]:
