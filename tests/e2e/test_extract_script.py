@@ -210,3 +210,23 @@ async def test_output_schema_coerces_script_rows_and_names_the_bad_one(
             output_schema={**schema, "properties": {"name": {"type": "string"}, "price": {"type": "number"}}},
         )
         assert [r["price"] for r in ok["data"]] == [1.2, 0.95, 2.5]
+
+
+async def test_secrets_in_open_shadow_roots_and_same_origin_frames_are_scrubbed(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    # The script itself turns the fields into password fields with values, then returns them.
+    script = """const box = document.querySelector('search-box').shadowRoot.querySelector('#q');
+box.type = 'password';
+box.value = 'shadow-secret-1';
+const coupon = document.querySelector('#frame').contentDocument.querySelector('#coupon');
+coupon.type = 'password';
+coupon.value = 'frame-secret-2';
+return [{ box: box.value, coupon: `code ${coupon.value}` }];"""
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/shadow.html")
+        failed, out, raw = await extract_raw(client, script)
+        assert not failed, out
+        assert out["data"] == [{"box": "[REDACTED]", "coupon": "code [REDACTED]"}]
+        assert "shadow-secret-1" not in raw and "frame-secret-2" not in raw
