@@ -132,7 +132,10 @@ async def scrape(
     ] = None,
     script: Annotated[
         str | None,
-        Field(description="extract: your extractor, a function body run in the page that returns JSON."),
+        Field(
+            description="extract: your extractor, a function body run in the page with `root` (the "
+            "css_selector match, else document); await allowed; return the rows (an array)."
+        ),
     ] = None,
     css_selector: Annotated[
         str | None, Field(description="suggest/extract script: the page region to look at.")
