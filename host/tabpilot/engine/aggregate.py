@@ -69,12 +69,13 @@ class Aggregate:
     def add(self, rows: list[dict[str, Any]], url: str | None, pages: int) -> None:
         """Merge one extract's rows; a one-page re-read of a page already seen adds no page."""
         d = self.doc
+        whole = not d.key_fields  # the key is the row's JSON: its length is the row's size too
         for row in rows:
             k = self.key(row)
             if k in self.keys:
                 d.duplicates += 1
                 continue
-            n = len(_encoder.encode(row)) + 1
+            n = len(k if whole else _encoder.encode(row)) + 1
             if len(d.rows) >= MAX_ROWS or self.size + n > MAX_BYTES:
                 d.dropped += 1
                 continue
