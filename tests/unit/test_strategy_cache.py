@@ -205,3 +205,15 @@ def test_a_strategy_another_host_registered_is_found_on_disk(tmp_path: Path) -> 
         with pytest.raises(TabPilotError) as info:
             mine.get(bad)
         assert info.value.code == ErrorCode.STRATEGY_NOT_FOUND
+
+
+async def test_an_extract_that_finds_nothing_registers_and_repairs_nothing(tmp_path: Path) -> None:
+    jobs, _, site = setup(tmp_path, [PAGES[0], []])
+    ex = (await finish(jobs, EXTRACT))["extraction_id"]
+    site.page = 1
+    empty = await finish(jobs, {**EXTRACT, "schema": {"ticket": "td.id"}})
+    assert empty["status"] == "complete" and "extraction_id" not in empty
+    failed_repair = await finish(jobs, {**EXTRACT, "schema": {"ticket": "td.id"}, "extraction_id": ex})
+    assert "extraction_id" not in failed_repair and "aggregate" not in failed_repair["metadata"]
+    assert jobs.cache.strategies.get(ex).spec["schema"] == SCHEMA
+    assert [s.extraction_id for s in jobs.cache.strategies.all()] == [ex]

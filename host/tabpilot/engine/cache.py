@@ -133,6 +133,8 @@ class ExtractionCache:
                 found = self.strategies.repaired(found, spec_of(step), rows, plan.key_fields)
             else:
                 found = self.strategies.register(url, spec_of(step), rows, plan.key_fields)
+        else:
+            found = None  # nothing read: no strategy to register, a repair that found nothing fixed nothing
         if found is not None:
             agg = self.aggregates.add(
                 found.extraction_id,
