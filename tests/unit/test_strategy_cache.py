@@ -117,13 +117,36 @@ async def test_a_repair_keeps_the_id_and_the_aggregate(tmp_path: Path) -> None:
     assert jobs.cache.strategies.get(ex).spec["schema"] == {"ticket": "td.id"}
 
 
-async def test_zero_rows_where_there_were_many_is_stale(tmp_path: Path) -> None:
-    jobs, _, site = setup(tmp_path, [PAGES[0], []])
+SUGGESTED = {
+    "candidates": [
+        {
+            "kind": "table",
+            "selector": "table.v2 tr",
+            "fields": [{"name": "ticket", "selector": "td.k", "take": "text"}],
+            "converts": {},
+            "rows": 3,
+            "sample": [["P-4"]],
+            "score": 9,
+        }
+    ],
+    "skeleton": {"selector": "body", "html": "<table class=v2>…</table>", "bytes": 26, "truncated": False},
+    "url": "https://data.example/table?page=2",
+}
+
+
+async def test_zero_rows_where_there_were_many_is_stale_with_a_digest(tmp_path: Path) -> None:
+    jobs, browser, site = setup(tmp_path, [PAGES[0], []])
+    asked: list[Any] = []
+    browser.handlers["suggest"] = lambda c: asked.append(c) or SUGGESTED
     ex = (await finish(jobs, EXTRACT))["extraction_id"]
     site.page = 1
     stale = await finish(jobs, {"operation": "extract", "extraction_id": ex})
     assert stale["status"] == "error" and stale["error"] == ErrorCode.STRATEGY_STALE
     assert (stale["extraction_id"], stale["typical_rows"], stale["got_rows"]) == (ex, 3, 0)
+    [draft] = stale["digest"]["candidates"]
+    assert draft["selector"] == "table.v2 tr" and draft["schema"] == {"ticket": "td.k"}
+    assert stale["digest"]["skeleton"]["html"].startswith("<table")
+    assert asked[0].query == "ticket points"  # ranked by the fields the strategy used to read
     s = jobs.cache.strategies.get(ex)
     assert (s.failure_count, s.typical_rows) == (1, 3)
 
@@ -146,10 +169,13 @@ async def test_a_failing_rerun_is_stale_when_the_page_explains_it(
     jobs, browser, _ = setup(tmp_path)
     ex = (await finish(jobs, EXTRACT))["extraction_id"]
     browser.handlers["extract"] = lambda c: TabPilotError(code, "no good")
+    # The page cannot be digested either: the stale answer says so instead of failing.
+    browser.handlers["suggest"] = lambda c: TabPilotError(ErrorCode.TAB_CLOSED, "gone")
     out = await finish(jobs, {"operation": "extract", "extraction_id": ex})
     assert out["error"] == (ErrorCode.STRATEGY_STALE if stale else code)
     if stale:
         assert out["cause"] == {"error": str(code), "message": "no good"}
+        assert out["digest"] == {"error": "tab_closed", "message": "gone"}
     assert jobs.cache.strategies.get(ex).failure_count == int(stale)
 
 
@@ -217,3 +243,28 @@ async def test_an_extract_that_finds_nothing_registers_and_repairs_nothing(tmp_p
     assert "extraction_id" not in failed_repair and "aggregate" not in failed_repair["metadata"]
     assert jobs.cache.strategies.get(ex).spec["schema"] == SCHEMA
     assert [s.extraction_id for s in jobs.cache.strategies.all()] == [ex]
+
+
+async def test_a_script_strategy_reruns_and_aggregates_any_json(tmp_path: Path) -> None:
+    pages = [[{"k": 1}, "loose", [1, 2]], [{"k": 1}, {"k": 2}]]
+    at = {"page": 0}
+
+    def script(c: Any) -> Any:
+        return {"result": pages[at["page"]], "redacted": 0, "url": f"https://s.example/feed/{at['page'] + 7}"}
+
+    browser = ScriptedBrowser({"extract_script": script})
+    jobs = Jobs(browser, WorkflowStore(tmp_path / "data"), grace_s=0.05)
+    req = {"operation": "extract", "script": "return rows", "css_selector": "main"}
+    first = await finish(jobs, req)
+    ex = first["extraction_id"]
+    s = jobs.cache.strategies.get(ex)
+    assert (s.kind, s.url_pattern, s.spec) == (
+        "script",
+        "https://s.example/feed/*",
+        {"script": "return rows", "css_selector": "main"},
+    )
+    at["page"] = 1
+    browser.sent.clear()
+    again = await finish(jobs, {"operation": "extract", "extraction_id": ex, "key_fields": ["k"]})
+    assert browser.tags() == ["extract_script"] and again["data"] == [{"k": 1}, {"k": 2}]
+    assert again["metadata"]["aggregate"] == "4 unique rows from 2 pages"

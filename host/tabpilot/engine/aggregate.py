@@ -17,7 +17,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -35,7 +35,7 @@ class AggregateDoc(msgspec.Struct, omit_defaults=True):
     """An aggregate as stored."""
 
     extraction_id: str
-    rows: list[dict[str, Any]] = []
+    rows: list[Any] = []
     key_fields: list[str] = []
     pages: int = 0
     urls: list[str] = []
@@ -55,10 +55,12 @@ class Aggregate:
     keys: set[bytes] = field(default_factory=set[bytes])
     size: int = 0
 
-    def key(self, row: dict[str, Any]) -> bytes:
-        """What makes a row the same as another: its key fields, else all of it."""
-        if self.doc.key_fields:
-            return _encoder.encode([row.get(k) for k in self.doc.key_fields])
+    def key(self, row: Any) -> bytes:
+        """What makes a row the same as another: its key fields, else all of it (a script's rows may
+        be any JSON: one that is not an object is its own key)."""
+        if self.doc.key_fields and isinstance(row, dict):
+            fields = cast(dict[str, Any], row)
+            return _encoder.encode([fields.get(k) for k in self.doc.key_fields])
         return _encoder.encode(row)
 
     def rebuild(self) -> None:
@@ -66,15 +68,15 @@ class Aggregate:
         self.keys = {self.key(r) for r in self.doc.rows}
         self.size = sum(len(_encoder.encode(r)) + 1 for r in self.doc.rows)
 
-    def add(self, rows: list[dict[str, Any]], url: str | None, pages: int) -> None:
+    def add(self, rows: list[Any], url: str | None, pages: int) -> None:
         """Merge one extract's rows; a one-page re-read of a page already seen adds no page."""
         d = self.doc
-        whole = not d.key_fields  # the key is the row's JSON: its length is the row's size too
         for row in rows:
             k = self.key(row)
             if k in self.keys:
                 d.duplicates += 1
                 continue
+            whole = not d.key_fields or not isinstance(row, dict)  # the key is the row's JSON and size
             n = len(k if whole else _encoder.encode(row)) + 1
             if len(d.rows) >= MAX_ROWS or self.size + n > MAX_BYTES:
                 d.dropped += 1
@@ -131,7 +133,7 @@ class Aggregates:
     def add(
         self,
         extraction_id: str,
-        rows: list[dict[str, Any]],
+        rows: list[Any],
         *,
         url: str | None,
         pages: int,
@@ -183,10 +185,10 @@ class Aggregates:
                     write_private(path, _encoder.encode(doc))
 
 
-def _unique(agg: Aggregate, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _unique(agg: Aggregate, rows: list[Any]) -> list[Any]:
     """Rows deduplicated under the aggregate's (new) key fields; keys and size rebuilt."""
     seen: set[bytes] = set()
-    kept: list[dict[str, Any]] = []
+    kept: list[Any] = []
     for row in rows:
         k = agg.key(row)
         if k not in seen:

@@ -22,6 +22,7 @@ from . import runner
 from .aggregate import Aggregates
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, Context, RunState, obj
+from .digest import page_digest
 from .model import DEFAULT_MAX_BYTES, Request
 from .plan import Plan, build_plan, invalid
 from .result import fit
@@ -189,9 +190,7 @@ class ExtractionCache:
         if cause is not None:
             # What the failure said (a validation_failed's violations too): part of the repair.
             data["cause"] = {"error": str(cause.code), "message": cause.message, **obj(cause.data)}
-        digest = await _digest(browser, outcome.state, step, grace_s)
-        if digest is not None:
-            data["digest"] = digest
+        data["digest"] = await _digest(browser, outcome.state, step, grace_s)
         outcome.status = "error"
         outcome.failed_step = 0
         outcome.error = TabPilotError(
@@ -242,5 +241,19 @@ class ExtractionCache:
 
 
 async def _digest(browser: Browser, state: RunState, step: ExtractStep, grace_s: float) -> Any:
-    """A fresh digest of the page the strategy no longer fits (None when it cannot be read)."""
-    return None
+    """A fresh digest of the page the strategy no longer fits, ranked by the fields it used to read;
+    the whole page when its region is gone too; what went wrong when the page cannot be read."""
+    ctx = Context(browser, state, tab_id=state.tab_id, grace_s=grace_s)
+    query = " ".join(step.schema) if step.schema else None
+    try:
+        try:
+            return await page_digest(ctx, query=query, css_selector=step.css_selector)
+        except TabPilotError as exc:
+            if step.css_selector is None or exc.code not in (
+                ErrorCode.ELEMENT_NOT_FOUND,
+                ErrorCode.INVALID_SELECTOR,
+            ):
+                raise
+            return await page_digest(ctx, query=query)
+    except TabPilotError as exc:
+        return {"error": str(exc.code), "message": exc.message}
