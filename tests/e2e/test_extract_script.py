@@ -230,3 +230,16 @@ return [{ box: box.value, coupon: `code ${coupon.value}` }];"""
         assert not failed, out
         assert out["data"] == [{"box": "[REDACTED]", "coupon": "code [REDACTED]"}]
         assert "shadow-secret-1" not in raw and "frame-secret-2" not in raw
+
+
+async def test_a_script_extract_is_rerun_by_its_extraction_id(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/script/table.html")
+        first = await extract(client, ROWS, css_selector="#prices")
+        ex = first["extraction_id"]
+        await call(client, "interact", action="navigate", url=f"{site}/script/table-csp.html")
+        again = await call(client, "interact", action="scrape", operation="extract", extraction_id=ex)
+        assert again["status"] == "complete" and again["data"] == PRICES
