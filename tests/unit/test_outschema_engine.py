@@ -115,6 +115,23 @@ async def test_a_workflow_extract_step_is_checked() -> None:
     assert out["violations"][0]["path"] == "$[1].price" and out["data"][0] == {"name": "a", "price": 1}
 
 
+async def test_row_indexes_point_into_the_runs_data_after_earlier_steps() -> None:
+    step = {"type": "extract", "selector": "tr", "schema": FIELDS}
+    for schema, path in ((PRICED, "$[3].price"), ({"type": "array", "items": PRICED}, "$[3].price")):
+        out = await run(
+            {
+                "operation": "workflow",
+                "options": {"delay_ms": 0},
+                "steps": [step, {**step, "output_schema": schema}],
+            },
+            [[["a", "1"], ["b", "x"]]],
+        )
+        assert out["error"] == "validation_failed" and out["failed_step"] == 1
+        assert [v["path"] for v in out["violations"]] == [path], "the second step's rows are data[2:]"
+        assert out["violations"][0]["row"] == 3 and out["data"][3] == {"name": "b", "price": "x"}
+        assert out["message"].startswith(f"1 of 2 rows do not match output_schema: {path}")
+
+
 async def test_replay_overrides_the_recorded_schema_and_records_keep_it(tmp_path: Path) -> None:
     store = WorkflowStore(tmp_path / "data")
     jobs = Jobs(TableSite([[["a", "12"], ["b", "x"]]]).install(ScriptedBrowser()), store, grace_s=0.05)

@@ -148,10 +148,12 @@ def apply(data: Any, schema: dict[str, Any] | Compiled, start: int = 0) -> tuple
 
 
 class RowCheck:
-    """Checks an extract's rows page by page (row indexes run on across pages), then gives a verdict."""
+    """Checks an extract's rows page by page, then gives a verdict. Row indexes count from `start`
+    (the rows earlier steps put in the run's data), so `$[k]` is `data[k]` of the result."""
 
-    def __init__(self, schema: dict[str, Any]) -> None:
+    def __init__(self, schema: dict[str, Any], start: int = 0) -> None:
         self.compiled = compile(schema)
+        self.start = start
         self.rows = 0
         self.violations: list[Violation] = []
 
@@ -161,7 +163,7 @@ class RowCheck:
         if c.whole:
             coerced = [coerce(r, item_schema(c, self.rows + i), c) for i, r in enumerate(rows)]
         else:
-            coerced, found = apply(rows, c, self.rows)
+            coerced, found = apply(rows, c, self.start + self.rows)
             self.violations += found
         self.rows += len(rows)
         return coerced
@@ -169,9 +171,19 @@ class RowCheck:
     def verdict(self, rows: list[Any]) -> None:
         """Raise validation_failed (violations in its data) when any row, or the list, does not match."""
         if self.compiled.whole:
-            self.violations = apply(rows, self.compiled)[1]
+            self.violations = [self._shifted(v) for v in apply(rows, self.compiled)[1]]
         if self.violations:
             raise failure(self.violations, self.rows)
+
+    def _shifted(self, v: Violation) -> Violation:
+        if "row" not in v or not self.start:
+            return v
+        row = v["row"] + self.start
+        return {
+            "row": row,
+            "path": f"$[{row}]" + v["path"].removeprefix(f"$[{v['row']}]"),
+            "message": v["message"],
+        }
 
 
 def coerce(value: Any, schema: Any, c: Compiled, depth: int = 0) -> Any:

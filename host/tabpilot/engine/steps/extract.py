@@ -88,7 +88,11 @@ class ExtractStep(StepBase, tag="extract"):
         specs = compiled(self.schema)
         conv = Conversions(specs)
         plans = [s.plan() for s in specs]
-        check = outschema.RowCheck(self.output_schema) if self.output_schema is not None else None
+        check = (
+            None
+            if self.output_schema is None
+            else outschema.RowCheck(self.output_schema, len(ctx.state.data))
+        )
         t = self.timeout()
         if self.wait_for:
             await ctx.call(WaitFor(id=0, selector=self.wait_for, timeout_ms=t), t)
