@@ -11,7 +11,6 @@ from .context import obj
 from .plan import Plan
 from .runner import Outcome
 from .steps import suggest
-from .steps.extract import ExtractStep
 
 _encoder = msgspec.json.Encoder()
 
@@ -68,7 +67,7 @@ def response(
         meta["skipped_steps"] = state.skipped
     if plan.replayed_from:
         meta["replayed_from"] = plan.replayed_from
-    _schema_verdict(outcome, plan, meta)
+    _schema_verdict(outcome, meta)
     if plan.aggregate:
         meta["aggregate"] = plan.aggregate
     out: dict[str, Any] = {"status": outcome.status, "correlation_id": correlation_id}
@@ -93,18 +92,14 @@ def response(
     return out
 
 
-def _schema_verdict(outcome: Outcome, plan: Plan, meta: dict[str, Any]) -> None:
-    """`output_schema: valid` when every checked row matched; `is_partial` when some did not."""
+def _schema_verdict(outcome: Outcome, meta: dict[str, Any]) -> None:
+    """Rows that failed their output_schema make the data partial (a check that passed says "valid")."""
     codes = [e.get("error") for e in outcome.state.errors]
     if outcome.error is not None:
         codes.append(str(outcome.error.code))
     if str(ErrorCode.VALIDATION_FAILED) in codes:
         meta["output_schema"] = "violated"
         meta["is_partial"] = True
-    elif outcome.status == "complete" and any(
-        isinstance(s, ExtractStep) and s.output_schema is not None for s in plan.steps
-    ):
-        meta["output_schema"] = "valid"
 
 
 def _suggestion(outcome: Outcome, correlation_id: str) -> dict[str, Any]:

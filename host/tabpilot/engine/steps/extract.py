@@ -147,6 +147,7 @@ class ExtractStep(StepBase, tag="extract"):
                 ctx.state.warn(w)
         if check is not None:
             check.verdict(rows)  # after every (coerced) row is in the run's data
+            ctx.state.meta["output_schema"] = "valid"  # unless a later step's check fails (result.py)
         return rows
 
     def _more(self, page: list[dict[str, Any]], pages: int, rows: list[dict[str, Any]]) -> bool:
