@@ -132,6 +132,35 @@ async def test_row_indexes_point_into_the_runs_data_after_earlier_steps() -> Non
         assert out["message"].startswith(f"1 of 2 rows do not match output_schema: {path}")
 
 
+async def test_a_script_extract_is_checked_the_same_way() -> None:
+    def script(_: Any) -> Any:
+        return {
+            "result": [{"name": "z", "price": "5"}, {"name": "y", "price": "?"}],
+            "url": "https://x.example/",
+        }
+
+    request = {
+        "operation": "workflow",
+        "options": {"delay_ms": 0},
+        "steps": [
+            {"type": "extract", "selector": "tr", "schema": FIELDS, "output_schema": PRICED},
+            {"type": "extract", "script": "return []", "output_schema": PRICED},
+        ],
+    }
+    p = build_plan(parse_request(request))
+    browser = TableSite([[["a", "1"]]]).install(ScriptedBrowser({"extract_script": script}))
+    out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    assert out["error"] == "validation_failed" and out["failed_step"] == 1
+    assert out["data"] == [{"name": "a", "price": 1}, {"name": "z", "price": 5}, {"name": "y", "price": "?"}]
+    assert [v["path"] for v in out["violations"]] == ["$[2].price"]
+    assert out["metadata"]["output_schema"] == "violated" and out["metadata"]["is_partial"] is True
+    p = build_plan(parse_request({**request, "steps": request["steps"][1:]}))
+    fine = ScriptedBrowser({"extract_script": lambda _: {"result": {"name": "z", "price": "5"}}})
+    out = result.response(await runner.run(p, fine, grace_s=0.05), p, "corr-test")
+    assert out["status"] == "complete" and out["data"] == [{"name": "z", "price": 5}]
+    assert out["metadata"]["output_schema"] == "valid"
+
+
 async def test_replay_overrides_the_recorded_schema_and_records_keep_it(tmp_path: Path) -> None:
     store = WorkflowStore(tmp_path / "data")
     jobs = Jobs(TableSite([[["a", "12"], ["b", "x"]]]).install(ScriptedBrowser()), store, grace_s=0.05)

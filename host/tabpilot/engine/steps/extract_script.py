@@ -64,7 +64,7 @@ async def run_script(
     rows, shape = as_rows(answer.get("result"))
     if limit is not None:
         rows = rows[:limit]
-    check = outschema.RowCheck(output_schema) if output_schema is not None else None
+    check = None if output_schema is None else outschema.RowCheck(output_schema, len(ctx.state.data))
     if check is not None:
         rows = check.page(rows)
     meta = ctx.state.meta
@@ -78,4 +78,5 @@ async def run_script(
     ctx.progress()
     if check is not None:
         check.verdict(rows)  # after the (coerced) rows are in the run's data
+        meta["output_schema"] = "valid"
     return rows
