@@ -12,7 +12,8 @@ export function run(msg, { signal }) {
   if (cssSelector !== null && (typeof cssSelector !== 'string' || !cssSelector.trim())) {
     throw new CommandError(ERR.INVALID_PARAMS, 'css_selector must be a non-empty CSS selector');
   }
-  const maxBytes = msg.max_bytes ?? MAX_RESULT_BYTES;
+  // The wire omits a default value: 8 MiB is MainContent.max_bytes's default in messages.py.
+  const maxBytes = msg.max_bytes ?? 8 * 1024 * 1024;
   if (!Number.isInteger(maxBytes) || maxBytes <= 0) throw new CommandError(ERR.INVALID_PARAMS, 'max_bytes must be a positive integer');
   const args = { css_selector: cssSelector, max_bytes: Math.min(maxBytes, MAX_RESULT_BYTES) };
   return inPage(msg, 'main_content', args, { signal, fallbackTimeoutMs: 10_000 });
