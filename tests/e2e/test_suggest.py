@@ -19,7 +19,13 @@ from tests.support.mcp_client import call, mcp_client, payload
 
 pytestmark = pytest.mark.anyio
 
-SECRETS = ("hunter2-SECRET-pw", "4242-4242-SECRET-CARD", "tok-SECRET-123456", "AAAAC3-SECRET-deploy-key")
+SECRETS = (
+    "hunter2-SECRET-pw",
+    "4242-4242-SECRET-CARD",
+    "tok-SECRET-123456",
+    "AAAAC3-SECRET-deploy-key",
+    "SECRET-COUPON-77",
+)
 
 # page -> (kind, row selector, fields the draft must have, row count)
 EXPECTED: dict[str, tuple[str, str, set[str], int]] = {
@@ -33,6 +39,12 @@ EXPECTED: dict[str, tuple[str, str, set[str], int]] = {
     "results.html": ("list", "#results > li.result", {"title", "title_url", "url", "snippet"}, 10),
     "glossary.html": ("definitions", "dl.glossary > dt", {"term", "definition", "definition_url"}, 8),
     "dashboard.html": ("repeated", "", {"font_medium", "text_right", "text_xs"}, 15),
+    "plans.html": (
+        "table",
+        "#plans > tbody > tr:has(> td)",
+        {"plan", "monthly", "storage", "badge_image"},
+        4,
+    ),
 }
 
 
@@ -72,7 +84,7 @@ async def test_the_draft_reproduces_its_sample(
         assert fields <= set(top["schema"]), top
         assert top["rows"] == rows and len(top["sample"]) == 3, top
         assert out["skeleton"]["bytes"] <= 8_000 and len(out["skeleton"]["html"].encode()) <= 8_000
-        assert "extract" in out["hint"] and out["metadata"]["elements"] > 50
+        assert "extract" in out["hint"] and out["metadata"]["elements"] > 30
 
         got = await call(
             client,
@@ -119,6 +131,18 @@ async def test_query_words_css_selector_and_secrets(
         assert '<input id="pw" name="password" type="password">' in table["skeleton"]["html"]
         assert table["candidates"][0]["next_selector"] == 'a[rel~="next"]'
         no_secret(table)
+        # The guessed Next is one paginate can follow (the fixture's page 2 is the same page again).
+        top = table["candidates"][0]
+        paged = await call(
+            client,
+            "interact",
+            action="scrape",
+            operation="extract",
+            selector=top["selector"],
+            schema=top["schema"],
+            options={"paginate": {"next_selector": top["next_selector"], "max_pages": 2, "delay_ms": 0}},
+        )
+        assert len(paged["data"]) == 24 and paged["metadata"]["pages_scraped"] == 2
 
         await call(client, "interact", action="navigate", url=f"{site.url}/suggest/glossary.html")
         glossary = await suggest(client)
