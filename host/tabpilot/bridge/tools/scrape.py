@@ -142,7 +142,11 @@ async def scrape(
     ] = None,
     query: Annotated[str | None, Field(description="suggest: words describing the records you want.")] = None,
     extraction_id: Annotated[
-        str | None, Field(description="extract: rerun a cached strategy (from an earlier extract).")
+        str | None,
+        Field(
+            description="extract: rerun the cached strategy an earlier extract returned (alone: nothing else "
+            "needed; with selector + schema or script: repair it after strategy_stale)."
+        ),
     ] = None,
     use_cache: Annotated[
         bool | None, Field(description="extract: rerun the cached strategy matching this URL.")
