@@ -268,3 +268,20 @@ async def test_a_script_strategy_reruns_and_aggregates_any_json(tmp_path: Path) 
     again = await finish(jobs, {"operation": "extract", "extraction_id": ex, "key_fields": ["k"]})
     assert browser.tags() == ["extract_script"] and again["data"] == [{"k": 1}, {"k": 2}]
     assert again["metadata"]["aggregate"] == "4 unique rows from 2 pages"
+
+
+def test_aggregates_are_capped_and_read_back_only_when_asked(tmp_path: Path) -> None:
+    aggs = Aggregates(tmp_path, cap=2)
+    for i in range(3):
+        aggs.add(f"ex-00000000000{i}", [{"n": i}], url=f"u{i}", pages=1, key_fields=None)
+    aggs.flush()
+    assert sorted(p.stem for p in (tmp_path / "aggregates").glob("*.json")) == [
+        "ex-000000000001",
+        "ex-000000000002",
+    ]
+    (tmp_path / "aggregates" / "ex-000000000002.json").write_text("[damaged")
+    later = Aggregates(tmp_path)
+    assert later._loaded == {}  # pyright: ignore[reportPrivateUsage]
+    one = later.get("ex-000000000001")
+    assert one is not None and one.doc.rows == [{"n": 1}] and one.summary() == "1 unique row from 1 page"
+    assert later.get("ex-000000000002") is None and later.get("ex-../../etc/x") is None

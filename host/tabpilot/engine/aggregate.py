@@ -22,6 +22,7 @@ from typing import Any, cast
 import msgspec
 
 from .store import _private_dir, write_private  # pyright: ignore[reportPrivateUsage]
+from .strategies import EXTRACTION_ID
 
 MAX_ROWS = 10_000
 MAX_BYTES = 8 * 1024 * 1024
@@ -102,12 +103,14 @@ class Aggregate:
 
 
 class Aggregates:
-    """The aggregates of one data directory; memory first, written by `flush()` off the caller's path."""
+    """The aggregates of one data directory; memory first, written by `flush()` off the caller's path.
+    One is read from disk only when asked for (they can be megabytes: a host start reads none)."""
 
     def __init__(self, root: Path, *, cap: int = MAX_AGGREGATES) -> None:
         self.root = root
         self.cap = cap
-        self._items: dict[str, Aggregate] | None = None
+        self._loaded: dict[str, Aggregate] = {}
+        self._known: dict[str, float] | None = None  # every id, in memory or on disk -> last update
         self._dirty: dict[str, AggregateDoc | None] = {}
         self._lock = threading.Lock()
 
@@ -115,20 +118,24 @@ class Aggregates:
     def _dir(self) -> Path:
         return _private_dir(self.root / "aggregates")
 
-    def _all(self) -> dict[str, Aggregate]:
-        if self._items is None:
-            self._items = {}
+    def _ids(self) -> dict[str, float]:
+        if self._known is None:
+            self._known = {}
             for path in self._dir.glob("ex-*.json"):
-                with contextlib.suppress(OSError, msgspec.DecodeError):
-                    doc = _decoder.decode(path.read_bytes())
-                    if path.stem == doc.extraction_id:
-                        agg = self._items[doc.extraction_id] = Aggregate(doc)
-                        agg.rebuild()
-        return self._items
+                with contextlib.suppress(OSError):
+                    self._known[path.stem] = path.stat().st_mtime
+        return self._known
 
     def get(self, extraction_id: str) -> Aggregate | None:
-        """The aggregate of a strategy, if any rows were added."""
-        return self._all().get(extraction_id)
+        """The aggregate of a strategy, if any rows were added (a damaged file counts as none)."""
+        found = self._loaded.get(extraction_id)
+        if found is None and extraction_id in self._ids() and EXTRACTION_ID.match(extraction_id):
+            with contextlib.suppress(OSError, msgspec.DecodeError):
+                doc = _decoder.decode((self._dir / f"{extraction_id}.json").read_bytes())
+                if doc.extraction_id == extraction_id:
+                    found = self._loaded[extraction_id] = Aggregate(doc)
+                    found.rebuild()
+        return found
 
     def add(
         self,
@@ -140,36 +147,37 @@ class Aggregates:
         key_fields: list[str] | None,
     ) -> Aggregate:
         """Merge an extract's rows into its strategy's aggregate (created on first use)."""
-        items = self._all()
-        agg = items.get(extraction_id)
+        agg = self.get(extraction_id)
         if agg is None:
-            agg = items[extraction_id] = Aggregate(AggregateDoc(extraction_id, updated=time.time()))
-            self._evict()
+            agg = self._loaded[extraction_id] = Aggregate(AggregateDoc(extraction_id))
         if key_fields and key_fields != agg.doc.key_fields:
             agg.doc.key_fields = list(key_fields)
             before = len(agg.doc.rows)
             agg.doc.rows = _unique(agg, agg.doc.rows)
             agg.doc.duplicates += before - len(agg.doc.rows)
         agg.add(rows, url, pages)
+        self._ids()[extraction_id] = agg.doc.updated
+        self._evict()
         # A snapshot: the rows list is copied (the rows themselves are never changed once added).
         self._dirty[extraction_id] = msgspec.structs.replace(agg.doc, rows=list(agg.doc.rows))
         return agg
 
     def clear(self, extraction_id: str | None = None) -> list[str]:
         """Forget one aggregate, or all of them; returns the ids cleared."""
-        items = self._all()
-        ids = [extraction_id] if extraction_id is not None else list(items)
-        cleared = [i for i in ids if items.pop(i, None) is not None]
+        known = self._ids()
+        ids = [extraction_id] if extraction_id is not None else sorted(known)
+        cleared = [i for i in ids if known.pop(i, None) is not None]
         for i in cleared:
+            self._loaded.pop(i, None)
             self._dirty[i] = None
         return cleared
 
     def _evict(self) -> None:
-        items = self._all()
-        old = sorted(items.values(), key=lambda a: a.doc.updated)[: max(0, len(items) - self.cap)]
-        for agg in old:
-            del items[agg.doc.extraction_id]
-            self._dirty[agg.doc.extraction_id] = None
+        known = self._ids()
+        for old in sorted(known, key=known.__getitem__)[: max(0, len(known) - self.cap)]:
+            del known[old]
+            self._loaded.pop(old, None)
+            self._dirty[old] = None
 
     def flush(self) -> None:
         """Write the changes made since the last flush (call it from a worker thread)."""
