@@ -429,20 +429,23 @@ async def test_a_next_page_that_lands_on_a_login_is_navigation_redirect() -> Non
 async def test_page_errors_and_requests_during_the_run_are_summarised() -> None:
     import time
 
-    now = time.time() * 1000
-    logs = {
-        "errors": [
-            {"time": now - 60_000, "message": "old"},
-            {"time": now + 5, "message": "TypeError: x is undefined"},
-        ],
-        "network": [
-            {"time": now + 1, "url": "https://a.example/api", "status": 200},
-            {"time": now + 2, "url": "https://a.example/broken", "status": 500},
-            {"time": now + 3, "url": "https://cdn.example/x.js", "status": 0, "error": "net::ERR_FAILED"},
-        ],
-    }
+    def logs(kind: str) -> list[dict[str, Any]]:
+        # Stamped when the run asks, i.e. after it started, however slow the machine; "old" predates it.
+        now = time.time() * 1000
+        return {
+            "errors": [
+                {"time": now - 60_000, "message": "old"},
+                {"time": now, "message": "TypeError: x is undefined"},
+            ],
+            "network": [
+                {"time": now, "url": "https://a.example/api", "status": 200},
+                {"time": now, "url": "https://a.example/broken", "status": 500},
+                {"time": now, "url": "https://cdn.example/x.js", "status": 0, "error": "net::ERR_FAILED"},
+            ],
+        }[kind]
+
     browser = ScriptedBrowser(
-        {"press": lambda c: {}, "telemetry": lambda c: {"items": logs[c.kind], "cursor": 9, "more": False}}
+        {"press": lambda c: {}, "telemetry": lambda c: {"items": logs(c.kind), "cursor": 9, "more": False}}
     )
     out = await run(workflow({"type": "press", "key": "Tab"}), browser)
     assert out["metadata"]["telemetry"] == {
