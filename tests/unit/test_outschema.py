@@ -330,3 +330,11 @@ def test_a_recursive_schema_coerces_down_the_tree() -> None:
     coerced, found = outschema.apply({"n": "1", "kids": [{"n": "2", "kids": [{"n": "x"}]}]}, tree)
     assert coerced == {"n": 1, "kids": [{"n": 2, "kids": [{"n": "x"}]}]}
     assert found == [{"path": "$.kids[0].kids[0].n", "message": 'expected integer (got "x")'}]
+
+
+def test_a_ref_under_a_nested_id_is_left_to_the_validator() -> None:
+    inner = {"$id": "https://example.com/price", "$defs": {"n": {"type": "integer"}}, "$ref": "#/$defs/n"}
+    schema = {"type": "object", "properties": {"a": inner}}
+    coerced, found = outschema.apply([{"a": 1}, {"a": "x"}], schema)
+    assert coerced == [{"a": 1}, {"a": "x"}]
+    assert found == [{"row": 1, "path": "$[1].a", "message": 'expected integer (got "x")'}]

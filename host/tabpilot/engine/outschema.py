@@ -81,9 +81,13 @@ class Compiled:
     _refs: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def lookup(self, ref: str) -> Any:
-        """The subschema a local `$ref` points to (checked to exist at compile time)."""
+        """The subschema a local `$ref` points to, None when only a nested `$id` gives it a meaning
+        (coercion then skips it; the validator still resolves it)."""
         if ref not in self._refs:
-            self._refs[ref] = _resolver(self.schema).lookup(ref).contents
+            try:
+                self._refs[ref] = _resolver(self.schema).lookup(ref).contents
+            except Unresolvable:
+                self._refs[ref] = None
         return self._refs[ref]
 
 
@@ -324,7 +328,7 @@ def _resolver(root: dict[str, Any]) -> Any:
     return registry.resolver_with_root(DRAFT202012.create_resource(root))
 
 
-def _check(node: Any, root: dict[str, Any], where: str, depth: int) -> None:
+def _check(node: Any, root: dict[str, Any] | None, where: str, depth: int) -> None:
     """What check_schema lets through but an agent gets wrong: refs that leave the schema (the host
     fetches nothing) or do not resolve, a misspelt keyword (ignored by the spec, so nothing would be
     checked), and nesting past MAX_DEPTH."""
@@ -332,6 +336,8 @@ def _check(node: Any, root: dict[str, Any], where: str, depth: int) -> None:
         return
     if depth > MAX_DEPTH:
         raise invalid_schema(f"at {where}: nested deeper than {MAX_DEPTH} levels", keyword=None)
+    if depth and "$id" in node:
+        root = None  # refs below resolve against this subschema's own $id: the validator follows them
     for k, v in cast(dict[str, Any], node).items():
         at = path_of(where, [k])
         if k in MAPS and isinstance(v, dict):
@@ -354,7 +360,7 @@ def _check(node: Any, root: dict[str, Any], where: str, depth: int) -> None:
                 )
 
 
-def _check_ref(k: str, ref: str, root: dict[str, Any], where: str) -> None:
+def _check_ref(k: str, ref: str, root: dict[str, Any] | None, where: str) -> None:
     if not ref.startswith("#"):
         raise invalid_schema(
             f'at {where}: "{k}": {short(ref)} points outside the schema; only local refs like '
@@ -363,7 +369,8 @@ def _check_ref(k: str, ref: str, root: dict[str, Any], where: str) -> None:
             schema_path=where,
         )
     try:
-        _resolver(root).lookup(ref)
+        if root is not None:
+            _resolver(root).lookup(ref)
     except Unresolvable:
         raise invalid_schema(
             f'at {where}: "{k}": {short(ref)} does not resolve', keyword=k, schema_path=where
