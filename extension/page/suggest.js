@@ -120,8 +120,26 @@
     const parts = kind === 'table' ? ['tr', 'tr:has(> td)'] : [...shared.map((c) => `${tag}.${esc(c)}`), tag];
     const container = uniquePath(parent, counts);
     const want = new Set(members);
+    let extra = null;
     for (const part of parts) {
       const selector = `${container} > ${part}`;
+      const got = Array.from(document.querySelectorAll(selector));
+      if (got.length === want.size && got.every((el) => want.has(el))) return selector;
+      if (extra === null && got.every((el) => want.has(el) || el.parentElement === parent)) {
+        extra = { selector, others: got.filter((el) => !want.has(el)) };
+      }
+    }
+    // Siblings that look the same but carry one more class (a hidden `card gone`, an `ad`): left out
+    // by name, when every one of them has a class none of the rows has.
+    if (extra && extra.others.length) {
+      const own = new Set(members.flatMap((m) => Array.from(m.classList)));
+      const marks = new Set();
+      for (const el of extra.others) {
+        const mark = Array.from(el.classList).find((c) => !own.has(c));
+        if (!mark) return null;
+        marks.add(mark);
+      }
+      const selector = `${extra.selector}${Array.from(marks, (c) => `:not(.${esc(c)})`).join('')}`;
       const got = document.querySelectorAll(selector);
       if (got.length === want.size && Array.from(got).every((el) => want.has(el))) return selector;
     }
