@@ -169,7 +169,10 @@ $('redact-reset').addEventListener('click', async () => {
 toggle.addEventListener('change', async () => {
   const wanted = toggle.checked;
   const answer = await chrome.runtime.sendMessage({ type: 'set_pilot', enabled: wanted }).catch((e) => ({ ok: false, error: String(e) }));
-  if (!answer || !answer.ok) showPilot(!wanted);
+  const applied = Boolean(answer && answer.ok);
+  if (!applied) showPilot(!wanted);
+  // What the service worker has applied (the checkbox moves at the click, before the worker has it).
+  toggle.dataset.applied = String(applied ? wanted : !wanted);
 });
 
 $('track-tab').addEventListener('click', async () => {

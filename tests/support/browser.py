@@ -131,6 +131,11 @@ def _flip_in_popup(driver: webdriver.Chrome, tab: str, enabled: bool) -> None:
     toggle = wait_until(lambda: driver.find_element(By.ID, "pilot-toggle"), what="the pilot toggle")
     if toggle.is_selected() != enabled:
         toggle.click()
+        # The checkbox moves at the click; the worker has the new state once the popup marks it applied.
+        wanted = "true" if enabled else "false"
+        wait_until(
+            lambda: toggle.get_attribute("data-applied") == wanted or None, what="the worker to apply it"
+        )
     wait_until(lambda: toggle.is_selected() == enabled or None, what="the toggle to change")
 
 

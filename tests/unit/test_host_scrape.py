@@ -205,3 +205,22 @@ async def test_scrape_is_refused_while_the_pilot_is_off(tp_dirs: dict[str, str])
     finally:
         await pool.aclose()
         await ext.stop()
+
+
+async def test_a_scrape_sent_before_the_pilot_event_arrives_asks_the_extension(
+    tp_dirs: dict[str, str],
+) -> None:
+    ext = FakeExtension(tp_dirs)
+    ext.pilot = False  # the hello says off
+    await ext.start()
+    table(ext)
+    pool = HostPool(connect_wait_s=5)
+    try:
+        await pool.call(m.WorkflowOp(id=0, op="list"))  # connected, the host holds "off"
+        ext.pilot = True  # switched on in the popup; the host has not heard of it yet
+        value = await pool.call(m.Scrape(id=0, request={**WORKFLOW, "record": False}))
+        assert value["status"] == "complete", value
+        assert any(r["type"] == "status" for r in ext.received), "the host asked the extension"
+    finally:
+        await pool.aclose()
+        await ext.stop()

@@ -8,7 +8,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -24,6 +24,7 @@ log = logging.getLogger("tabpilot.host.engine")
 Send = Callable[[m.Message], None]
 _encoder = msgspec.json.Encoder()
 _ANNOUNCE_EVERY_S = 0.25
+_STATUS_TIMEOUT_S = 2.0
 
 
 class EnginePort:
@@ -67,7 +68,7 @@ class EnginePort:
     async def _answer(self, send: Send, msg: m.Command) -> Any:
         match msg:
             case m.Scrape():
-                if not self.pilot():
+                if not await self._pilot_on():
                     raise TabPilotError(
                         ErrorCode.AI_WEB_PILOT_DISABLED,
                         "Enable 'AI Web Pilot' in extension popup to use this tool",
@@ -91,6 +92,20 @@ class EnginePort:
                 return value
             case _:
                 raise TabPilotError(ErrorCode.UNKNOWN_COMMAND, f"not an engine request: {type(msg).__name__}")
+
+    async def _pilot_on(self) -> bool:
+        """Whether the pilot is on; when the host's copy says off, the extension (which owns it) decides.
+
+        The host hears of a switch-on by an event; a scrape sent the moment the person flipped the
+        toggle can arrive before that event and must not be refused for it."""
+        if self.pilot():
+            return True
+        try:
+            async with asyncio.timeout(_STATUS_TIMEOUT_S):
+                status = await self.jobs.browser.call(m.GetStatus(id=0))
+        except (TabPilotError, TimeoutError):
+            return False
+        return isinstance(status, dict) and cast(dict[str, Any], status).get("pilot") is True
 
     def _follow(self, job: Job) -> None:
         """Tell the extension what runs (for the popup): at start and end, at most 4 times a second."""
