@@ -209,6 +209,33 @@ async def test_timeout_is_retried_then_succeeds() -> None:
     assert out["status"] == "complete" and len(attempts) == 3 and out["metadata"]["retries"] == 2
 
 
+async def test_a_retry_follows_a_tab_reloaded_under_a_new_id() -> None:
+    def execute_js(c: m.ExecuteJs) -> Any:
+        if c.tab_id == 5:  # the page hung in the script: discarded and reloaded as tab 9
+            return TabPilotError(ErrorCode.TIMEOUT, "loop", data={"recovered": "reloaded", "new_tab_id": 9})
+        return {"tab": c.tab_id}
+
+    browser = ScriptedBrowser(
+        {"navigate": lambda c: {"tab_id": 5, "url": c.url}, "execute_js": execute_js, "press": lambda c: {}}
+    )
+    out = await run(
+        workflow(
+            {"type": "navigate", "url": "https://a.example/"},
+            {"type": "execute_js", "script": "while (true) {}", "save_as": "r"},
+            {"type": "press", "key": "Tab"},
+            error_recovery={"on_timeout": "retry_step", "max_retries": 1},
+        ),
+        browser,
+    )
+    assert out["status"] == "complete", out
+    assert [getattr(c, "tab_id", None) for c in browser.sent if m.tag_of(type(c)) != "telemetry"] == [
+        None,
+        5,
+        9,
+        9,
+    ]
+
+
 async def test_without_retry_a_timeout_aborts_with_partial_data() -> None:
     site = TableSite(PAGES[:1])
     browser = site.install(ScriptedBrowser({"click": lambda c: TabPilotError(ErrorCode.TIMEOUT, "slow")}))

@@ -96,12 +96,24 @@ class Context:
                 if exc.code != ErrorCode.TIMEOUT:
                     raise
                 error = exc
+                command = self._follow_recovered(command, exc.data)
             else:
                 self._note(value)
                 return value
             if attempt + 1 < attempts:
                 self.state.retries += 1
         raise error
+
+    def _follow_recovered(self, command: Command, data: Any) -> Command:
+        """A page stuck in a script is discarded and reloaded under a new tab id: the run moves with it,
+        so a retry goes to the reloaded page, not to the id that no longer exists."""
+        new = obj(data).get("new_tab_id")
+        if not isinstance(new, int):
+            return command
+        self.tab_id = self.state.tab_id = new
+        if getattr(command, "tab_id", None) is not None:
+            command = msgspec.structs.replace(command, tab_id=new)  # type: ignore[call-arg]
+        return command
 
     def _note(self, value: Any) -> None:
         found = obj(value)
