@@ -4,16 +4,14 @@ with every row still returned, an invalid schema refused, a workflow extract ste
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from mcp import Client
 from selenium import webdriver
 
 from tabpilot.demo.server import Site, serve_site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
-from tests.support.mcp_client import call, mcp_client, payload
+from tests.support.mcp_client import call, mcp_client, scrape_error
 
 pytestmark = pytest.mark.anyio
 
@@ -41,14 +39,6 @@ COERCED = [
 def site() -> Iterator[Site]:
     with serve_site(pages.PAGES) as running:
         yield running
-
-
-async def scrape_error(client: Client, **arguments: Any) -> dict[str, Any]:
-    """A scrape that must fail; its structured error (with any partial data)."""
-    result = await client.call_tool("interact", {"action": "scrape", **arguments})
-    data = payload(result)
-    assert result.is_error, data
-    return data
 
 
 async def test_extract_coerces_and_reports_the_bad_row(

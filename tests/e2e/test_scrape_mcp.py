@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from mcp import Client
 from selenium import webdriver
 
 from tabpilot.demo.server import Site, serve_site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
-from tests.support.mcp_client import call, mcp_client, payload
+from tests.support.mcp_client import call, mcp_client, scrape, scrape_error
 
 pytestmark = pytest.mark.anyio
 
@@ -24,21 +22,6 @@ pytestmark = pytest.mark.anyio
 def site() -> Iterator[Site]:
     with serve_site(pages.PAGES) as running:
         yield running
-
-
-async def scrape(client: Client, **arguments: Any) -> dict[str, Any]:
-    """A scrape that must complete; its result."""
-    out = await call(client, "interact", action="scrape", **arguments)
-    assert out["status"] == "complete", out
-    return out
-
-
-async def scrape_error(client: Client, **arguments: Any) -> dict[str, Any]:
-    """A scrape that must fail; its structured error (with any partial data)."""
-    result = await client.call_tool("interact", {"action": "scrape", **arguments})
-    data = payload(result)
-    assert result.is_error, data
-    return data
 
 
 async def test_in_place_next_and_infinite_scroll(

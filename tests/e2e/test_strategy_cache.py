@@ -12,17 +12,11 @@ from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
-from tests.support.mcp_client import call, mcp_client, payload
+from tests.support.mcp_client import call, mcp_client, payload, scrape
 
 pytestmark = pytest.mark.anyio
 
 SCHEMA = {"sku": ".sku", "name": ".name", "price": ".price | number"}
-
-
-async def scrape(client: Client, **arguments: Any) -> dict[str, Any]:
-    out = await call(client, "interact", action="scrape", **arguments)
-    assert out["status"] == "complete", out
-    return out
 
 
 async def refused(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:

@@ -47,3 +47,15 @@ async def call_error(client: Client, tool: str, **arguments: Any) -> dict[str, A
     data = payload(result)
     assert result.is_error, f"{tool} {arguments} should have failed: {data}"
     return data
+
+
+async def scrape(client: Client, **arguments: Any) -> dict[str, Any]:
+    """An `interact scrape` that must complete; its result."""
+    out = await call(client, "interact", action="scrape", **arguments)
+    assert out["status"] == "complete", out
+    return out
+
+
+async def scrape_error(client: Client, **arguments: Any) -> dict[str, Any]:
+    """An `interact scrape` that must fail; its structured error (with any partial data)."""
+    return await call_error(client, "interact", action="scrape", **arguments)
