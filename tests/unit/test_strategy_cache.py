@@ -77,6 +77,25 @@ async def test_the_same_spec_on_the_same_pattern_is_one_strategy(tmp_path: Path)
     assert jobs.cache.strategies.get(a).url_pattern == "https://data.example/table"
 
 
+async def test_a_workflow_extract_step_registers_its_strategy(tmp_path: Path) -> None:
+    jobs, browser, site = setup(tmp_path)
+    step = {"type": "extract", "selector": "tr", "schema": SCHEMA}
+    flow = {
+        "operation": "workflow",
+        "options": {"delay_ms": 0},
+        "steps": [{"type": "press", "key": "End"}, step],
+    }
+    browser.handlers["press"] = lambda c: {}
+    out = await finish(jobs, flow)
+    ex = out["metadata"]["extraction_ids"]["steps[1]"]
+    assert jobs.cache.strategies.get(ex).spec == {"selector": "tr", "schema": SCHEMA}
+    # The agent reruns that step alone on the next page by its id; the same spec is the same strategy.
+    site.page = 1
+    again = await finish(jobs, {"operation": "extract", "extraction_id": ex})
+    assert [r["ticket"] for r in again["data"]] == ["P-3", "P-4", "P-5"]
+    assert (await finish(jobs, EXTRACT))["extraction_id"] == ex
+
+
 async def test_use_cache_picks_the_strategy_for_the_url(tmp_path: Path) -> None:
     jobs, browser, site = setup(tmp_path)
     ex = (await finish(jobs, EXTRACT))["extraction_id"]

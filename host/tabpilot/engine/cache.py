@@ -111,7 +111,9 @@ class ExtractionCache:
         """Run the plan (an extract: with the cache's bookkeeping, see the module docstring)."""
         kw: dict[str, Any] = {"state": state, "on_progress": on_progress, "grace_s": grace_s}
         if plan.operation != "extract":
-            return await runner.run(plan, browser, **kw)
+            outcome = await runner.run(plan, browser, **kw)
+            self._register_steps(state)
+            return outcome
         if not plan.steps:
             try:
                 await self._pick(plan, browser, state, grace_s)
@@ -146,6 +148,18 @@ class ExtractionCache:
             )
             plan.extraction_id, plan.aggregate = found.extraction_id, agg.summary()
         return outcome
+
+    def _register_steps(self, state: RunState) -> None:
+        """A workflow's (or replay's) extract steps that read rows register their strategies too, so the
+        agent can rerun one step on another page by its id (`metadata.extraction_ids`)."""
+        ids: dict[str, str] = {}
+        for index, step, url, rows in state.extracts:
+            if isinstance(step, ExtractStep) and rows and url:
+                ids[f"steps[{index}]"] = self.strategies.register(
+                    url, spec_of(step), rows, None
+                ).extraction_id
+        if ids:
+            state.meta["extraction_ids"] = ids
 
     async def _pick(self, plan: Plan, browser: Browser, state: RunState, grace_s: float) -> None:
         """use_cache: read the tab's URL (one cheap page call) and take the best strategy for it."""

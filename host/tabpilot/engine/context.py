@@ -42,6 +42,11 @@ class RunState:
     telemetry: dict[str, Any] | None = None
     sensitive_fills: list[int] = field(default_factory=list[int])
     meta: dict[str, Any] = field(default_factory=dict[str, Any])  # what steps add to the metadata
+    # Extract steps that succeeded: (step index, the step as it ran, the page's URL, rows read), so
+    # the strategy cache can register each one.
+    extracts: list[tuple[int, Any, str | None, int]] = field(
+        default_factory=list[tuple[int, Any, str | None, int]]
+    )
 
     def warn(self, warning: dict[str, str]) -> None:
         """Add a warning once."""

@@ -138,7 +138,7 @@ class Jobs:
             job.result = value
             # Kept on disk off the caller's path: it is waiting for this very result.
             self._keep(job.correlation_id, value)
-            if plan.operation == "extract":
+            if plan.operation == "extract" or job.state.extracts:
                 self._later(self.cache.flush)
         except Exception as exc:  # a bug: the caller still gets an answer, not a hang
             log.exception("scrape %s crashed", job.correlation_id)

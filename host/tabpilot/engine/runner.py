@@ -6,7 +6,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -174,6 +174,8 @@ def _keep(step: StepBase, index: int, output: Any, ctx: Context) -> None:
     if step.save_as:
         ctx.variables[step.save_as] = output
     if isinstance(step, ExtractStep):
+        rows = len(cast(list[Any], output)) if isinstance(output, list) else 0
+        ctx.state.extracts.append((index, step, ctx.state.url, rows))
         return
     if step.save_as or step.KEEP_OUTPUT:
         ctx.state.outputs[step.save_as or f"step{index}"] = output
