@@ -124,10 +124,59 @@ def wait_gone(pid: int, timeout_s: float) -> bool:
     return True
 
 
+def _group_alive(pgid: int) -> bool:
+    """Whether a live (not zombie) process of group `pgid` is left."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    if not sys.platform.startswith("linux"):
+        return True
+    # A zombie still counts for killpg, and one whose reaper is slow must not hold a stop up.
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                state, _ppid, pgrp = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:3]
+                if int(pgrp) == pgid and state != "Z":
+                    return True
+    return False
+
+
+def _group_gone(pgid: int, timeout_s: float) -> bool:
+    """Wait until no live process of group `pgid` is left (bounded); True if none is."""
+    deadline = time.monotonic() + timeout_s
+    while _group_alive(pgid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(_POLL_S)
+    return True
+
+
+def _own_group(pid: int) -> int | None:
+    """The process group `pid` leads (the launcher starts the browser in its own session), or None."""
+    try:
+        return pid if os.getpgid(pid) == pid else None
+    except (ProcessLookupError, PermissionError):
+        return None
+
+
 def terminate(pid: int, timeout_s: float = 10.0) -> Stopped:
-    """SIGINT the browser; after `timeout_s` SIGKILL its whole process group (renderers, host)."""
+    """SIGINT the browser; after `timeout_s` SIGKILL its whole process group (renderers, host).
+
+    Returns once the browser's helpers are gone too: they outlive the main process by a moment, and
+    "stopped" must mean the profile is free to start again."""
     if not alive(pid):
         return Stopped(pid, None)
+    group = _own_group(pid)
+    result = _end(pid, timeout_s)
+    if group is not None and not _group_gone(group, timeout_s / 2):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)
+        _group_gone(group, 5.0)
+    return result
+
+
+def _end(pid: int, timeout_s: float) -> Stopped:
     # SIGINT, not SIGTERM: Chromium takes SIGTERM as the session ending and exits without writing its
     # cookie store, which it commits only every 30 s (measured: a login 5 s old was gone after a
     # SIGTERM stop, kept after SIGINT or SIGHUP). SIGINT shuts down as closing the last window does.
