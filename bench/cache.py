@@ -13,23 +13,18 @@ import argparse
 import asyncio
 import gc
 import json
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 from mcp import Client
-
-from tabpilot.demo.server import serve
 
 from . import pilot
 from .client import call_ok, progress, spawn, text_of
 from .scrape import CHROMIUM, ROW_SELECTOR, SITE
 from .scrape_pages import SCHEMA
-from .stats import Timings, machine_facts
+from .stats import Timings, jsonable, machine_facts
 
 ROWS = 500
 # Target from the smart-extraction issue: a rerun by id costs what a plain extract costs.
@@ -97,14 +92,6 @@ def table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Timings):
-        return value.to_dict()
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
-    return value
-
-
 async def _measure(env: dict[str, str], base: str, runs: int, errlog: Any) -> dict[str, Any]:
     async with spawn(pilot._params(env), errlog) as client:  # pyright: ignore[reportPrivateUsage]
         return await series(client, base, runs)
@@ -117,19 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {"machine": machine_facts(CHROMIUM)}
-    with tempfile.TemporaryDirectory(prefix="tabpilot-cache-bench-", ignore_cleanup_errors=True) as tmp:
-        root = Path(tmp)
-        site = root / "site"
-        shutil.copytree(SITE, site)
-        with (
-            serve(site) as base,
-            open(root / "servers.log", "w") as errlog,
-            pilot.private_dirs(root / "tp") as env,
-        ):
-            progress("starting a dedicated headless TabPilot profile")
-            with pilot.dedicated_browser(f"{base}/rows.html?n=1"):
-                results["mcp"] = asyncio.run(_measure(env, base, args.calls, errlog))
-    print(json.dumps(_jsonable(results), indent=2) if args.json else table(results))
+    with pilot.site_session("cache", SITE) as (base, errlog, env, _):
+        results["mcp"] = asyncio.run(_measure(env, base, args.calls, errlog))
+    print(json.dumps(jsonable(results), indent=2) if args.json else table(results))
     return 0
 
 

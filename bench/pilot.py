@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
+import tempfile
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
@@ -18,6 +20,7 @@ from tabpilot import paths
 from tabpilot.bridge.faststart import CACHE_FILE, ENV_DISABLE
 from tabpilot.bridge.hosts import HostConnection, HostPool
 from tabpilot.browser.launch import LaunchedBrowser, launch_profile
+from tabpilot.demo.server import serve
 from tabpilot.wire.messages import ExecuteJs, Ping
 
 from .client import call_ok, progress, spawn, timed_with_cpu, tool_call, until_quiet
@@ -59,6 +62,25 @@ def dedicated_browser(url: str) -> Iterator[LaunchedBrowser]:
         yield launched
     finally:
         launched.stop()
+
+
+@contextmanager
+def site_session(
+    name: str, source: Path, prepare: Callable[[Path], None] | None = None
+) -> Iterator[tuple[str, TextIO, dict[str, str], LaunchedBrowser]]:
+    """A private copy of the `source` pages (`prepare` may add to it) served on 127.0.0.1, private
+    TabPilot directories and a dedicated headless profile on its rows page: (base URL, server log,
+    env, browser). Everything lives in a temporary directory removed on the way out."""
+    with tempfile.TemporaryDirectory(prefix=f"tabpilot-{name}-bench-", ignore_cleanup_errors=True) as tmp:
+        root = Path(tmp)
+        site = root / "site"
+        shutil.copytree(source, site)
+        if prepare is not None:
+            prepare(site)
+        with serve(site) as base, open(root / "servers.log", "w") as errlog, private_dirs(root / "tp") as env:
+            progress("starting a dedicated headless TabPilot profile")
+            with dedicated_browser(f"{base}/rows.html?n=1") as launched:
+                yield base, errlog, env, launched
 
 
 def _params(env: dict[str, str], faststart: bool = True) -> StdioServerParameters:

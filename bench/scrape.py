@@ -12,9 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -22,7 +20,6 @@ from typing import Any
 
 from tabpilot.bridge.hosts import HostConnection
 from tabpilot.browser.launch import LaunchedBrowser
-from tabpilot.demo.server import serve
 from tabpilot.wire import messages as m
 
 from . import pilot
@@ -38,7 +35,7 @@ from .scrape_pages import (
     list_url,
     write_list_pages,
 )
-from .stats import Timings, descendants, machine_facts
+from .stats import Timings, descendants, jsonable, machine_facts
 
 CHROMIUM = "/usr/bin/chromium"
 SITE = Path(__file__).resolve().parent / "scrape_site"
@@ -256,14 +253,6 @@ def _lookup(results: dict[str, Any], key: str) -> Any:
     return value
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Timings):
-        return value.to_dict()
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
-    return value
-
-
 def table(results: dict[str, Any]) -> str:
     """The numbers as text, machine first."""
     lines = ["machine: " + ", ".join(f"{k}={v}" for k, v in results["machine"].items())]
@@ -306,20 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {"machine": machine_facts(CHROMIUM)}
-    with tempfile.TemporaryDirectory(prefix="tabpilot-scrape-bench-", ignore_cleanup_errors=True) as tmp:
-        root = Path(tmp)
-        site = root / "site"
-        shutil.copytree(SITE, site)
-        write_list_pages(site)
-        with (
-            serve(site) as base,
-            open(root / "servers.log", "w") as errlog,
-            pilot.private_dirs(root / "tp") as env,
-        ):
-            progress("starting a dedicated headless TabPilot profile")
-            with pilot.dedicated_browser(f"{base}/rows.html?n=1") as launched:
-                results.update(asyncio.run(measure(env, base, launched, args.calls, errlog)))
-    print(json.dumps(_jsonable(results), indent=2) if args.json else table(results))
+    with pilot.site_session("scrape", SITE, write_list_pages) as (base, errlog, env, launched):
+        results.update(asyncio.run(measure(env, base, launched, args.calls, errlog)))
+    print(json.dumps(jsonable(results), indent=2) if args.json else table(results))
     return 0
 
 

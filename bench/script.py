@@ -13,22 +13,18 @@ import argparse
 import asyncio
 import json
 import re
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from mcp import Client
-
-from tabpilot.demo.server import serve
 
 from . import pilot
 from .cache import interleaved
 from .client import call_ok, progress, spawn, text_of
 from .scrape import CHROMIUM, ROW_SELECTOR, SITE
 from .scrape_pages import SCHEMA
-from .stats import Timings, machine_facts
+from .stats import Timings, jsonable, machine_facts
 
 SCRIPT = """return [...root.querySelectorAll('tbody tr')].map((tr) => ({
   id: Number(tr.querySelector('.id').textContent),
@@ -112,24 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {"machine": machine_facts(CHROMIUM)}
-    with tempfile.TemporaryDirectory(prefix="tabpilot-script-bench-", ignore_cleanup_errors=True) as tmp:
-        root = Path(tmp)
-        site = root / "site"
-        shutil.copytree(SITE, site)
-        add_variants(site)
-        with (
-            serve(site) as base,
-            open(root / "servers.log", "w") as errlog,
-            pilot.private_dirs(root / "tp") as env,
-        ):
-            progress("starting a dedicated headless TabPilot profile")
-            with pilot.dedicated_browser(f"{base}/rows.html?n=1"):
-                results["mcp"] = asyncio.run(_measure(env, base, args.rows, args.calls, errlog))
-    if args.json:
-        mcp = {k: v.to_dict() if isinstance(v, Timings) else v for k, v in results["mcp"].items()}
-        print(json.dumps({**results, "mcp": mcp}, indent=2))
-    else:
-        print(table(results, args.rows))
+    with pilot.site_session("script", SITE, add_variants) as (base, errlog, env, _):
+        results["mcp"] = asyncio.run(_measure(env, base, args.rows, args.calls, errlog))
+    print(json.dumps(jsonable(results), indent=2) if args.json else table(results, args.rows))
     return 0
 
 

@@ -10,6 +10,7 @@ import statistics
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,15 @@ class Timings:
     def to_dict(self) -> dict[str, float | int]:
         """Rounded to microseconds for the JSON output."""
         return {k: (v if isinstance(v, int) else round(v, 3)) for k, v in self.__dict__.items()}
+
+
+def jsonable(value: Any) -> Any:
+    """Results with their Timings as plain dicts, for --json."""
+    if isinstance(value, Timings):
+        return value.to_dict()
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+    return value
 
 
 def percentile(ordered: list[float], q: float) -> float:
