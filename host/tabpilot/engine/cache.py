@@ -17,7 +17,6 @@ from typing import Any
 import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
-from ..wire.messages import Extract, FieldPlan
 from . import runner
 from .aggregate import Aggregates
 from .browser import Browser
@@ -165,9 +164,8 @@ class ExtractionCache:
         """use_cache: read the tab's URL (one cheap page call) and take the best strategy for it."""
         state.steps_total = 1
         ctx = Context(browser, state, tab_id=plan.tab_id, grace_s=grace_s)
-        probe = Extract(id=0, selector=":root", fields=[FieldPlan(name="_", take="text")], limit=0)
-        url = obj(await ctx.call(probe, 5_000)).get("url")
-        if not isinstance(url, str):
+        url = await runner.page_url(ctx)
+        if url is None:
             raise TabPilotError(
                 ErrorCode.STRATEGY_NOT_FOUND, "the tab did not say its URL; pass extraction_id"
             )

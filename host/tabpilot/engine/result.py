@@ -79,17 +79,23 @@ def response(
         out["steps_completed"] = state.steps_completed
         out["steps_total"] = state.steps_total
     if outcome.error is not None:
-        exc = outcome.error
-        out["error"] = str(exc.code)
-        out["message"] = exc.message
-        if outcome.failed_step is not None and plan.operation != "extract":
-            out["failed_step"] = outcome.failed_step
-        out.update({k: v for k, v in obj(exc.data).items() if k not in out})
+        _error(outcome, out, with_step=plan.operation != "extract")
     out["data"] = data
     if outputs:
         out["outputs"] = outputs
     out["metadata"] = meta
     return out
+
+
+def _error(outcome: Outcome, out: dict[str, Any], *, with_step: bool) -> None:
+    """The failure's code, message, failed step and details (redirect_url, violations, ...) at the top."""
+    assert outcome.error is not None
+    exc = outcome.error
+    out["error"] = str(exc.code)
+    out["message"] = exc.message
+    if with_step and outcome.failed_step is not None:
+        out["failed_step"] = outcome.failed_step
+    out.update({k: v for k, v in obj(exc.data).items() if k not in out})
 
 
 def _schema_verdict(outcome: Outcome, meta: dict[str, Any]) -> None:
@@ -106,10 +112,7 @@ def _suggestion(outcome: Outcome, correlation_id: str) -> dict[str, Any]:
     body = suggest.response(outcome.state.outputs, outcome.status, outcome.duration_ms)
     out: dict[str, Any] = {"status": outcome.status, "correlation_id": correlation_id}
     if outcome.error is not None:
-        exc = outcome.error
-        out["error"] = str(exc.code)
-        out["message"] = exc.message
-        out.update({k: v for k, v in obj(exc.data).items() if k not in out})
+        _error(outcome, out, with_step=False)
     return out | {k: v for k, v in body.items() if k != "status"}
 
 

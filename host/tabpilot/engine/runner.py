@@ -155,14 +155,18 @@ async def _holds(cond: Condition, ctx: Context) -> bool:
     return int(obj(answer).get(key) or 0) > 0
 
 
+async def page_url(ctx: Context) -> str | None:
+    """The URL of the run's tab, by the cheapest page command that reports it (it wants one field)."""
+    probe = Extract(id=0, selector=":root", fields=[FieldPlan(name="_", take="text")], limit=0)
+    url = obj(await ctx.call(probe, 5_000)).get("url")
+    return url if isinstance(url, str) else None
+
+
 async def _check_current_host(ctx: Context) -> None:
     """Before a replay touches a page it did not open itself, make sure the page is on a recorded host."""
-    # The cheapest page command that reports the URL (the page wants at least one field).
-    probe = Extract(id=0, selector=":root", fields=[FieldPlan(name="_", take="text")], limit=0)
-    answer = await ctx.call(probe, 5_000)
-    url = obj(answer).get("url")
+    url = await page_url(ctx)
     assert ctx.allowed_hosts is not None
-    if isinstance(url, str) and host_of(url) not in ctx.allowed_hosts:
+    if url is not None and host_of(url) not in ctx.allowed_hosts:
         raise TabPilotError(
             ErrorCode.DOMAIN_MISMATCH,
             f"the tab shows {host_of(url)!r} but the workflow was recorded on "
