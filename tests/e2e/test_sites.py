@@ -161,11 +161,11 @@ async def test_clicks_new_tabs_redirects_and_tabs_outside_are_stopped(
         driver.switch_to.new_window("tab")
         try:
             driver.get(f"{other}/index.html")
-            [outside] = [
-                t["id"]
-                for t in (await call(client, "observe", what="tabs"))["tabs"]
-                if _netloc(other) in t["url"]
-            ]
+            listed = (await call(client, "observe", what="tabs"))["tabs"]
+            [seen] = [t for t in listed if _netloc(other) in t["url"]]
+            # Listed by its site alone: its path and title belong to a site the pilot may not read.
+            assert seen["url"] == f"{other}/" and seen["title"] == ""
+            outside = seen["id"]
             for tool, args in [
                 ("interact", {"action": "execute_js", "script": "document.title"}),
                 ("observe", {"what": "page"}),
