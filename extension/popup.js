@@ -194,6 +194,8 @@ function showActivity(entries) {
   $('activity-empty').hidden = recent.length > 0;
 }
 
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 /** The scrape the host runs or ran last: its name, state and counts (never its data). */
 function showWorkflow(w) {
   const line = $('workflow');
@@ -201,8 +203,8 @@ function showWorkflow(w) {
   if (line.hidden) return;
   const time = new Date(w.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
   const steps = Number.isFinite(w.steps_total) ? `step ${w.steps_completed ?? 0}/${w.steps_total}` : '';
-  const counts = [steps, `${w.pages ?? 0} page(s)`, `${w.rows ?? 0} row(s)`].filter(Boolean).join(', ');
-  line.textContent = `${time} scrape ${w.label || w.correlation_id}: ${w.status} (${counts})`;
+  const counts = [steps, plural(w.pages ?? 0, 'page'), plural(w.rows ?? 0, 'row')].filter(Boolean).join(' · ');
+  line.textContent = `${time} scrape ${w.label || w.correlation_id} ${w.status} · ${counts}`;
   line.classList.toggle('running', w.status === 'running' || w.status === 'queued');
 }
 

@@ -149,7 +149,9 @@ async def test_popup_shows_the_scrape_the_host_runs(
                 return text if "complete" in text else None
 
             line = browser.wait_until(finished, what="the scrape's line in the popup")
-    assert "popup_news" in line and "step 2/2" in line and f"{len(out['data'])} row(s)" in line, line
+    rows = len(out["data"])
+    assert "popup_news complete" in line and "step 2/2" in line, line
+    assert line.endswith(f"· {rows} row{'' if rows == 1 else 's'}"), line
 
 
 def _session(driver: webdriver.Chrome, script: str) -> object:
