@@ -52,13 +52,24 @@ export function allows(scope, url) {
   return scope.sites.some((p) => matches(p, url));
 }
 
-/** The refusal, naming the site and the click that allows it; the popup shows the request. */
-export function notAllowed(url, tabId = null) {
+/**
+ * The refusal, naming the site and the click that allows it. A site the agent tried to load is
+ * shown in the popup as its request; a tab that merely shows one (`asked: false`, e.g. the person's
+ * active tab) is not, so the popup never suggests allowing a site the agent did not ask for.
+ */
+export function notAllowed(url, tabId = null, { asked = true } = {}) {
   const site = siteOf(url);
   const data = { site, tab_id: tabId };
   if (!site) {
     const scheme = String(url).split(':')[0];
     return new CommandError(ERR.SITE_NOT_ALLOWED, `${scheme}: pages are outside the sites the AI Web Pilot may use; only "All sites" in the TabPilot popup allows them`, { data });
+  }
+  if (!asked) {
+    return new CommandError(
+      ERR.SITE_NOT_ALLOWED,
+      `tab ${tabId} shows ${site}, which is not among the sites you allow the AI Web Pilot on. To allow it, open the TabPilot popup on that tab and click "Allow" next to ${site} (or choose "All sites"); or work in a tab on an allowed site`,
+      { data },
+    );
   }
   chrome.storage.session.set({ [KEY.SITE_REQUEST]: { site, at: Date.now() } }).catch(() => {});
   return new CommandError(
@@ -82,7 +93,7 @@ export async function checkTab(tabId) {
   if (scope.all) return;
   const tab = await chrome.tabs.get(tabId); // "No tab with id" reaches onTab as it would from act()
   for (const url of [tab.url, tab.pendingUrl]) {
-    if (url && !allows(scope, url)) throw notAllowed(url, tabId);
+    if (url && !allows(scope, url)) throw notAllowed(url, tabId, { asked: false });
   }
 }
 

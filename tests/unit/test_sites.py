@@ -74,10 +74,10 @@ def test_a_tab_outside_the_scope_is_refused_and_asked_for() -> None:
           try { await p; return 'ok'; } catch (e) { return { code: e.code, data: e.data }; }
         };
         console.log(JSON.stringify({
+          url: await outcome(checkUrl('http://c.test/')),
           own: await outcome(checkTab(1)),
           other: await outcome(checkTab(2)),
           pending: await outcome(checkTab(3)),
-          url: await outcome(checkUrl('http://c.test/')),
           request: session.siteRequest.site,
         }));
         """
@@ -87,6 +87,7 @@ def test_a_tab_outside_the_scope_is_refused_and_asked_for() -> None:
     assert r["other"] == {"code": ErrorCode.SITE_NOT_ALLOWED, "data": {"site": "b.test:8443", "tab_id": 2}}
     assert r["pending"]["code"] == ErrorCode.SITE_NOT_ALLOWED and r["pending"]["data"]["site"] == "b.test"
     assert r["url"]["code"] == ErrorCode.SITE_NOT_ALLOWED
+    # Only the URL the agent tried to load is a request; tabs that merely show a site are not.
     assert r["request"] == "c.test"
 
 
