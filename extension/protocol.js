@@ -16,6 +16,7 @@ export const ERR = Object.freeze({
   "LAUNCH_FAILED": "launch_failed",
   "AI_WEB_PILOT_DISABLED": "ai_web_pilot_disabled",
   "NAVIGATION_BLOCKED": "navigation_blocked",
+  "SITE_NOT_ALLOWED": "site_not_allowed",
   "DOMAIN_MISMATCH": "domain_mismatch",
   "UNKNOWN_ACTION": "unknown_action",
   "UNKNOWN_COMMAND": "unknown_command",

@@ -52,7 +52,7 @@ export async function inPage(msg, name, args, { signal, fallbackTimeoutMs = 5_00
   };
   let out;
   try {
-    out = await bounded(onTab(msg.tab_id, run), {
+    out = await bounded(onTab(msg.tab_id, run, { signal }), {
       timeoutMs,
       signal,
       onTimeout: () =>
