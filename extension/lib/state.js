@@ -1,6 +1,7 @@
 // Everything durable lives in chrome.storage (the service worker can be killed at any moment).
 //   local:   pilot, instanceId, label, profile, launchNonce, trackedTabId, trackedTabUrl,
-//            redactSelectors (the user's list, edited in the popup only), redactExtra (added by the agent)
+//            redactSelectors (the user's list, edited in the popup only), redactExtra (added by the agent),
+//            redactPatterns (the user's secret-shaped text patterns, popup only; default REDACT_PATTERNS)
 //   session: connection (what the popup shows about the native host)
 //
 // The command path reads the pilot flag and the tracked tab on every command, and a
@@ -9,6 +10,8 @@
 // reader awaits that), follows chrome.storage.onChanged, and dies with the worker. It never lets the
 // pilot be more on than storage says: turning it off takes effect here at once, turning it on only
 // once a read of storage confirms it.
+
+import { REDACT_PATTERNS } from '../protocol.js';
 
 export const KEY = Object.freeze({
   PILOT: 'pilot',
@@ -21,12 +24,13 @@ export const KEY = Object.freeze({
   CONNECTION: 'connection',
   REDACT: 'redactSelectors',
   REDACT_EXTRA: 'redactExtra',
+  REDACT_PATTERNS: 'redactPatterns',
 });
 
 /** What is redacted in every page output unless the user changes the list in the popup. */
 export const DEFAULT_REDACT = Object.freeze(['input[type=password]', '[data-sensitive]', '[data-private]', '.sensitive']);
 
-const mirror = { pilot: false, trackedTabId: null, redact: null };
+const mirror = { pilot: false, trackedTabId: null, redact: null, patterns: null };
 let loaded = null;
 // Bumped whenever the mirror learns something newer than a read in flight could: that read is then
 // dropped. pilotOffs counts only switch-offs, since a late read can never make the mirror stricter.
@@ -75,6 +79,7 @@ export function applyStorageChanges(changes) {
     else readPilot().catch((err) => console.warn('TabPilot: cannot read the pilot flag:', err));
   }
   if (changes[KEY.REDACT] || changes[KEY.REDACT_EXTRA]) mirror.redact = null;
+  if (changes[KEY.REDACT_PATTERNS]) mirror.patterns = null;
   if (changes[KEY.TRACKED_TAB]) {
     trackedChanges += 1;
     readTrackedTab().catch((err) => console.warn('TabPilot: cannot read the tracked tab:', err));
@@ -122,6 +127,16 @@ export async function getRedaction() {
     mirror.redact = [...new Set([...own, ...extra].filter((s) => typeof s === 'string' && s))];
   }
   return mirror.redact;
+}
+
+/** The secret-shaped text patterns masked in page output: the user's list, default REDACT_PATTERNS. */
+export async function getPatterns() {
+  if (mirror.patterns === null) {
+    const got = await chrome.storage.local.get(KEY.REDACT_PATTERNS);
+    const own = Array.isArray(got[KEY.REDACT_PATTERNS]) ? got[KEY.REDACT_PATTERNS] : REDACT_PATTERNS;
+    mirror.patterns = own.filter((s) => typeof s === 'string' && s);
+  }
+  return mirror.patterns;
 }
 
 /** Record the native connection's state for the popup (session storage: gone with the browser). */
