@@ -11,36 +11,20 @@ from __future__ import annotations
 import pytest
 from selenium import webdriver
 
-from tests.fixtures.realapps import data
+from tests.fixtures.realapps import tasks
 from tests.support import browser
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.mcp_client import call, mcp_client
 
 pytestmark = pytest.mark.anyio
-
-ROWS = ".ag-grid-scrolling-container .ag-row"
-SCHEMA = {
-    "id": "[col-id=id] | number",
-    "sku": "[col-id=sku]",
-    "product": "[col-id=product]",
-    "price": "[col-id=price] | number",
-    "stock": "[col-id=stock] | number",
-}
 
 
 async def test_every_row_of_a_virtualised_grid(
     driver: webdriver.Chrome, env: dict[str, str], aggrid_url: str
 ) -> None:
     browser.set_pilot(driver, True)
+    task = tasks.AGGRID
     async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=aggrid_url)
-        out = await scrape(
-            client,
-            operation="extract",
-            selector=ROWS,
-            schema=SCHEMA,
-            options={"wait_for": ROWS, "scroll": {"max_scrolls": 500}},
-        )
-    expected = [r.__dict__ for r in data.grid_rows()]
-    got = out["data"]
+        out = await tasks.run(task, aggrid_url, lambda tool, args: call(client, tool, **args))
+    got, expected = task.answer(out), task.expected()
     assert (len(got), got[:2], got[-2:]) == (len(expected), expected[:2], expected[-2:])
     assert got == expected

@@ -6,45 +6,20 @@ from __future__ import annotations
 import pytest
 from selenium import webdriver
 
-from tests.fixtures.realapps import data
+from tests.fixtures.realapps import tasks
 from tests.support import browser
-from tests.support.mcp_client import mcp_client, scrape
+from tests.support.mcp_client import call, mcp_client
 
 pytestmark = pytest.mark.anyio
-
-# The index as a person sets it up in the tracker's search page: id, title, priority and status, by id.
-INDEX = "issue?@columns=id,title,priority,status&@sort=id&@pagesize=50"
 
 
 async def test_log_in_and_read_every_issue(
     driver: webdriver.Chrome, env: dict[str, str], roundup_url: str
 ) -> None:
     browser.set_pilot(driver, True)
+    task = tasks.ROUNDUP
     async with mcp_client(env) as client:
-        out = await scrape(
-            client,
-            operation="workflow",
-            params={"password": data.PASSWORD},
-            steps=[
-                {"type": "navigate", "url": roundup_url + INDEX},
-                {"type": "fill", "selector": "input[name=__login_name]", "value": data.USER},
-                {"type": "fill", "selector": "input[name=__login_password]", "value": "{{params.password}}"},
-                {"type": "click", "selector": "input[type=submit][value=Login]"},
-                {
-                    "type": "extract",
-                    "selector": "table.list tr:has(td)",
-                    "schema": {
-                        "id": "td:nth-child(2)",
-                        "title": "td:nth-child(3) a",
-                        "priority": "td:nth-child(1)",
-                        "status": "td:nth-child(4)",
-                    },
-                    "paginate": {"next_selector": "tr.navigation th:last-child a", "max_pages": 10},
-                },
-            ],
-        )
-    expected = [
-        {"id": str(i.id), "title": i.title, "priority": i.priority, "status": i.status} for i in data.issues()
-    ]
-    assert out["data"] == expected
+        out = await tasks.run(task, roundup_url, lambda tool, args: call(client, tool, **args))
+    assert out["status"] == "complete", out
+    assert task.answer(out) == task.expected()
     assert out["metadata"]["pages_scraped"] == 3
