@@ -1,12 +1,12 @@
 // TabPilot's service worker. Every listener is registered synchronously here at top level, so any
-// event (a popup message, the keepalive port, an alarm) can start a stopped worker; the top-level
-// code then reconnects to the native host. Durable state lives in chrome.storage; variables hold only
+// event (a popup message, the watchdog alarm) can start a stopped worker; the top-level code then
+// reconnects to the native host. Durable state lives in chrome.storage; variables hold only
 // what dies harmlessly with the worker (lib/state.js mirrors the two settings every command reads).
 import { showPilotIcon } from './lib/activity.js';
 import { abortAll, abortPiloted, dispatch } from './lib/dispatch.js';
 import { configure } from './lib/identity.js';
-import { KEEPALIVE_PORT, ensureAlarm, ensureOffscreen, isWatchdog } from './lib/keepalive.js';
-import { connect, onClosed, onCommand, sendPilotEvent } from './lib/native.js';
+import { ensureAlarm, isWatchdog } from './lib/keepalive.js';
+import { connect, onClosed, onCommand, revive, sendPilotEvent } from './lib/native.js';
 import { normalizePattern } from './lib/sites.js';
 import { KEY, applyStorageChanges, getPilot, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './lib/state.js';
 import { syncTelemetry } from './lib/telemetry.js';
@@ -87,16 +87,6 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   return true;
 });
 
-chrome.runtime.onConnect.addListener((port) => {
-  if (port.name !== KEEPALIVE_PORT || port.sender.id !== chrome.runtime.id) {
-    port.disconnect();
-    return;
-  }
-  // Holding the port is all the keepalive needs. If the offscreen document goes away while this
-  // worker lives, make a new one now rather than at the next alarm.
-  port.onDisconnect.addListener(() => ensureOffscreen());
-});
-
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area !== 'local') return;
   applyStorageChanges(changes);
@@ -113,9 +103,8 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 });
 
 chrome.alarms.onAlarm.addListener((alarm) => {
-  if (!isWatchdog(alarm)) return;
-  connect();
-  ensureOffscreen();
+  // Starting this worker was the alarm's job; a live one with a port (or a retry pending) has none.
+  if (isWatchdog(alarm)) revive();
 });
 
 // These wake the worker when the browser starts or the extension is installed or updated; the
@@ -133,5 +122,4 @@ getPilot().then((on) => {
 restrictStorage();
 configure();
 connect();
-ensureOffscreen();
-ensureAlarm();
+ensureAlarm().catch((err) => console.warn('TabPilot: no watchdog alarm:', err));

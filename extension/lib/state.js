@@ -2,6 +2,7 @@
 //   local:   pilot, instanceId, label, profile, launchNonce, trackedTabId, trackedTabUrl,
 //            redactSelectors (the user's list, edited in the popup only), redactExtra (added by the agent),
 //            sites (the pilot's scope, {all, sites}: written only for the popup or a launch config)
+//            redactPatterns (the user's secret-shaped text patterns, popup only; default REDACT_PATTERNS)
 //   session: connection (what the popup shows about the native host), siteRequest (the last site
 //            the agent was refused, for the popup's Allow button)
 //
@@ -11,6 +12,8 @@
 // reader awaits that), follows chrome.storage.onChanged, and dies with the worker. It never lets the
 // pilot be more on than storage says: turning it off takes effect here at once, turning it on only
 // once a read of storage confirms it.
+
+import { REDACT_PATTERNS } from '../protocol.js';
 
 export const KEY = Object.freeze({
   PILOT: 'pilot',
@@ -25,6 +28,7 @@ export const KEY = Object.freeze({
   REDACT_EXTRA: 'redactExtra',
   SITES: 'sites',
   SITE_REQUEST: 'siteRequest',
+  REDACT_PATTERNS: 'redactPatterns',
 });
 
 /** The scope of a profile nobody has restricted: every site, as before scopes existed. */
@@ -33,7 +37,7 @@ export const ALL_SITES = Object.freeze({ all: true, sites: Object.freeze([]) });
 /** What is redacted in every page output unless the user changes the list in the popup. */
 export const DEFAULT_REDACT = Object.freeze(['input[type=password]', '[data-sensitive]', '[data-private]', '.sensitive']);
 
-const mirror = { pilot: false, trackedTabId: null, redact: null, scope: null };
+const mirror = { pilot: false, trackedTabId: null, redact: null, scope: null, patterns: null };
 let loaded = null;
 // Bumped whenever the mirror learns something newer than a read in flight could: that read is then
 // dropped. pilotOffs counts only switch-offs, since a late read can never make the mirror stricter.
@@ -87,6 +91,7 @@ export function applyStorageChanges(changes) {
     scopeChanges += 1;
     mirror.scope = null;
   }
+  if (changes[KEY.REDACT_PATTERNS]) mirror.patterns = null;
   if (changes[KEY.TRACKED_TAB]) {
     trackedChanges += 1;
     readTrackedTab().catch((err) => console.warn('TabPilot: cannot read the tracked tab:', err));
@@ -161,6 +166,16 @@ export async function setScope(scope) {
   mirror.scope = null;
   await chrome.storage.local.set({ [KEY.SITES]: clean });
   return clean;
+}
+
+/** The secret-shaped text patterns masked in page output: the user's list, default REDACT_PATTERNS. */
+export async function getPatterns() {
+  if (mirror.patterns === null) {
+    const got = await chrome.storage.local.get(KEY.REDACT_PATTERNS);
+    const own = Array.isArray(got[KEY.REDACT_PATTERNS]) ? got[KEY.REDACT_PATTERNS] : REDACT_PATTERNS;
+    mirror.patterns = own.filter((s) => typeof s === 'string' && s);
+  }
+  return mirror.patterns;
 }
 
 /** Record the native connection's state for the popup (session storage: gone with the browser). */

@@ -128,6 +128,22 @@ def replay_plan(req: Request, store: WorkflowStore) -> Plan:
     return plan
 
 
+def listing(store: WorkflowStore) -> list[dict[str, Any]]:
+    """The stored workflows as `observe workflows` lists them, most recently used first."""
+    docs = sorted(store.all(), key=lambda d: -d.last_used)
+    return [
+        {
+            "workflow_id": d.id,
+            "name": d.name,
+            "created": d.created,
+            "domains": d.domains,
+            "steps": len(d.workflow.get("steps") or []),
+            "required_params": d.required_params,
+        }
+        for d in docs
+    ]
+
+
 def validate(doc: WorkflowDoc) -> None:
     """Check an imported workflow as strictly as a request (steps, schemas, variables)."""
     params = {**doc.params, **dict.fromkeys(doc.required_params, "")}

@@ -7,6 +7,7 @@ rows join the run's data as soon as they arrive, so a failure on page 4 still re
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar
 
 from msgspec import Meta
@@ -44,6 +45,19 @@ def _check_redirect(before: str, landed: str) -> None:
             "run the scrape again.",
             data={"redirect_url": landed},
         )
+
+
+# Converting more rows than this takes long enough to hold up other clients: a thread does it.
+_CONVERT_INLINE_ROWS = 2_000
+
+
+async def _off_loop(
+    convert: Callable[[list[Any]], list[dict[str, Any]]], rows: list[Any]
+) -> list[dict[str, Any]]:
+    """`convert(rows)`, on a thread when there are many rows (the host's loop serves every client)."""
+    if len(rows) <= _CONVERT_INLINE_ROWS:
+        return convert(rows)
+    return await asyncio.to_thread(convert, rows)
 
 
 class ExtractStep(StepBase, tag="extract"):
@@ -108,9 +122,9 @@ class ExtractStep(StepBase, tag="extract"):
                         Extract(id=0, selector=self.selector, fields=plans, limit=remaining, timeout_ms=t), t
                     )
                 )
-                page = conv.rows(answer.get("rows") or [])
+                page = await _off_loop(conv.rows, answer.get("rows") or [])
                 if check is not None:
-                    page = check.page(page)
+                    page = await asyncio.to_thread(check.page, page)  # validation: off the loop
                 warned: list[Any] = answer.get("warnings") or []
                 for w in map(obj, warned):
                     ctx.state.warn({"field": str(w.get("field", "")), "message": str(w.get("message", ""))})
@@ -146,7 +160,7 @@ class ExtractStep(StepBase, tag="extract"):
             for w in conv.warnings():
                 ctx.state.warn(w)
         if check is not None:
-            check.verdict(rows)  # after every (coerced) row is in the run's data
+            await asyncio.to_thread(check.verdict, rows)  # after every (coerced) row is in the run's data
             ctx.state.meta["output_schema"] = "valid"  # unless a later step's check fails (result.py)
         return rows
 
