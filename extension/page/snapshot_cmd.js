@@ -6,8 +6,9 @@
   if (agent.commands.snapshot) return;
 
   const previous = new Map(); // scope ('' for the page) -> lines of the last snapshot taken at cursor 0
-  // The walk gets this share of the command's time limit; the rest carries the answer back.
-  const WALK_SHARE = 0.5;
+  // The walk gets this share of the time limit: injecting, masking and carrying the answer back
+  // take the rest, which on a loaded machine is most of it.
+  const WALK_SHARE = 0.3;
   // Characters walked at least, whatever the window: a diff needs the whole of a normal page.
   const DIFF_BASIS = 50_000;
 
@@ -70,10 +71,10 @@
     if (budget.cut === 'time') {
       // The page goes on past what was walked: a later cursor walks further only if this one moved.
       if (part.next === null && part.text) part.next = cursor + part.text.length + 1;
-      out.note = `the page is too large to read whole within ${timeoutMs} ms: this snapshot stops early; `
-        + 'narrow it with scope (a CSS selector) or raise timeout_ms';
+      out.note = `the page is too large to read whole within ${timeoutMs} ms: this snapshot stops early; narrow it with `
+        + 'scope (a CSS selector)';
     }
-    const refs = new Set(part.text.match(/@e\d+/g) || []);
+    const refs = new Set(part.text.match(/(?<!\\)@e\d+/g) || []); // \@e5 is page text, not a ref
     return {
       text: part.text,
       cursor_next: part.next,

@@ -26,6 +26,7 @@ class ErrorCode(enum.StrEnum):
     # Safety
     AI_WEB_PILOT_DISABLED = "ai_web_pilot_disabled"
     NAVIGATION_BLOCKED = "navigation_blocked"
+    SITE_NOT_ALLOWED = "site_not_allowed"
     DOMAIN_MISMATCH = "domain_mismatch"
     # Requests
     UNKNOWN_ACTION = "unknown_action"
