@@ -8,6 +8,7 @@ requires) and its return type joins the tool's output schema, so adding an actio
 from __future__ import annotations
 
 import inspect
+import json
 import logging
 import typing
 from collections.abc import Awaitable, Callable, Mapping
@@ -23,7 +24,7 @@ from pydantic import ConfigDict, Field, JsonValue, RootModel, ValidatorFunctionW
 from ...wire.echo import clip, nearest, show, unknown_field
 from ...wire.errors import ErrorCode, TabPilotError
 from .base import Backend, Call, Encoded, Image, error, ok
-from .strict import nested_names, stray_field
+from .strict import MAX_DEPTH, nested_names, stray_field, too_deep
 
 log = logging.getLogger("tabpilot.bridge")
 
@@ -216,6 +217,10 @@ class CompositeTool:
         defs: dict[str, Any] = self.schema.get("$defs", {})
         for key, value in args.items():
             if key in act.params:
+                if isinstance(value, str) and act.params[key][0] is not str:
+                    value = _as_sdk_reads(value)
+                    if too_deep(value):
+                        return _refused(f"{key} nests deeper than {MAX_DEPTH} levels", key)
                 problem = stray_field(value, props.get(key), defs, key)
                 if problem is not None:
                     return _refused(f"{self.name} {self.selector}={name}: {problem[0]}", problem[1])
@@ -234,6 +239,16 @@ class CompositeTool:
         if inner:
             return f'{show(key)} is not a field of {where}; did you mean "{inner[0]}"?'
         return unknown_field(key, [self.selector, *act.params, "browser"], where)
+
+
+def _as_sdk_reads(text: str) -> Any:
+    """A string argument for a non-string parameter, as the SDK reads it (JSON, if it parses)."""
+    if not text.startswith(("{", "[")):
+        return text
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # left to the input schema's validation, as the SDK does
+        return text
 
 
 def _refused(message: str, key: str) -> TabPilotError:
