@@ -306,6 +306,9 @@ async def test_launch_with_sites_sets_the_scope_and_a_relaunch_without_pilot_tur
                 client, "interact", action="navigate", url=f"{_other(site)}/index.html", browser=instance
             )
             assert err["error"] == SITE_NOT_ALLOWED
+        async with host_pool(env) as pool:
+            # The extension's status names the sites (null: every site), for `tabpilot status`.
+            assert (await pool.call(m.GetStatus(id=0), browser=instance))["sites"] == [_netloc(site)]
         assert _cli(env, "browser", "stop", "--profile", "scoped").returncode == 0
 
         again = _cli(env, *launch)
