@@ -1,4 +1,5 @@
-"""msgspec's validation errors for a request, made actionable: an unknown field gets its nearest known one.
+"""What a request's objects may hold, from their typed definitions: msgspec's validation errors made
+actionable (an unknown field gets its nearest known one), and the field reference `observe what=help` lists.
 
 Every request struct forbids unknown fields (a misspelt option must fail, not be ignored); msgspec
 says which field and where (`Object contains unknown field `delai_ms` - at `$.options``), and this
@@ -8,7 +9,8 @@ finds the struct at that path to name the fields it does take.
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+import types
+from typing import Any, Literal, Union, cast, get_args, get_origin
 
 import msgspec
 import msgspec.inspect as mi
@@ -85,3 +87,33 @@ def _struct(info: mi.Type, value: Any) -> mi.StructType | None:
         if t.tag_field is not None and tags.get(t.tag_field) == t.tag:
             return t
     return members[0] if len(members) == 1 else None
+
+
+def type_name(tp: Any) -> str:
+    """A field's type as an agent reads it: `str`, `int | null`, `list[str]`, `top/bottom`, `Condition`."""
+    origin = get_origin(tp)
+    args = get_args(tp)
+    if getattr(tp, "__metadata__", None) is not None and args:
+        return type_name(args[0])  # Annotated[X, Meta(...)]
+    if origin in (Union, types.UnionType):
+        return " | ".join("null" if a is type(None) else type_name(a) for a in args)
+    if origin is Literal:
+        return "/".join(str(a) for a in args)
+    if origin in (list, dict):
+        return f"{origin.__name__}[{', '.join(type_name(a) for a in args)}]"
+    return getattr(tp, "__name__", str(tp))
+
+
+def reference(cls: type[msgspec.Struct]) -> dict[str, Any]:
+    """What a JSON object for `cls` holds: its summary, and each field's type and default."""
+    out: dict[str, str] = {}
+    for f in msgspec.structs.fields(cls):
+        kind = type_name(f.type)
+        if f.required:
+            out[f.encode_name] = f"{kind} (required)"
+        elif f.default not in (None, msgspec.NODEFAULT):
+            out[f.encode_name] = f"{kind} = {msgspec.json.encode(f.default).decode()}"
+        else:
+            out[f.encode_name] = kind
+    doc = (cls.__doc__ or "").strip().split("\n\n")[0]
+    return {"does": " ".join(doc.split()), "fields": out}

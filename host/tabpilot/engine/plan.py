@@ -116,6 +116,8 @@ def _extract_step(req: Request) -> ExtractStep:
             paginate=o.paginate,
             scroll=o.scroll,
             limit=o.limit,
+            where=o.where,
+            virtual=o.virtual,
             timeout_ms=o.timeout_ms,
         )
     except SchemaError as exc:
@@ -166,16 +168,35 @@ def _workflow_steps(raw: list[Any] | None) -> list[StepBase]:
 
 
 def check_references(steps: list[StepBase], params: dict[str, Any]) -> None:
-    """Every `{{x}}` names a param given or the `save_as` of an earlier step."""
+    """Every `{{x}}` names a param given or the `save_as` of an earlier step. A step with an `if` or
+    `unless` may not run (login steps after a session expired): its params are asked for only if it does."""
     saved: set[str] = set()
     for i, step in enumerate(steps):
         for ref in references(msgspec.to_builtins(step)):
             head, _, rest = ref.partition(".")
             if head == "params":
                 key = rest.partition(".")[0]
-                if key not in params:
+                if key not in params and not conditional(step):
                     raise invalid(f"steps[{i}] uses {{{{{ref}}}}} but params has no {key!r}")
             elif head not in saved:
                 raise invalid(f"steps[{i}] uses {{{{{ref}}}}}: no earlier step has save_as {head!r}")
         if step.save_as:
             saved.add(step.save_as)
+
+
+def conditional(step: StepBase) -> bool:
+    """Whether the step runs only when a condition holds."""
+    return step.if_ is not None or step.unless is not None
+
+
+def params_needed(steps: list[dict[str, Any]]) -> set[str]:
+    """The params the steps that always run use (a stored workflow's steps, as JSON)."""
+    needed: set[str] = set()
+    for raw in steps:
+        if "if" in raw or "unless" in raw:
+            continue
+        for ref in references(raw):
+            head, _, rest = ref.partition(".")
+            if head == "params":
+                needed.add(rest.partition(".")[0])
+    return needed

@@ -181,7 +181,7 @@ class CompositeTool:
         try:
             return ok(await act.fn(Call(backend, browser, ctx), **kwargs))
         except TabPilotError as exc:
-            log.info("%s %s=%s failed: %s %s", self.name, self.selector, name, exc.code, exc.message)
+            log.info("%s %s=%s failed: %s", self.name, self.selector, name, exc.code)
             return error(exc)
         except Exception as exc:
             log.exception("%s %s=%s crashed", self.name, self.selector, name)
