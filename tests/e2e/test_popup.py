@@ -165,8 +165,21 @@ async def test_every_state_is_drawn_and_photographed(
     other = site.replace("127.0.0.1", "localhost")
     browser.set_pilot(driver, False)
     set_sites(driver, only=None)
-    driver.get(f"{site}/sites/list.html")
     try:
+        # A tab with no web site: "This site" cannot be chosen, and the popup says why.
+        driver.get("about:blank")
+        with opened(driver):
+            by_id(driver, "pilot-toggle").click()
+            assert not by_id(driver, "pilot-this-site").is_enabled() and shown(driver, "pilot-this-site-why")
+            assert not shown(driver, "this-site")
+            assert (
+                not by_id(driver, "track-tab").is_enabled()
+                and "no web page" in by_id(driver, "track-why").text
+            )
+            shoot(driver, "0-no-site-in-this-tab")
+            by_id(driver, "pilot-cancel").click()
+            assert not shown(driver, "pilot-choice") and not by_id(driver, "pilot-toggle").is_selected()
+        driver.get(f"{site}/sites/list.html")
         with opened(driver):
             toggle = by_id(driver, "pilot-toggle")
             browser.wait_until(
