@@ -170,7 +170,7 @@ def _table(results: dict[str, Any]) -> str:
     for r in results["tasks"]:
         mine, theirs = r["tabpilot"], r.get("playwright_mcp")
         ratio = ""
-        if theirs and mine["best_ms"] and theirs["best_ms"]:
+        if theirs and mine["exact"] and theirs["exact"]:
             ratio = f"  {mine['best_ms'] / theirs['best_ms']:.2f}x"
         lines.append(f"{r['task'][:68]:<68} {_cell(mine)} {_cell(theirs)}{ratio}")
         for who, s in (("TabPilot", mine), ("Playwright MCP", theirs)):
@@ -178,7 +178,8 @@ def _table(results: dict[str, Any]) -> str:
                 lines.append(f"    {who}: {s['problem']}")
     peer = results["playwright_mcp"]
     lines.append(
-        f"{results['runs']} runs per task, alternating; ratio = TabPilot best / Playwright best; "
+        f"{results['runs']} runs per task, alternating; ratio = TabPilot best / Playwright best "
+        "(both exact); "
         f"Playwright MCP {peer or 'not run'}"
     )
     lines.append(f"machine: {json.dumps(results['machine'])}")

@@ -72,19 +72,21 @@ _GRID_ROWS = """
     (e) => e.scrollHeight > e.clientHeight + 10 && scrolls(e));
   const seen = new Map();
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-  // The grid draws the rows first, their cells a few frames later.
-  const pending = ".ag-grid-scrolling-container .ag-row:not(:has([col-id=stock]))";
+  const drawn = (i) => document.querySelector(`.ag-row[row-index="${i}"] [col-id=stock]`);
   for (;;) {
-    while (document.querySelector(pending)) await frame();
     for (const row of document.querySelectorAll(".ag-grid-scrolling-container .ag-row")) {
+      if (!row.querySelector("[col-id=stock]")) continue;
       const c = (n) => row.querySelector(`[col-id=${n}]`).textContent.trim();
       seen.set(Number(row.getAttribute("row-index")), {id: Number(c("id")), sku: c("sku"),
         product: c("product"), price: Number(c("price")), stock: Number(c("stock"))});
     }
-    const top = viewport.scrollTop;
-    viewport.scrollTop += viewport.clientHeight / 2;  // overlapping
-    if (viewport.scrollTop === top) break;  // at the end
-    await frame();
+    const before = viewport.scrollTop;
+    viewport.scrollTop += viewport.clientHeight / 2;
+    if (viewport.scrollTop === before) break;  // at the end
+    // The grid draws a few frames after the scroll: wait for the first row not seen yet (bounded), so
+    // the rows read stay contiguous.
+    const next = Math.max(...seen.keys()) + 1;
+    for (let i = 0; i < 300 && !drawn(next); i++) await frame();
   }
   return [...seen.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
 """
