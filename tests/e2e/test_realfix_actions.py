@@ -91,6 +91,9 @@ async def test_fill_form_refusals_name_the_field(env: dict[str, str], site: Site
         assert bad_date["error"] == ErrorCode.INVALID_PARAMS and bad_date["data"]["field"] == 1
         nothing = await call_error(client, "interact", action="fill_form", fields=[])
         assert nothing["error"] == ErrorCode.INVALID_PARAMS
+        # A number for a text field is its text.
+        await call(client, "interact", action="fill_form", fields=[{"selector": "[name=title]", "value": 42}])
+        assert await js(client, "document.forms[0].title.value") == "42"
 
 
 async def test_a_click_that_navigates_answers_with_a_lean_snapshot_unless_asked(
