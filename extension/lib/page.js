@@ -1,11 +1,12 @@
 // Running one command of the page agent (page/*.js) in a tab: the agent is injected into the
 // document's isolated world the first time (2 ms), after that one small executeScript reaches it
-// (~1 ms). Every call carries the user's redaction selectors, so the page never uses stale ones.
+// (~1 ms). Every call carries the user's redaction selectors and secret patterns, so the page never
+// uses stale ones.
 import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from './deadline.js';
 import { CommandError } from './errors.js';
 import { JsonText } from './reply.js';
-import { getRedaction } from './state.js';
+import { getPatterns, getRedaction } from './state.js';
 import { onTab, tabFailure } from './target.js';
 
 // Injected in this order; each page module registers its commands on the agent that core.js creates.
@@ -51,16 +52,17 @@ export async function inPage(msg, name, args, { signal, fallbackTimeoutMs = 5_00
   const timeoutMs = timeoutParam(msg.timeout_ms, fallbackTimeoutMs);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   const redact = await getRedaction();
+  const patterns = await getPatterns();
   let tabId = null;
   const run = (id) => {
     tabId = id;
     signal?.throwIfAborted();
     onTabId?.(id);
-    return execute(id, frameId, name, { ...args, redact, timeout_ms: timeoutMs });
+    return execute(id, frameId, name, { ...args, redact, patterns, timeout_ms: timeoutMs });
   };
   let out;
   try {
-    out = await bounded(onTab(msg.tab_id, run), {
+    out = await bounded(onTab(msg.tab_id, run, { signal }), {
       timeoutMs,
       signal,
       onTimeout: () =>

@@ -50,17 +50,16 @@
       case 'attr': {
         // An input's value attribute is only its initial value; people mean what it holds now.
         if (field.attr === 'value' && CONTROLS.has(el.localName)) return secret ? agent.REDACTED : String(el.value);
-        const value = el.getAttribute(field.attr);
-        return value === null || !secret ? value : agent.REDACTED;
+        return secret ? agent.redactedAttr(el, field.attr) : el.getAttribute(field.attr);
       }
       default: {
         const name = field.attr || (el.hasAttribute('href') ? 'href' : 'src');
         const raw = el.getAttribute(name);
         if (raw === null) return null;
-        if (secret) return agent.REDACTED;
         // <a href>, <img src> and kin resolve their own URL natively, cheaper than new URL() per row.
         const own = name === 'href' ? el.href : name === 'src' ? el.src : null;
-        return typeof own === 'string' && own ? own : absolute(raw, el);
+        const url = typeof own === 'string' && own ? own : absolute(raw, el);
+        return secret ? agent.redactUrl(url) : url;
       }
     }
   }
@@ -84,7 +83,7 @@
   function sibling(row, field, clean) {
     const parent = row.parentElement;
     if (!parent) return field.all ? [] : null;
-    const anchored = `:scope > :nth-child(${position(row)}) ${field.selector}`;
+    const anchored = `:scope > :nth-child(${position(row)}) ${field.css}`;
     const rowClean = clean && !agent.hasSensitive(parent);
     if (field.all) {
       const found = parent.querySelectorAll(anchored);
@@ -106,19 +105,19 @@
       return field.all ? [read(row, field, clean)] : read(row, field, clean);
     }
     if (field.all) {
-      let found = row.querySelectorAll(field.selector);
+      let found = row.querySelectorAll(field.css);
       let rowClean = clean;
       if (found.length === 0 && row.shadowRoot) {
-        found = row.shadowRoot.querySelectorAll(field.selector);
+        found = row.shadowRoot.querySelectorAll(field.css);
         rowClean = false; // the page-wide check does not look into shadow roots
       }
       if (found.length) field.hits += 1;
       return Array.from(found, (el) => read(el, field, rowClean));
     }
-    let el = row.querySelector(field.selector);
+    let el = row.querySelector(field.css);
     let rowClean = clean;
     if (el === null && row.shadowRoot) {
-      el = row.shadowRoot.querySelector(field.selector);
+      el = row.shadowRoot.querySelector(field.css);
       rowClean = false;
     }
     if (el === null) return null;
@@ -140,7 +139,9 @@
       // A selector that starts with a combinator reads the row's following siblings (a dl's dd).
       const relative = /^\s*[+~]/.test(selector);
       const problem = self ? null : selectorProblem(relative ? `:scope > * ${selector}` : selector);
-      return { name: f.name, selector, self, relative, take, attr: f.attr || null, all: Boolean(f.all), problem, hits: 0 };
+      // Attribute-value tests never match a secret (page/redact.js): a field is no oracle either.
+      const css = problem ? selector : agent.safeSelector(selector);
+      return { name: f.name, selector, css, self, relative, take, attr: f.attr || null, all: Boolean(f.all), problem, hits: 0 };
     });
   }
 
@@ -174,7 +175,11 @@
   /** The answer as one JSON text; `extra` (an object) adds keys. The document's type tells a page of
    * rows from a JSON export or a download that a next link led to. */
   function answer(parts, count, warnings, extra = null) {
-    const head = `{"rows":[${parts.join(',')}],"count":${count},"warnings":${JSON.stringify(warnings)}`;
+    // Secret-shaped text (the pattern list) is looked for once in all the rows' JSON, and only rows
+    // that show some are masked value by value.
+    let body = parts.join(',');
+    if (agent.patternsHit(body)) body = parts.map((t) => (agent.patternsHit(t) ? JSON.stringify(agent.maskDeep(JSON.parse(t))) : t)).join(',');
+    const head = `{"rows":[${body}],"count":${count},"warnings":${JSON.stringify(warnings)}`;
     const more = extra ? `,${JSON.stringify(extra).slice(1, -1)}` : '';
     return { json: `${head},"url":${JSON.stringify(location.href)},"type":${JSON.stringify(document.contentType)}${more}}` };
   }

@@ -54,15 +54,15 @@ def test_timeout_under_options_is_the_step_s_timeout() -> None:
 @pytest.mark.parametrize(
     ("step", "allowed"),
     [
-        (EXTRACT | {"paginate_next": "a"}, "selector, schema"),
-        (EXTRACT | {"options": {"pagination": {}}}, "wait_for, timeout_ms, paginate, scroll, limit"),
-        (EXTRACT | {"options": {"paginate": {"next": "a"}}}, "next_selector, max_pages, delay_ms"),
-        ({"type": "click", "css": "a"}, "selector, button, click_count"),
+        (EXTRACT | {"paginate_next": "a"}, "selector schema"),
+        (EXTRACT | {"options": {"pagination": {}}}, "wait_for timeout_ms paginate scroll limit"),
+        (EXTRACT | {"options": {"paginate": {"next": "a"}}}, "next_selector max_pages delay_ms"),
+        ({"type": "click", "css": "a"}, "selector button click_count"),
     ],
 )
 def test_an_unknown_field_lists_the_allowed_ones(step: dict[str, Any], allowed: str) -> None:
     error = refused({"operation": "workflow", "steps": [step]})
-    assert allowed in error.message
+    assert all(name in error.message for name in allowed.split())
 
 
 def test_the_same_option_in_both_places_is_refused() -> None:

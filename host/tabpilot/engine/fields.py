@@ -1,5 +1,10 @@
-"""What a request's objects may hold, read from their typed definitions: an agent that guessed a field
-name learns the allowed ones from the error, and `observe what=help` lists each step's fields."""
+"""What a request's objects may hold, from their typed definitions: msgspec's validation errors made
+actionable (an unknown field gets its nearest known one), and the field reference `observe what=help` lists.
+
+Every request struct forbids unknown fields (a misspelt option must fail, not be ignored); msgspec
+says which field and where (`Object contains unknown field `delai_ms` - at `$.options``), and this
+finds the struct at that path to name the fields it does take.
+"""
 
 from __future__ import annotations
 
@@ -8,51 +13,80 @@ import types
 from typing import Any, Literal, Union, cast, get_args, get_origin
 
 import msgspec
+import msgspec.inspect as mi
 
-_UNKNOWN = re.compile(r"unknown field `[^`]*`(?: - at `(?P<path>[^`]*)`)?")
+from ..wire.echo import clip, unknown_field
+
+_UNKNOWN = re.compile(r"Object contains unknown field `(?P<name>.*?)`(?: - at `\$(?P<at>.*)`)?", re.S)
+_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[(.*?)\]")
 
 
-def struct_of(tp: Any) -> type[msgspec.Struct] | None:
-    """The Struct class a field's type holds (through `X | None` and Annotated), if any."""
-    for _ in range(4):
-        if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
-            return tp
-        origin = get_origin(tp)
-        args = [a for a in get_args(tp) if a is not type(None)]
-        if origin in (Union, types.UnionType) and len(args) == 1:
-            tp = args[0]
-        elif args and hasattr(cast(object, tp), "__metadata__"):
-            tp = args[0]  # Annotated[X, Meta(...)]
+def explain(exc: msgspec.ValidationError, root: Any, value: Any) -> str:
+    """The error's text; for an unknown field, which fields the object there takes and the closest."""
+    text = str(exc)
+    found = _UNKNOWN.fullmatch(text)
+    if found is None:
+        return clip(text, 400)
+    name, at = found["name"], found["at"] or ""
+    known = _fields_at(mi.type_info(root), value, at)
+    if known is None:
+        return clip(text, 400)
+    return unknown_field(name, known, f"${at}" if at else "")
+
+
+def _fields_at(info: mi.Type, value: Any, at: str) -> list[str] | None:
+    """The field names of the struct at path `at` below `info` (None if the path leads elsewhere)."""
+    for part in _PART.finditer(at):
+        struct = _struct(info, value)
+        key, index = part[1], part[2]
+        if struct is not None and key is not None:
+            field = next((f for f in struct.fields if f.encode_name == key), None)
+            if field is None:
+                return None
+            info = field.type
+            value = cast(dict[str, Any], value).get(key) if isinstance(value, dict) else None
+            continue
+        inner = _unwrap(info)
+        if index is not None and isinstance(inner, mi.ListType | mi.VarTupleType):
+            info = inner.item_type
+            items = cast(list[Any], value) if isinstance(value, list) else []
+            value = items[int(index)] if int(index) < len(items) else None
+        elif isinstance(inner, mi.DictType):
+            info = inner.value_type
+            value = None
         else:
             return None
-    return None
+    struct = _struct(info, value)
+    return None if struct is None else [f.encode_name for f in struct.fields]
 
 
-def names(cls: type[msgspec.Struct]) -> list[str]:
-    """The field names a JSON object for `cls` may use (the tag field aside)."""
-    return [f.encode_name for f in msgspec.structs.fields(cls)]
+def _unwrap(info: mi.Type) -> mi.Type:
+    """The type under constraints (`Annotated[int, Meta(...)]`) and `X | None`."""
+    while True:
+        if isinstance(info, mi.Metadata):
+            info = info.type
+        elif isinstance(info, mi.UnionType):
+            rest = [t for t in info.types if not isinstance(t, mi.NoneType)]
+            if len(rest) != 1:
+                return info
+            info = rest[0]
+        else:
+            return info
 
 
-def _at(cls: type[msgspec.Struct], path: str) -> type[msgspec.Struct] | None:
-    """The Struct at a msgspec error path like `$.options.paginate` (None past a list or a dict)."""
-    current: type[msgspec.Struct] | None = cls
-    for part in path.removeprefix("$").split(".")[1:]:
-        if current is None or "[" in part:
-            return None
-        field = next((f for f in msgspec.structs.fields(current) if f.encode_name == part), None)
-        current = struct_of(field.type) if field is not None else None
-    return current
-
-
-def explain(message: str, cls: type[msgspec.Struct]) -> str:
-    """msgspec's message, plus the allowed field names when it is about an unknown field."""
-    found = _UNKNOWN.search(message)
-    if found is None:
-        return message
-    target = _at(cls, found.group("path") or "$")
-    if target is None:
-        return message
-    return f"{message}; allowed: {', '.join(names(target))}"
+def _struct(info: mi.Type, value: Any) -> mi.StructType | None:
+    """The struct `info` stands for; in a tagged union, the member whose tag `value` carries."""
+    info = _unwrap(info)
+    if isinstance(info, mi.StructType):
+        return info
+    if not isinstance(info, mi.UnionType):
+        return None
+    members = [t for t in info.types if isinstance(t, mi.StructType)]
+    tags: Any = cast(dict[str, Any], value) if isinstance(value, dict) else {}
+    for t in members:
+        if t.tag_field is not None and tags.get(t.tag_field) == t.tag:
+            return t
+    return members[0] if len(members) == 1 else None
 
 
 def type_name(tp: Any) -> str:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
+from ..wire.depth import MAX_DEPTH, too_deep
+from ..wire.echo import nearest, show
 from ..wire.errors import ErrorCode, TabPilotError
-from . import fields
+from .fields import explain
 from .model import MAX_STEPS, ErrorRecovery, Options, Request
 from .schema import SchemaError
-from .steps import StepBase, decode_step, step_class, step_types
+from .steps import STEP_UNION, StepBase, decode_step, step_types
 from .steps.extract import ExtractStep
 from .steps.suggest import SuggestStep
 from .template import references
@@ -50,10 +52,12 @@ def invalid(message: str) -> TabPilotError:
 
 def parse_request(value: Any) -> Request:
     """A Request from JSON-like input; every problem is invalid_params naming the field."""
+    if too_deep(value):  # before msgspec and the schema checker, which recurse
+        raise invalid(f"scrape: the request nests deeper than {MAX_DEPTH} levels")
     try:
         return msgspec.convert(value, Request)
     except msgspec.ValidationError as exc:
-        raise invalid(f"scrape: {fields.explain(str(exc), Request)}") from None
+        raise invalid(f"scrape: {explain(exc, Request, value)}") from None
 
 
 def build_plan(req: Request) -> Plan:
@@ -71,7 +75,7 @@ def build_plan(req: Request) -> Plan:
     if req.record and not req.name:
         raise invalid('record: true needs a name (letters, digits, - and _), e.g. "daily_metrics"')
     if req.name is not None and not _valid_name(req.name):
-        raise invalid(f"name {req.name!r}: use 1-64 letters, digits, - and _")
+        raise invalid(f"name {show(req.name)}: use 1-64 letters, digits, - and _")
     params = dict(req.params or {})
     check_references(steps, params)
     options = req.options
@@ -145,15 +149,19 @@ def _workflow_steps(raw: list[Any] | None) -> list[StepBase]:
         raise invalid(f"a workflow has at most {MAX_STEPS} steps; this one has {len(raw)}")
     steps: list[StepBase] = []
     for i, value in enumerate(raw):
+        kind: Any = cast(dict[str, Any], value).get("type") if isinstance(value, dict) else None
+        if isinstance(kind, str) and kind not in step_types():
+            guess = nearest(kind, step_types())
+            hint = f'; did you mean "{guess}"?' if guess else ""
+            raise invalid(
+                f"steps[{i}]: no step type {show(kind)}{hint} (step types: {', '.join(step_types())})"
+            )
         try:
             steps.append(decode_step(value))
         except msgspec.ValidationError as exc:
-            cls = step_class(value)
-            if cls is not None:
-                raise invalid(
-                    f"steps[{i}] ({cls.__struct_config__.tag}): {fields.explain(str(exc), cls)}"
-                ) from None
-            raise invalid(f"steps[{i}]: {exc} (step types: {', '.join(step_types())})") from None
+            raise invalid(
+                f"steps[{i}]: {explain(exc, STEP_UNION, value)} (step types: {', '.join(step_types())})"
+            ) from None
         except TabPilotError as exc:  # invalid_output_schema keeps its code; the message names the step
             raise TabPilotError(exc.code, f"steps[{i}]: {exc.message}", data=exc.data) from None
     return steps

@@ -647,7 +647,7 @@ def peek(payload: bytes) -> tuple[int | None, str | None]:
     """Best-effort id and type of a message that did not decode, so an error can still answer it."""
     try:
         found = _id_decoder.decode(payload)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None, None
     return found.id, found.type
 

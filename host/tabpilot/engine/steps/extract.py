@@ -7,6 +7,7 @@ rows join the run's data as soon as they arrive, so a failure on page 4 still re
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar
 
 import msgspec
@@ -46,6 +47,19 @@ def _check_redirect(before: str, landed: str) -> None:
             "run the scrape again.",
             data={"redirect_url": landed},
         )
+
+
+# Converting more rows than this takes long enough to hold up other clients: a thread does it.
+_CONVERT_INLINE_ROWS = 2_000
+
+
+async def _off_loop(
+    convert: Callable[[list[Any]], list[dict[str, Any]]], rows: list[Any]
+) -> list[dict[str, Any]]:
+    """`convert(rows)`, on a thread when there are many rows (the host's loop serves every client)."""
+    if len(rows) <= _CONVERT_INLINE_ROWS:
+        return convert(rows)
+    return await asyncio.to_thread(convert, rows)
 
 
 _END_DETAIL: dict[str, str] = {
@@ -160,7 +174,7 @@ class ExtractStep(StepBase, tag="extract"):
                         "download or export link; make it match only the next-page control",
                     )
                     break
-                page = conv.rows(answer.get("rows") or [])
+                page = await _off_loop(conv.rows, answer.get("rows") or [])
                 read = len(page)
                 if keep is not None:
                     page = [r for r in page if keep(r)]
@@ -171,7 +185,7 @@ class ExtractStep(StepBase, tag="extract"):
                 if isinstance(answer.get("virtual"), dict):
                     ctx.state.meta["virtual"] = answer["virtual"]  # rows read while the grid scrolled
                 if check is not None:
-                    page = check.page(page)
+                    page = await asyncio.to_thread(check.page, page)  # validation: off the loop
                 warned: list[Any] = answer.get("warnings") or []
                 for w in map(obj, warned):
                     ctx.state.warn({"field": str(w.get("field", "")), "message": str(w.get("message", ""))})
@@ -212,7 +226,7 @@ class ExtractStep(StepBase, tag="extract"):
             for w in conv.warnings():
                 ctx.state.warn(w)
         if check is not None:
-            check.verdict(rows)  # after every (coerced) row is in the run's data
+            await asyncio.to_thread(check.verdict, rows)  # after every (coerced) row is in the run's data
             ctx.state.meta["output_schema"] = "valid"  # unless a later step's check fails (result.py)
         return rows
 
