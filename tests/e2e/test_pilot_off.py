@@ -72,6 +72,11 @@ async def test_stored_data_is_refused_while_the_pilot_is_off(
             import_file.write_text('{"format": "tabpilot.workflow/1"}')
             err = await call_error(client, "configure", action="import_workflow", path=str(import_file))
             assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
+            # Nor does it tell whether a file exists.
+            err = await call_error(
+                client, "configure", action="import_workflow", path=f"{tmp_path}/none.json"
+            )
+            assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
             status = await call(client, "configure", action="status")
             assert status["pilot_enabled"] is False
             assert not export_to.exists(), "nothing was exported"
