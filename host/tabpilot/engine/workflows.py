@@ -11,7 +11,7 @@ import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
 from .model import Request
-from .plan import Plan, build_plan, invalid
+from .plan import Plan, build_plan, invalid, params_needed
 from .runner import Outcome
 from .steps.fill import FillStep
 from .steps.navigate import NavigateStep, host_of
@@ -140,7 +140,11 @@ def replay_plan(req: Request, store: WorkflowStore) -> Plan:
             raise invalid(f"output_schema: workflow {doc.id} has no extract step to check")
         for step in extracts:
             step["output_schema"] = req.output_schema
-    missing = [k for k in doc.required_params if k not in params]
+    # Only steps that always run need their params now; a guarded login step asks when it runs.
+    listed: list[Any] = tree.get("steps") or []
+    raw_steps = [cast(dict[str, Any], s) for s in listed if isinstance(s, dict)]
+    needed = params_needed(raw_steps)
+    missing = [k for k in doc.required_params if k not in params and k in needed]
     if missing:
         raise TabPilotError(
             ErrorCode.INVALID_PARAMS,

@@ -108,7 +108,7 @@ class NativeHost:
         """Handle one message from the extension; a bad one is logged and, with an id, answered."""
         try:
             msg: m.FromExtension = m.from_extension_decoder.decode(frame)
-        except msgspec.DecodeError as exc:
+        except (msgspec.DecodeError, RecursionError) as exc:  # msgspec's C guard: nested too deep
             msg_id, kind = m.peek(frame)
             log.warning("unreadable message from extension (type %r)", kind)
             if msg_id is not None:
@@ -267,7 +267,7 @@ class NativeHost:
     def _on_bridge_frame(self, bridge: _Bridge, frame: bytes) -> None:
         try:
             msg = m.to_host_decoder.decode(frame)
-        except msgspec.DecodeError as exc:
+        except (msgspec.DecodeError, RecursionError) as exc:  # msgspec's C guard: nested too deep
             msg_id, kind = m.peek(frame)
             known = kind in {m.tag_of(c) for c in (*m.EXTENSION_COMMANDS, *m.HOST_COMMANDS)}
             code = ErrorCode.MALFORMED_MESSAGE if known or kind is None else ErrorCode.UNKNOWN_COMMAND
