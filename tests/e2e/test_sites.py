@@ -218,7 +218,7 @@ async def test_the_agent_the_host_and_pages_cannot_change_the_scope(
     driver.switch_to.new_window("tab")
     try:
         # Another page of the extension (not the popup), and a content script in a web page.
-        driver.get(f"{paths.EXTENSION_ORIGIN}offscreen.html")
+        driver.get(f"{paths.EXTENSION_ORIGIN}popup.css")
         answers = driver.execute_async_script(
             """
             const done = arguments[arguments.length - 1];
