@@ -17,6 +17,7 @@ export const ERR = Object.freeze({
   "AI_WEB_PILOT_DISABLED": "ai_web_pilot_disabled",
   "NAVIGATION_BLOCKED": "navigation_blocked",
   "DOMAIN_MISMATCH": "domain_mismatch",
+  "SECRET_UNMASKABLE": "secret_unmaskable",
   "UNKNOWN_ACTION": "unknown_action",
   "UNKNOWN_COMMAND": "unknown_command",
   "INVALID_PARAMS": "invalid_params",

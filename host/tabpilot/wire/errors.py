@@ -22,6 +22,7 @@ class ErrorCode(enum.StrEnum):
     AI_WEB_PILOT_DISABLED = "ai_web_pilot_disabled"
     NAVIGATION_BLOCKED = "navigation_blocked"
     DOMAIN_MISMATCH = "domain_mismatch"
+    SECRET_UNMASKABLE = "secret_unmaskable"
     # Requests
     UNKNOWN_ACTION = "unknown_action"
     UNKNOWN_COMMAND = "unknown_command"
