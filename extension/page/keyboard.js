@@ -22,6 +22,17 @@
   const refuse = (el, reason, detail) =>
     new PageError('not_interactable', `${agent.describe(el)} is not interactable: ${detail}`, { reason });
 
+  // Fields that hold a secret (page/redact.js): a password input, also once the page switched it to
+  // type=text to show it, a password autocomplete field, anything the redaction covers, and a field
+  // the agent already typed a secret into. fill/type/press answer `secret: true` for them, so the host
+  // keeps what was typed out of workflows and results.
+  agent.isSecretField = (el) => agent.isSensitive(el);
+  const typedInto = (el) => {
+    if (!agent.isSensitive(el)) return {};
+    agent.markSecret(el);
+    return { secret: true };
+  };
+
   const isTextInput = (el) => (el.localName === 'input' && TEXT_TYPES.has(el.type)) || el.localName === 'textarea';
   const isEditable = (el) => isTextInput(el) || (el.isContentEditable === true);
 
@@ -103,14 +114,8 @@
     }
   }
 
-  // What the agent types into a password stays a secret after the page turns it into a text field.
-  const noteSecret = (el) => {
-    if (agent.isSensitive(el)) agent.markSecret(el);
-  };
-
   agent.commands.fill = (args) => {
     const el = focusForTyping(agent.resolve(args));
-    noteSecret(el);
     const value = String(args.value ?? '');
     if (el.localName === 'input' && SET_TYPES.has(el.type)) {
       setValue(el, value);
@@ -119,7 +124,7 @@
       }
       inputEvent(el, 'insertReplacementText', null);
       changeEvent(el);
-      return {};
+      return typedInto(el);
     }
     if (el.isContentEditable) {
       const range = el.ownerDocument.createRange();
@@ -133,14 +138,13 @@
     if (el.isContentEditable ? el.textContent : el.value) insert(el, '');
     typeChars(el, value);
     if (!el.isContentEditable) changeEvent(el);
-    return {};
+    return typedInto(el);
   };
 
   agent.commands.type = (args) => {
     const target = args.ref || args.selector ? agent.resolve(args) : agent.deepActive(document);
     if (!target || target === document.body) throw new PageError('invalid_params', 'nothing has the focus: give a ref or selector');
     const el = focusForTyping(target);
-    noteSecret(el);
     if (el.localName === 'input' && SET_TYPES.has(el.type)) throw new PageError('invalid_params', `${agent.describe(el)} is a ${el.type} input: use action=fill`);
     if (!el.isContentEditable) {
       try {
@@ -148,7 +152,7 @@
       } catch { /* no selection API */ }
     }
     typeChars(el, String(args.text ?? ''));
-    return {};
+    return typedInto(el);
   };
 
   const tabbables = (doc) => [...doc.querySelectorAll('a[href],button,input,select,textarea,summary,[tabindex],[contenteditable]')]
@@ -242,7 +246,8 @@
       if (!printable || keyEvent(el, 'keypress', k)) defaultAction(el, k);
     }
     keyEvent(agent.deepActive(document) || el, 'keyup', k);
-    return {};
+    // A character pressed into a secret field is part of a secret (press sequences type passwords).
+    return k.key.length === 1 && !k.ctrlKey && !k.metaKey && !k.altKey ? typedInto(el) : {};
   });
 
   agent.commands.select = (args) => {

@@ -22,7 +22,9 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import paths
+from ..engine import workflows as stored
 from ..engine.files import read_import, write_export
+from ..engine.store import WorkflowStore, encode_doc
 from ..native import localsock
 from ..wire.errors import TabPilotError
 from . import output
@@ -52,7 +54,7 @@ def _connected(instance: str) -> bool:
     if not localsock.socket_path(paths.runtime_dir(), instance).exists():
         return False
     try:
-        asyncio.run(workflow_op(Target(instance), "list"))
+        asyncio.run(workflow_op(Target(instance), "info"))
     except TabPilotError:
         return False
     return True
@@ -202,12 +204,21 @@ def _op(browser: str | None, op: str, **fields: Any) -> Any:
         raise _fail(exc) from exc
 
 
+# Reading the store needs no browser and no pilot: the person at this machine reads their own files
+# (the agent's way, through the host, stops while the pilot is off). `--browser` is accepted for
+# scripts written when these asked a host; workflows are stored per user, not per browser.
+_ignored_browser = click.option("--browser", "_browser", hidden=True)
+
+
 @workflows_group.command("list")
-@_browser_opt
+@_ignored_browser
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def list_command(browser: str | None, as_json: bool) -> None:
+def list_command(_browser: str | None, as_json: bool) -> None:
     """The recorded workflows, most recently used first."""
-    found = _op(browser, "list")["workflows"]
+    try:
+        found = stored.listing(WorkflowStore(paths.data_dir()))
+    except TabPilotError as exc:
+        raise _fail(exc) from exc
     if as_json:
         click.echo(json.dumps(found, indent=2))
         return
@@ -222,12 +233,12 @@ def list_command(browser: str | None, as_json: bool) -> None:
 @workflows_group.command("export")
 @click.argument("workflow_id")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
-@_browser_opt
-def export_command(workflow_id: str, path: Path, browser: str | None) -> None:
+@_ignored_browser
+def export_command(workflow_id: str, path: Path, _browser: str | None) -> None:
     """Write a recorded workflow to a JSON file (owner-readable only)."""
-    value = _op(browser, "get", workflow_id=workflow_id)
     try:
-        click.echo(str(write_export(path, value["document"])))
+        doc = WorkflowStore(paths.data_dir()).get(workflow_id, touch=False)
+        click.echo(str(write_export(path, encode_doc(doc).decode())))
     except TabPilotError as exc:
         raise _fail(exc) from exc
 
