@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from ... import __version__
 from ...wire.errors import ErrorCode, TabPilotError
 from ..transport import Incoming, Outgoing, Writer
-from . import TOOLS
+from . import TOOLS, metadata
 from .base import Backend, error
 
 
@@ -52,6 +52,6 @@ def build_server(backend: Backend) -> BridgeServer:
     return BridgeServer(
         "tabpilot",
         version=__version__,
-        tools=[tool.build(backend) for tool in TOOLS],
+        tools=[metadata.apply(tool.build(backend)) for tool in TOOLS],
         log_level="WARNING",
     )

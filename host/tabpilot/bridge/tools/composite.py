@@ -21,6 +21,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import ConfigDict, Field, JsonValue, RootModel, ValidatorFunctionWrapHandler, WrapValidator
 
 from ...wire.errors import ErrorCode, TabPilotError
+from . import outschema
 from .base import Backend, Call, Encoded, Image, error, ok
 
 log = logging.getLogger("tabpilot.bridge")
@@ -157,7 +158,7 @@ class CompositeTool:
         )
         tool.parameters = compact_schema(tool.parameters)
         if tool.fn_metadata.output_schema is not None:
-            tool.fn_metadata.output_schema = compact_schema(tool.fn_metadata.output_schema)
+            tool.fn_metadata.output_schema = outschema.flatten(tool.fn_metadata.output_schema)
         return tool
 
     async def dispatch(
