@@ -1,12 +1,14 @@
 // TabPilot's service worker. Every listener is registered synchronously here at top level, so any
-// event (a popup message, the keepalive port, an alarm) can start a stopped worker; the top-level
-// code then reconnects to the native host. Durable state lives in chrome.storage; variables hold only
+// event (a popup message, the watchdog alarm) can start a stopped worker; the top-level code then
+// reconnects to the native host. Durable state lives in chrome.storage; variables hold only
 // what dies harmlessly with the worker (lib/state.js mirrors the two settings every command reads).
+import { showPilotIcon } from './lib/activity.js';
 import { abortAll, abortPiloted, dispatch } from './lib/dispatch.js';
 import { configure } from './lib/identity.js';
-import { KEEPALIVE_PORT, ensureAlarm, ensureOffscreen, isWatchdog } from './lib/keepalive.js';
-import { connect, onClosed, onCommand, sendPilotEvent } from './lib/native.js';
-import { KEY, applyStorageChanges, getPilot, loadState, restrictStorage, setPilot, setTrackedTab, untrack } from './lib/state.js';
+import { ensureAlarm, isWatchdog } from './lib/keepalive.js';
+import { connect, onClosed, onCommand, revive, sendPilotEvent } from './lib/native.js';
+import { normalizePattern } from './lib/sites.js';
+import { KEY, applyStorageChanges, getPilot, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './lib/state.js';
 import { syncTelemetry } from './lib/telemetry.js';
 
 const POPUP_URL = chrome.runtime.getURL('popup.html');
@@ -16,14 +18,48 @@ function fromPopup(sender) {
   return sender.id === chrome.runtime.id && typeof sender.url === 'string' && sender.url.split(/[?#]/)[0] === POPUP_URL;
 }
 
+/** The popup's changes to the sites the pilot may act on: the scope after the change, or an error. */
+async function changeScope(msg) {
+  const scope = await getScope();
+  if (msg.all === true) return { all: true, sites: scope.sites };
+  const site = msg.site === undefined ? null : normalizePattern(msg.site);
+  if (msg.site !== undefined && !site) return { error: `not a site: ${JSON.stringify(msg.site)} (e.g. jira.acme.com, *.acme.com, intranet:8080)` };
+  let sites = scope.sites;
+  if (site && msg.remove === true) sites = sites.filter((s) => s !== site);
+  else if (site) sites = [...new Set([...sites, site])];
+  // Allowing one site keeps "all sites" as it is; choosing "only" (all: false) narrows.
+  return { all: msg.all === false ? false : scope.all, sites };
+}
+
 async function onPopupMessage(msg) {
   switch (msg && msg.type) {
-    case 'set_pilot':
+    case 'set_pilot': {
       if (typeof msg.enabled !== 'boolean') return { ok: false, error: 'enabled must be a boolean' };
       // Off stops running commands and refuses new ones from here on, before storage has it.
       if (!msg.enabled) abortPiloted();
+      // On comes with its scope ("this site" or "all sites"), written before the pilot is.
+      if (msg.enabled && msg.scope) {
+        const scope = await changeScope(msg.scope);
+        if (scope.error) return { ok: false, error: scope.error };
+        await setScope(scope);
+      }
       await setPilot(msg.enabled);
       return { ok: true, pilot: msg.enabled };
+    }
+    case 'set_sites': {
+      const scope = await changeScope(msg);
+      if (scope.error) return { ok: false, error: scope.error };
+      const stored = await setScope(scope);
+      const req = await chrome.storage.session.get(KEY.SITE_REQUEST);
+      const asked = req[KEY.SITE_REQUEST];
+      if (asked && (msg.all === true || (normalizePattern(asked.site) === normalizePattern(msg.site) && msg.remove !== true))) {
+        await chrome.storage.session.remove(KEY.SITE_REQUEST);
+      }
+      return { ok: true, scope: stored };
+    }
+    case 'dismiss_site_request':
+      await chrome.storage.session.remove(KEY.SITE_REQUEST);
+      return { ok: true };
     case 'track_tab': {
       if (msg.tab_id === null) {
         await setTrackedTab(null);
@@ -51,16 +87,6 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   return true;
 });
 
-chrome.runtime.onConnect.addListener((port) => {
-  if (port.name !== KEEPALIVE_PORT || port.sender.id !== chrome.runtime.id) {
-    port.disconnect();
-    return;
-  }
-  // Holding the port is all the keepalive needs. If the offscreen document goes away while this
-  // worker lives, make a new one now rather than at the next alarm.
-  port.onDisconnect.addListener(() => ensureOffscreen());
-});
-
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area !== 'local') return;
   applyStorageChanges(changes);
@@ -69,6 +95,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (!enabled) abortPiloted();
   sendPilotEvent(enabled);
   syncTelemetry(enabled);
+  showPilotIcon(enabled);
 });
 
 chrome.tabs.onRemoved.addListener((tabId) => {
@@ -76,9 +103,8 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 });
 
 chrome.alarms.onAlarm.addListener((alarm) => {
-  if (!isWatchdog(alarm)) return;
-  connect();
-  ensureOffscreen();
+  // Starting this worker was the alarm's job; a live one with a port (or a retry pending) has none.
+  if (isWatchdog(alarm)) revive();
 });
 
 // These wake the worker when the browser starts or the extension is installed or updated; the
@@ -89,9 +115,11 @@ chrome.runtime.onInstalled.addListener(() => {});
 onCommand(dispatch);
 onClosed(abortAll);
 loadState().catch((err) => console.warn('TabPilot: cannot read settings:', err));
-getPilot().then(syncTelemetry, () => {});
+getPilot().then((on) => {
+  syncTelemetry(on);
+  showPilotIcon(on);
+}, () => {});
 restrictStorage();
 configure();
 connect();
-ensureOffscreen();
-ensureAlarm();
+ensureAlarm().catch((err) => console.warn('TabPilot: no watchdog alarm:', err));

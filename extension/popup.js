@@ -1,8 +1,11 @@
-// The popup: the AI Web Pilot switch (only this page may change it), the native host connection,
-// versions, and "track this tab". It reads chrome.storage directly and asks the worker to write.
+// The popup: the AI Web Pilot switch and the sites it may act on (only this page may change them),
+// a site the agent asked for, the native host connection, versions, "track this tab" and what the
+// agent did. It reads chrome.storage directly and asks the worker to write.
 import { PROTOCOL_VERSION } from './protocol.js';
 import { ACTIVITY_KEY, WORKFLOW_KEY } from './lib/activity.js';
-import { DEFAULT_REDACT, KEY } from './lib/state.js';
+import { describe } from './lib/activity_text.js';
+import { allows, siteOf } from './lib/sites.js';
+import { ALL_SITES, DEFAULT_REDACT, KEY } from './lib/state.js';
 
 const $ = (id) => document.getElementById(id);
 const toggle = $('pilot-toggle');
@@ -26,12 +29,83 @@ function el(tag, className, text) {
   return node;
 }
 
-function showPilot(on) {
-  toggle.checked = on;
+// What the popup last read; the buttons act on it.
+const seen = { pilot: false, scope: ALL_SITES, tab: null, request: null };
+
+function ask(msg) {
+  return chrome.runtime.sendMessage(msg).catch((e) => ({ ok: false, error: String(e) }));
+}
+
+function onHint(scope) {
+  if (scope.all) return 'On for every site: your AI agent can open pages, read them and run scripts in this browser.';
+  if (!scope.sites.length) return 'On, but no site is allowed yet: allow one below.';
+  const where = scope.sites.length === 1 ? scope.sites[0] : `${scope.sites.length} sites`;
+  return `On for ${where} only: your AI agent can open pages, read them and run scripts there, nowhere else.`;
+}
+
+function showPilot(on, scope) {
+  const choosing = !$('pilot-choice').hidden;
+  toggle.checked = on || choosing;
   toggle.closest('.pilot').classList.toggle('on', on);
   $('pilot-hint').textContent = on
-    ? 'On: your AI agent can open pages, read them and run scripts in this browser.'
+    ? onHint(scope)
     : 'Off: your AI agent can see that TabPilot is here, but cannot read or act on pages.';
+}
+
+function showChoice(open) {
+  $('pilot-choice').hidden = !open;
+  const site = seen.tab && siteOf(seen.tab.url);
+  const button = $('pilot-this-site');
+  button.disabled = !site;
+  button.textContent = site ? `Only ${site}` : 'This site';
+  const why = $('pilot-this-site-why');
+  why.hidden = Boolean(site);
+  why.textContent = site ? '' : 'This tab shows no web site (browser and extension pages have none): choose All sites, or open the site first.';
+  toggle.checked = seen.pilot || open;
+}
+
+/** The pending request: the site the agent was refused, while it is still not allowed. */
+function showRequest(request, scope) {
+  const box = $('site-request');
+  const site = request && typeof request.site === 'string' ? request.site : null;
+  const pending = site && !allows(scope, `http://${site}/`) && !allows(scope, `https://${site}/`);
+  box.hidden = !pending;
+  seen.request = pending ? site : null;
+  if (pending) {
+    $('site-request-name').textContent = site;
+    $('site-request-allow').textContent = `Allow ${site}`;
+  }
+}
+
+function showSites(scope) {
+  $('scope-all').checked = scope.all;
+  $('scope-only').checked = !scope.all;
+  const list = $('site-list');
+  list.classList.toggle('inactive', scope.all);
+  list.replaceChildren(
+    ...scope.sites.map((site) => {
+      const li = el('li', '', site);
+      const remove = el('button', 'small quiet remove', 'Remove');
+      remove.type = 'button';
+      remove.dataset.site = site;
+      remove.setAttribute('aria-label', `Remove ${site}`);
+      li.append(remove);
+      return li;
+    }),
+  );
+  $('sites-note').textContent = scope.all
+    ? (scope.sites.length ? 'Every site is allowed; this list applies when you choose Only these.' : 'Your agent may act on any site you can open.')
+    : (scope.sites.length ? 'Your agent may act only on these sites.' : 'No site is allowed yet: allow this tab’s site, or add one.');
+  const site = seen.tab && siteOf(seen.tab.url);
+  const row = $('this-site');
+  row.hidden = !site;
+  if (site) {
+    $('this-site-name').textContent = site;
+    const listed = scope.sites.includes(site);
+    const button = $('this-site-button');
+    button.textContent = listed ? 'Remove' : 'Allow';
+    button.dataset.action = listed ? 'remove' : 'allow';
+  }
 }
 
 function showConnection(conn) {
@@ -39,6 +113,10 @@ function showConnection(conn) {
   box.replaceChildren();
   box.className = 'connection';
   const state = conn && conn.state;
+  const pill = $('conn-pill');
+  pill.className = `pill ${state === 'connected' ? 'ok' : state ? 'bad' : ''}`;
+  pill.textContent = state === 'connected' ? 'Connected' : state ? 'Not connected' : 'Connecting…';
+  box.hidden = state === 'connected';
   if (state === 'connected') {
     box.classList.add('ok');
     box.append(el('strong', '', 'Connected'), ` to the TabPilot host ${conn.host_version || ''}`);
@@ -64,23 +142,37 @@ function showVersions(conn) {
   $('versions').textContent = parts.join(' · ');
 }
 
+const isOwn = (tab) => (tab.url || tab.pendingUrl || '').startsWith(chrome.runtime.getURL(''));
+
+/**
+ * The tab the popup speaks of: the active tab of its window, or, when this popup is itself open as
+ * a tab, the tab used last before it (the one the person came from).
+ */
 async function activeTab() {
   const [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
-  return tab && !(tab.url || '').startsWith(chrome.runtime.getURL('')) ? tab : null;
+  if (tab && !isOwn(tab)) return tab;
+  const others = (await chrome.tabs.query({ currentWindow: true })).filter((t) => !isOwn(t));
+  return others.length ? others.reduce((a, b) => ((b.lastAccessed || 0) > (a.lastAccessed || 0) ? b : a)) : null;
 }
 
-async function showTracking(trackedId, trackedUrl) {
+const webPage = (tab) => Boolean(tab && /^https?:/.test(tab.url || ''));
+
+async function showTracking(trackedId, trackedUrl, scope) {
   const button = $('track-tab');
-  const tab = await activeTab();
+  const tab = seen.tab;
+  let why = '';
   if (trackedId !== undefined && trackedId !== null) {
     button.textContent = 'Stop tracking';
     button.disabled = false;
-    $('tracked').textContent = trackedUrl || `tab ${trackedId}`;
+    $('tracked').textContent = siteOf(trackedUrl) || trackedUrl || `tab ${trackedId}`;
   } else {
     button.textContent = 'Track this tab';
-    button.disabled = !tab;
     $('tracked').textContent = '';
+    if (!webPage(tab)) why = 'Track this tab is off: this tab shows no web page (browser and extension pages cannot be tracked).';
+    else if (!allows(scope, tab.url)) why = `Track this tab is off: ${siteOf(tab.url)} is not among the allowed sites.`;
+    button.disabled = Boolean(why);
   }
+  $('track-why').textContent = why;
 }
 
 const SHOWN_ACTIONS = 20;
@@ -91,24 +183,28 @@ function showActivity(entries) {
   list.replaceChildren(
     ...recent.map((e) => {
       const li = document.createElement('li');
-      const time = new Date(e.at).toLocaleTimeString([], { hour12: false });
-      li.append(el('span', 'time', time), el('span', 'action', e.action), el('span', 'tab', e.tab === null ? '' : `tab ${e.tab}`));
-      li.append(el('span', e.outcome === 'ok' ? 'ok' : 'bad', e.outcome));
+      const time = new Date(e.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
+      const { what, outcome } = describe(e);
+      li.append(el('span', 'time', time), el('span', 'what', what));
+      if (outcome) li.append(el('span', 'bad', outcome));
+      li.title = new Date(e.at).toLocaleString();
       return li;
     }),
   );
   $('activity-empty').hidden = recent.length > 0;
 }
 
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 /** The scrape the host runs or ran last: its name, state and counts (never its data). */
 function showWorkflow(w) {
   const line = $('workflow');
   line.hidden = !w || typeof w.status !== 'string';
   if (line.hidden) return;
-  const time = new Date(w.at).toLocaleTimeString([], { hour12: false });
+  const time = new Date(w.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
   const steps = Number.isFinite(w.steps_total) ? `step ${w.steps_completed ?? 0}/${w.steps_total}` : '';
-  const counts = [steps, `${w.pages ?? 0} page(s)`, `${w.rows ?? 0} row(s)`].filter(Boolean).join(', ');
-  line.textContent = `${time} scrape ${w.label || w.correlation_id}: ${w.status} (${counts})`;
+  const counts = [steps, plural(w.pages ?? 0, 'page'), plural(w.rows ?? 0, 'row')].filter(Boolean).join(' · ');
+  line.textContent = `${time} scrape ${w.label || w.correlation_id} ${w.status} · ${counts}`;
   line.classList.toggle('running', w.status === 'running' || w.status === 'queued');
 }
 
@@ -123,16 +219,34 @@ function showRedaction(list) {
   area.value = (Array.isArray(list) ? list : DEFAULT_REDACT).join('\n');
 }
 
+function asScope(value) {
+  const sites = value && Array.isArray(value.sites) ? value.sites.filter((s) => typeof s === 'string') : [];
+  return { all: !(value && value.all === false), sites };
+}
+
 async function refresh() {
-  const local = await chrome.storage.local.get(['pilot', 'trackedTabId', 'trackedTabUrl', KEY.REDACT]);
-  const session = await chrome.storage.session.get(['connection', ACTIVITY_KEY, WORKFLOW_KEY]);
-  showPilot(local.pilot === true);
+  const local = await chrome.storage.local.get(['pilot', 'trackedTabId', 'trackedTabUrl', KEY.REDACT, KEY.SITES]);
+  const session = await chrome.storage.session.get(['connection', ACTIVITY_KEY, WORKFLOW_KEY, KEY.SITE_REQUEST]);
+  seen.pilot = local.pilot === true;
+  seen.scope = asScope(local[KEY.SITES]);
+  seen.tab = await activeTab();
+  showPilot(seen.pilot, seen.scope);
+  showSites(seen.scope);
+  showRequest(session[KEY.SITE_REQUEST], seen.scope);
   showConnection(session.connection);
   showActivity(session[ACTIVITY_KEY]);
   showWorkflow(session[WORKFLOW_KEY]);
   showRedaction(local[KEY.REDACT]);
   await showActing();
-  await showTracking(local.trackedTabId, local.trackedTabUrl);
+  await showTracking(local.trackedTabId, local.trackedTabUrl, seen.scope);
+  document.body.dataset.scope = seen.scope.all ? 'all' : 'only'; // what storage holds, not the radio's click
+  document.body.dataset.ready = 'true'; // for tests and screenshots: every part has been drawn once
+}
+
+async function changeSites(msg) {
+  const answer = await ask({ type: 'set_sites', ...msg });
+  $('sites-status').textContent = answer && answer.ok ? '' : (answer && answer.error) || 'not saved';
+  return answer;
 }
 
 /** Each line a CSS selector the browser accepts; an error names the first that is not. */
@@ -166,13 +280,46 @@ $('redact-reset').addEventListener('click', async () => {
   $('redact-status').textContent = 'defaults restored';
 });
 
-toggle.addEventListener('change', async () => {
-  const wanted = toggle.checked;
-  const answer = await chrome.runtime.sendMessage({ type: 'set_pilot', enabled: wanted }).catch((e) => ({ ok: false, error: String(e) }));
+async function setPilot(wanted, scope = null) {
+  const answer = await ask({ type: 'set_pilot', enabled: wanted, ...(scope ? { scope } : {}) });
   const applied = Boolean(answer && answer.ok);
-  if (!applied) showPilot(!wanted);
+  showChoice(false);
+  if (!applied) {
+    showPilot(!wanted, seen.scope);
+    $('pilot-hint').textContent = `Not changed: ${(answer && answer.error) || 'no answer from TabPilot'}`;
+  }
   // What the service worker has applied (the checkbox moves at the click, before the worker has it).
   toggle.dataset.applied = String(applied ? wanted : !wanted);
+}
+
+// Switching on asks where first: this site or all sites. Switching off is immediate.
+toggle.addEventListener('change', () => {
+  if (toggle.checked && !seen.pilot) showChoice(true);
+  else if (!toggle.checked && !$('pilot-choice').hidden) showChoice(false);
+  else setPilot(toggle.checked);
+});
+$('pilot-this-site').addEventListener('click', () => setPilot(true, { site: siteOf(seen.tab && seen.tab.url), all: false }));
+$('pilot-all-sites').addEventListener('click', () => setPilot(true, { all: true }));
+$('pilot-cancel').addEventListener('click', () => showChoice(false));
+
+$('site-request-allow').addEventListener('click', () => seen.request && changeSites({ site: seen.request }));
+$('site-request-dismiss').addEventListener('click', () => ask({ type: 'dismiss_site_request' }));
+$('scope-all').addEventListener('change', () => changeSites({ all: true }));
+$('scope-only').addEventListener('change', () => changeSites({ all: false }));
+$('site-list').addEventListener('click', (event) => {
+  const button = event.target.closest('button.remove');
+  if (button) changeSites({ site: button.dataset.site, remove: true });
+});
+$('this-site-button').addEventListener('click', (event) => {
+  const site = siteOf(seen.tab && seen.tab.url);
+  if (site) changeSites({ site, remove: event.currentTarget.dataset.action === 'remove' });
+});
+$('site-add').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const input = $('site-add-input');
+  if (!input.value.trim()) return;
+  const answer = await changeSites({ site: input.value });
+  if (answer && answer.ok) input.value = '';
 });
 
 $('track-tab').addEventListener('click', async () => {

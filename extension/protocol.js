@@ -4,7 +4,7 @@ export const HOST_NAME = "com.tabpilot.host";
 export const EXT_CHUNK_CHARS = 262144;
 export const CHROME_TO_HOST_MAX = 67108864;
 export const MAX_RESULT_BYTES = 268435456;
-export const COMMANDS = Object.freeze(["add_redaction", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "fill", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
+export const COMMANDS = Object.freeze(["add_redaction", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
 export const ERR = Object.freeze({
   "EXTENSION_NOT_CONNECTED": "extension_not_connected",
   "EXTENSION_DISCONNECTED": "extension_disconnected",
@@ -16,6 +16,7 @@ export const ERR = Object.freeze({
   "LAUNCH_FAILED": "launch_failed",
   "AI_WEB_PILOT_DISABLED": "ai_web_pilot_disabled",
   "NAVIGATION_BLOCKED": "navigation_blocked",
+  "SITE_NOT_ALLOWED": "site_not_allowed",
   "DOMAIN_MISMATCH": "domain_mismatch",
   "UNKNOWN_ACTION": "unknown_action",
   "UNKNOWN_COMMAND": "unknown_command",
@@ -42,3 +43,14 @@ export const ERR = Object.freeze({
   "STRATEGY_STALE": "strategy_stale",
   "STRATEGY_NOT_FOUND": "strategy_not_found"
 });
+export const REDACT_PATTERNS = Object.freeze([
+  "luhn:\\b(?:[2-6][0-9]{12,18}|[2-6][0-9]{3}(?:[ -][0-9]{4}){2}[ -][0-9]{1,7}|3[47][0-9]{2}[ -][0-9]{6}[ -][0-9]{5})\\b",
+  "\\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\\b",
+  "-----BEGIN[A-Z ]* PRIVATE KEY-----(?:[\\s\\S]*?-----END[A-Z ]* PRIVATE KEY-----|[A-Za-z0-9+/=\\s]*)",
+  "\\beyJ[A-Za-z0-9_-]{5,}\\.eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*",
+  "\\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+  "\\bxox[abposr]-[A-Za-z0-9-]{10,}",
+  "\\b[rs]k_live_[A-Za-z0-9]{16,}",
+  "\\bsk-ant-[A-Za-z0-9_-]{20,}",
+  "\\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}"
+]);

@@ -13,6 +13,8 @@ export async function run(msg, { signal }) {
   const limit = msg.limit ?? null;
   if (limit !== null && (!Number.isInteger(limit) || limit < 0)) throw new CommandError(ERR.INVALID_PARAMS, 'limit must be a non-negative integer');
   // A JSON text with more UTF-16 units than MAX_RESULT_BYTES has at least as many UTF-8 bytes.
-  const args = { selector: msg.selector, fields: msg.fields, limit, max_chars: MAX_RESULT_BYTES };
+  const virtual = msg.virtual ?? null;
+  if (virtual !== null && typeof virtual !== 'boolean') throw new CommandError(ERR.INVALID_PARAMS, 'virtual must be true, false or null');
+  const args = { selector: msg.selector, fields: msg.fields, limit, max_chars: MAX_RESULT_BYTES, virtual };
   return inPage(msg, 'extract', args, { signal, fallbackTimeoutMs: 10_000 });
 }

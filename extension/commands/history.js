@@ -56,7 +56,7 @@ export async function run(msg, { signal }) {
     }
   };
   try {
-    await onTab(msg.tab_id, start);
+    await onTab(msg.tab_id, start, { signal });
   } catch (err) {
     if (err instanceof CommandError || tabId === null) throw err;
     // "Cannot find a next page in history." and its "previous" twin.

@@ -3,6 +3,7 @@
 import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
+import { checkUrl } from '../lib/sites.js';
 import { onTab, tabFailure } from '../lib/target.js';
 import { checkNavigable } from '../lib/urls.js';
 
@@ -13,6 +14,7 @@ export async function run(msg, { signal }) {
   const url = checkNavigable(msg.url);
   const timeoutMs = timeoutParam(msg.timeout_ms, 30_000);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
+  await checkUrl(url); // where it goes, not what the tab shows now: the agent never reads that page
   let tabId = null;
   let loaded = null;
   const start = async (id) => {
@@ -27,7 +29,7 @@ export async function run(msg, { signal }) {
     }
   };
   try {
-    await onTab(msg.tab_id, start, { orElse: () => chrome.tabs.create({ url: 'about:blank', active: true }) });
+    await onTab(msg.tab_id, start, { orElse: () => chrome.tabs.create({ url: 'about:blank', active: true }), signal, checkSite: false });
   } catch (err) {
     if (err instanceof CommandError || tabId === null) throw err;
     throw await tabFailure(err, tabId, ERR.NAVIGATION_FAILED, (tab) => `cannot navigate tab ${tab.id}`);

@@ -4,6 +4,7 @@
 import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
+import { checkUrl, guardTab } from '../lib/sites.js';
 import { getTrackedTabId, setTrackedTab } from '../lib/state.js';
 import { checkNavigable } from '../lib/urls.js';
 import { waitForLoad } from './navigate.js';
@@ -16,8 +17,10 @@ export async function run(msg, { signal }) {
   const timeoutMs = timeoutParam(msg.timeout_ms, 30_000);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   const active = msg.active !== false;
+  if (url) await checkUrl(url);
   // Blank first, then the URL: the load listeners are in place before our navigation starts.
   const tab = await chrome.tabs.create({ url: 'about:blank', active });
+  guardTab(tab.id, signal); // a redirect off the allowed sites stops it
   if (url) {
     const loaded = waitForLoad(tab.id, { expect: url });
     try {

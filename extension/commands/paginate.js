@@ -23,7 +23,7 @@ export async function run(msg, { signal }) {
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   const deadline = Date.now() + timeoutMs + MARGIN_MS;
   // The tab is settled first: the navigation watch must be on it before the click.
-  const tabId = await onTab(msg.tab_id, async (id) => (await chrome.tabs.get(id)).id);
+  const tabId = await onTab(msg.tab_id, async (id) => (await chrome.tabs.get(id)).id, { signal });
   const nav = watchMainFrame(tabId, msg.row_selector);
   try {
     const args = { next_selector: msg.next_selector, row_selector: msg.row_selector, wait_ms: timeoutMs };

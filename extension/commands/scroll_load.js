@@ -1,13 +1,19 @@
-// Infinite scroll, one step: scroll to the end and wait for more rows (or until_selector) to appear.
+// Infinite scroll, one step: scroll to the end and wait for more rows (or a visible until_selector).
 // The page waits with a MutationObserver for at most timeout_ms; running out of time is an answer
-// (after == before), not an error: it is how the end of the list shows.
+// (after == before), not an error: it is how the end of the list shows. With quiet_ms the end comes
+// sooner, on the loader's own signals: the page reports that nothing changed for quiet_ms, and this
+// worker, which sees the tab's requests (webRequest), accepts that only when none is in flight and none
+// ended within quiet_ms; otherwise the page waits again, without scrolling, until the deadline.
 import { ERR } from '../protocol.js';
 import { timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { inPage } from '../lib/page.js';
+import { onTab } from '../lib/target.js';
 
 // Room for reaching the page (injection, ~2 ms) on top of the page's own wait.
 const MARGIN_MS = 5_000;
+// What a feed loader fetches with; images and fonts load as rows scroll into view and say nothing.
+const LOADER_TYPES = ['xmlhttprequest', 'script', 'other', 'sub_frame'];
 
 export const name = 'scroll_load';
 export const needsPilot = true;
@@ -15,7 +21,65 @@ export const needsPilot = true;
 export async function run(msg, { signal }) {
   const waitMs = timeoutParam(msg.timeout_ms, 5_000);
   if (waitMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
-  const args = { row_selector: msg.row_selector, until_selector: msg.until_selector ?? null, wait_ms: waitMs };
-  const out = await inPage({ ...msg, timeout_ms: waitMs + MARGIN_MS }, 'scroll_load', args, { signal });
-  return { before: out.before, after: out.after, until_found: out.until_found };
+  const quietMs = msg.quiet_ms ?? null;
+  if (quietMs !== null && (!Number.isInteger(quietMs) || quietMs <= 0)) throw new CommandError(ERR.INVALID_PARAMS, 'quiet_ms must be a positive integer');
+  const args = { row_selector: msg.row_selector, until_selector: msg.until_selector ?? null, wait_ms: waitMs, quiet_ms: quietMs };
+  if (quietMs === null) {
+    const out = await inPage({ ...msg, timeout_ms: waitMs + MARGIN_MS }, 'scroll_load', args, { signal });
+    return { before: out.before, after: out.after, until_found: out.until_found };
+  }
+  const tabId = await onTab(msg.tab_id, async (id) => (await chrome.tabs.get(id)).id);
+  const net = watchRequests(tabId);
+  const deadline = Date.now() + waitMs;
+  try {
+    let out = await inPage({ ...msg, tab_id: tabId, timeout_ms: waitMs + MARGIN_MS }, 'scroll_load', args, { signal });
+    while (out.quiet && out.after <= out.before && !out.until_found) {
+      const left = deadline - Date.now();
+      if (left <= 0 || net.idleFor(quietMs)) break;
+      await net.settled(left);
+      const again = { ...args, scroll: false, before: out.before, wait_ms: Math.max(1, deadline - Date.now()) };
+      out = await inPage({ ...msg, tab_id: tabId, timeout_ms: again.wait_ms + MARGIN_MS }, 'scroll_load', again, { signal });
+    }
+    return { before: out.before, after: out.after, until_found: out.until_found };
+  } finally {
+    net.stop();
+  }
+}
+
+/** The tab's loader requests from now on: how many are in flight, and when the last one ended. */
+function watchRequests(tabId) {
+  const web = chrome.webRequest;
+  const inflight = new Set();
+  let lastEnd = 0;
+  let wake = null;
+  const filter = { urls: ['<all_urls>'], tabId, types: LOADER_TYPES };
+  const begin = (d) => inflight.add(d.requestId);
+  const end = (d) => {
+    if (!inflight.delete(d.requestId)) return;
+    lastEnd = Date.now();
+    if (inflight.size === 0 && wake) wake();
+  };
+  web.onBeforeRequest.addListener(begin, filter);
+  web.onCompleted.addListener(end, filter);
+  web.onErrorOccurred.addListener(end, filter);
+  return {
+    idleFor: (ms) => inflight.size === 0 && Date.now() - lastEnd >= ms,
+    /** Resolves once nothing is in flight (at once if so already), or after `ms`. */
+    settled: (ms) => new Promise((resolve) => {
+      if (inflight.size === 0) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      }
+      wake = done;
+      return undefined;
+    }),
+    stop: () => {
+      web.onBeforeRequest.removeListener(begin);
+      web.onCompleted.removeListener(end);
+      web.onErrorOccurred.removeListener(end);
+    },
+  };
 }

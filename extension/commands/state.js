@@ -5,6 +5,7 @@ import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { clearCookies, cookiesFor, restoreCookies } from '../lib/cookies.js';
 import { CommandError } from '../lib/errors.js';
+import { checkUrl } from '../lib/sites.js';
 import { deleteSnapshot, listSnapshots, readSnapshot, writeSnapshot } from '../lib/snapshots.js';
 import { onTab, tabFailure } from '../lib/target.js';
 import { checkNavigable } from '../lib/urls.js';
@@ -99,6 +100,7 @@ async function restore(msg, signal) {
   const snapshot = await readSnapshot(snapName);
   if (!snapshot) throw new CommandError(ERR.SNAPSHOT_NOT_FOUND, `no snapshot named ${JSON.stringify(snapName)}: list_states shows the saved ones`);
   const url = checkNavigable(snapshot.url);
+  await checkUrl(url); // before its cookies are written
   const timeoutMs = timeoutParam(msg.timeout_ms, 30_000) || 30_000;
   const includeUrl = msg.include_url !== false;
   return onTab(msg.tab_id, async (tabId) => {

@@ -1,6 +1,8 @@
-// What the person sees of the agent's work: the last actions (time, tab, action, outcome; never
-// arguments or values) kept in chrome.storage.session for the popup, and a toolbar badge while a
-// piloted command runs. Nothing here is awaited by a command: its answer never waits for the log.
+// What the person sees of the agent's work: the last actions (time, tab, its site, action, row
+// count, outcome; never arguments or values) kept in chrome.storage.session for the popup, and a
+// toolbar badge while a piloted command runs. Nothing here is awaited by a command: its answer
+// never waits for the log.
+import { siteOf } from './sites.js';
 
 export const ACTIVITY_KEY = 'activity';
 const MAX_ENTRIES = 50;
@@ -24,9 +26,17 @@ function warn(err) {
   console.warn('TabPilot: activity log:', err);
 }
 
+/** The site a logged action was on: the tab's page when the batch is written (host only, no path). */
+async function withSite(entry) {
+  if (entry.site || !Number.isInteger(entry.tab)) return entry;
+  const tab = await chrome.tabs.get(entry.tab).catch(() => null);
+  return { ...entry, site: tab ? siteOf(tab.url || tab.pendingUrl || '') : null };
+}
+
 async function flush() {
-  const batch = pending;
+  const taken = pending;
   pending = [];
+  const batch = await Promise.all(taken.map(withSite));
   if (log === null) {
     const got = await chrome.storage.session.get(ACTIVITY_KEY);
     log = Array.isArray(got[ACTIVITY_KEY]) ? got[ACTIVITY_KEY] : [];
@@ -68,6 +78,15 @@ export function actingEnded() {
     chrome.action.setBadgeText({ text: '' }).catch(warn);
     chrome.action.setTitle({ title: 'TabPilot' }).catch(warn);
   }, BADGE_LINGER_MS);
+}
+
+const ICON_SIZES = [16, 32, 48, 128];
+
+/** The toolbar icon says whether the pilot is on (blue) or off (grey, the manifest's default). */
+export function showPilotIcon(enabled) {
+  const design = enabled ? 'icon' : 'icon-off';
+  const path = Object.fromEntries(ICON_SIZES.map((s) => [s, `icons/${design}-${s}.png`]));
+  chrome.action.setIcon({ path }).catch(warn);
 }
 
 export const WORKFLOW_KEY = 'workflow';

@@ -3,7 +3,8 @@ import { ERR } from '../protocol.js';
 import { HANDLERS } from '../commands/index.js';
 import { actingEnded, actingStarted, record } from './activity.js';
 import { CommandError, asCommandError, pilotOff } from './errors.js';
-import { errorMessage, resultMessages } from './reply.js';
+import { JsonText, errorMessage, resultMessages } from './reply.js';
+import { commandStarted, siteOf } from './sites.js';
 import { getPilot } from './state.js';
 
 // Commands in flight in this worker, id -> AbortController (they die with the worker and its port).
@@ -32,6 +33,9 @@ export async function dispatch(msg, send) {
   let acting = false;
   let outcome = 'ok';
   let tab = Number.isInteger(msg.tab_id) ? msg.tab_id : null;
+  let site = null;
+  let count = null;
+  const unguard = handler.needsPilot ? commandStarted(controller) : null;
   try {
     if (handler.needsPilot && !(await getPilot())) throw pilotOff();
     if (handler.needsPilot) {
@@ -40,19 +44,40 @@ export async function dispatch(msg, send) {
     }
     const out = await handler.run(msg, { signal: controller.signal, running });
     if (tab === null && out && Number.isInteger(out.tab_id)) tab = out.tab_id;
+    if (msg.type === 'extract' && out instanceof JsonText) ({ count, site } = extractFacts(out.text));
     for (const m of resultMessages(id, out)) send(m);
   } catch (err) {
     const e = asCommandError(err);
     if (e.code === ERR.INTERNAL_ERROR) console.error(`TabPilot: ${msg.type} ${id} failed:`, err);
     outcome = e.code;
     if (tab === null && e.data && Number.isInteger(e.data.tab_id)) tab = e.data.tab_id;
+    if (e.data && typeof e.data.site === 'string') site = e.data.site;
     send(errorMessage(id, e));
   } finally {
+    unguard?.();
     if (running.get(id) === controller) running.delete(id);
     if (acting) actingEnded();
     // Only what was done and how it ended: never the command's arguments (scripts, filled values).
-    if (handler.needsPilot) record({ at: started, tab, action: msg.type, outcome, ms: Date.now() - started });
+    if (handler.needsPilot) record({ at: started, tab, site, count, action: msg.type, outcome, ms: Date.now() - started });
   }
+}
+
+/**
+ * How many rows an extract answered and on which site, for the activity log. Its answer is JSON text
+ * the worker does not parse; the page writes `count` and then `url` after `rows`, so the last keys of
+ * those names are the top-level ones (a row's own come before, and inside strings quotes are escaped).
+ */
+function extractFacts(text) {
+  const at = text.lastIndexOf('"count":');
+  const m = at < 0 ? null : /^"count":(\d+)/.exec(text.slice(at, at + 30));
+  const urlAt = text.lastIndexOf('"url":');
+  let site = null;
+  try {
+    site = urlAt < 0 ? null : siteOf(JSON.parse(text.slice(urlAt + 6, -1)));
+  } catch {
+    // not the shape the page writes: no site in the log
+  }
+  return { count: m ? Number(m[1]) : null, site };
 }
 
 /** Stop every running command that needs the pilot (the user just switched it off). */

@@ -1,6 +1,7 @@
 // Who this browser is, as the hello message and the status command tell it: a random instance id
 // created once, the browser's name and version, a human label, and a dedicated profile's launch config.
-import { KEY, setPilot } from './state.js';
+import { normalizePattern } from './sites.js';
+import { KEY, setPilot, setScope } from './state.js';
 
 const LAUNCH_CONFIG = 'launch-config.json';
 const INSTANCE_ID_RE = /^[0-9a-f]{16}$/;
@@ -20,7 +21,9 @@ export function configure() {
 
 /**
  * Apply launch-config.json when the dedicated-profile launcher put one in this copy of the extension.
- * Only the person who ran the launcher can create that file, so it may turn the pilot on, once per nonce.
+ * Only the person who ran the launcher can create that file, so it may set the pilot and its sites,
+ * once per nonce: each `tabpilot browser launch` writes a new one (on with --pilot, else off; the
+ * sites of --sites, else all), a restart by the bridge keeps the old one and changes nothing.
  */
 async function applyLaunchConfig() {
   let config;
@@ -39,11 +42,14 @@ async function applyLaunchConfig() {
   if (typeof config.profile === 'string') updates[KEY.PROFILE] = config.profile.slice(0, 100);
   if (typeof config.label === 'string') updates[KEY.LABEL] = config.label.slice(0, 100);
   if (Object.keys(updates).length) await chrome.storage.local.set(updates);
-  if (config.pilot === true && typeof config.nonce === 'string' && config.nonce) {
+  if (typeof config.nonce === 'string' && config.nonce) {
     const got = await chrome.storage.local.get(KEY.LAUNCH_NONCE);
     if (got[KEY.LAUNCH_NONCE] !== config.nonce) {
       await chrome.storage.local.set({ [KEY.LAUNCH_NONCE]: config.nonce });
-      await setPilot(true);
+      const sites = Array.isArray(config.sites) ? config.sites.map(normalizePattern).filter(Boolean) : null;
+      // The scope first: the pilot is never on with more sites than the person gave.
+      await setScope(sites ? { all: false, sites } : { all: true, sites: [] });
+      await setPilot(config.pilot === true);
     }
   }
   return config;

@@ -1,42 +1,23 @@
-// Bringing a killed service worker back. A worker stopped from outside (DevTools, a crash, CDP
-// Target.closeTarget) is not restarted until some event needs it, and with it went the native port.
-// The offscreen document holds a runtime port to the worker and reconnects when it drops: the
-// reconnection is an event that starts the worker, whose top-level code reconnects to the host.
-// The alarm is the backstop if the offscreen document itself is gone.
+// Bringing a stopped worker back. A worker stopped from outside (DevTools, CDP Target.closeTarget)
+// or killed with the extension's renderer process drops the native port, so the host exits on EOF,
+// and Chrome does not restart the worker until some event needs it. A repeating alarm is that event:
+// the worker it starts reconnects to the host from its top-level code.
+//
+// Why not an offscreen document holding a port to the worker (faster after a worker stop): an
+// offscreen document is an extension host, and when the extension's process crashes with one open,
+// Chrome marks the whole extension terminated; nothing but the person's Reload brings it back
+// (measured on Chromium 156: no worker and no host 50 s after the kill). Without one, the worker is
+// back at the next alarm.
 
-export const KEEPALIVE_PORT = 'tabpilot-keepalive';
 const ALARM = 'tabpilot-watchdog';
-const OFFSCREEN_URL = 'offscreen.html';
-
-let creating = null;
-
-export async function ensureOffscreen() {
-  if (!chrome.offscreen) return;
-  try {
-    const existing = await chrome.runtime.getContexts({
-      contextTypes: ['OFFSCREEN_DOCUMENT'],
-      documentUrls: [chrome.runtime.getURL(OFFSCREEN_URL)],
-    });
-    if (existing.length) return;
-    creating ??= chrome.offscreen.createDocument({
-      url: OFFSCREEN_URL,
-      // No reason names "keep the worker alive"; DOM_PARSER is the one this document will also serve
-      // (parsing HTML for extraction). Chrome enforces no behaviour for it, unlike AUDIO_PLAYBACK.
-      reasons: ['DOM_PARSER'],
-      justification: 'Restarts the TabPilot worker and its connection to the local TabPilot host when the browser stops it.',
-    });
-    await creating;
-  } catch (err) {
-    if (!/single offscreen/i.test(String(err && err.message))) console.warn('TabPilot: no offscreen document:', err);
-  } finally {
-    creating = null;
-  }
-}
+// Chrome allows an unpacked extension (how TabPilot is installed) alarms this frequent; a packed one
+// is held to 30 s. A live worker (the usual case: the native port keeps it alive) does nothing on it.
+const PERIOD_MIN = 1 / 60;
 
 export async function ensureAlarm() {
-  if (!(await chrome.alarms.get(ALARM))) {
-    await chrome.alarms.create(ALARM, { periodInMinutes: 0.5 });
-  }
+  const existing = await chrome.alarms.get(ALARM);
+  if (existing && existing.periodInMinutes === PERIOD_MIN) return;
+  await chrome.alarms.create(ALARM, { periodInMinutes: PERIOD_MIN });
 }
 
 export function isWatchdog(alarm) {

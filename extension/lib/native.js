@@ -80,6 +80,12 @@ function recordDisconnect(reason) {
   retryDelay = Math.min(retryDelay * 2, RETRY_MAX_MS);
 }
 
+/** Connect unless a port is open or a retry is already scheduled (the watchdog's call: it must not
+ * undo the backoff of a host that keeps failing). */
+export function revive() {
+  if (!port && retryTimer === null) connect();
+}
+
 /** Send a message to the host if connected; false when there is no port (the host is gone). */
 export function send(msg) {
   return port ? post(port, msg) : false;

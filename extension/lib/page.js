@@ -1,19 +1,20 @@
 // Running one command of the page agent (page/*.js) in a tab: the agent is injected into the
 // document's isolated world the first time (2 ms), after that one small executeScript reaches it
-// (~1 ms). Every call carries the user's redaction selectors, so the page never uses stale ones.
+// (~1 ms). Every call carries the user's redaction selectors and secret patterns, so the page never
+// uses stale ones.
 import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from './deadline.js';
 import { CommandError } from './errors.js';
 import { JsonText } from './reply.js';
-import { getRedaction } from './state.js';
+import { getPatterns, getRedaction } from './state.js';
 import { onTab, tabFailure } from './target.js';
 
 // Injected in this order; each page module registers its commands on the agent that core.js creates.
 export const AGENT_FILES = [
-  'page/core.js', 'page/redact.js', 'page/extract.js', 'page/paginate.js',
+  'page/core.js', 'page/redact.js', 'page/extract.js', 'page/virtual.js', 'page/paginate.js',
   'page/refs.js', 'page/controls.js', 'page/snapshot.js', 'page/snapshot_cmd.js',
-  'page/actions.js', 'page/keyboard.js', 'page/wait.js', 'page/main_content.js',
-  'page/suggest_fields.js', 'page/skeleton.js', 'page/suggest.js',
+  'page/actions.js', 'page/keyboard.js', 'page/form.js', 'page/wait.js', 'page/main_content.js',
+  'page/numbers.js', 'page/suggest_fields.js', 'page/skeleton.js', 'page/suggest.js',
 ];
 
 // Runs in the page (isolated world): self-contained, only its source travels.
@@ -32,6 +33,14 @@ async function execute(tabId, frameId, name, args) {
   return first ? first.result : undefined;
 }
 
+/** The error for a tab that shows no web page (about:blank, a browser page): navigate it first. */
+async function notAWebPage(tabId) {
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  const url = tab ? tab.url || tab.pendingUrl || '' : '';
+  if (!tab || /^(https?|file):/i.test(url)) return null;
+  return new CommandError(ERR.NAVIGATION_FAILED, `tab ${tabId} shows ${url || 'no page'}, not a web page a script may read (browser pages, about: pages and the web store are off limits): navigate it to the site first (interact navigate url), or pass the tab_id of a tab that shows it`, { data: { tab_id: tabId, url } });
+}
+
 /**
  * Run page command `name` with `args` in the tab `msg.tab_id` names (else the tracked, else the active
  * tab), bounded by msg.timeout_ms. Answers the command's value ({tab_id} added when it is an object);
@@ -43,16 +52,17 @@ export async function inPage(msg, name, args, { signal, fallbackTimeoutMs = 5_00
   const timeoutMs = timeoutParam(msg.timeout_ms, fallbackTimeoutMs);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   const redact = await getRedaction();
+  const patterns = await getPatterns();
   let tabId = null;
   const run = (id) => {
     tabId = id;
     signal?.throwIfAborted();
     onTabId?.(id);
-    return execute(id, frameId, name, { ...args, redact, timeout_ms: timeoutMs });
+    return execute(id, frameId, name, { ...args, redact, patterns, timeout_ms: timeoutMs });
   };
   let out;
   try {
-    out = await bounded(onTab(msg.tab_id, run), {
+    out = await bounded(onTab(msg.tab_id, run, { signal }), {
       timeoutMs,
       signal,
       onTimeout: () =>
@@ -63,7 +73,8 @@ export async function inPage(msg, name, args, { signal, fallbackTimeoutMs = 5_00
     });
   } catch (err) {
     if (err instanceof CommandError || tabId === null) throw err;
-    throw await tabFailure(err, tabId, ERR.SCRIPT_ERROR, (tab) => `cannot reach the page in tab ${tab.id} (${tab.url || 'no url'}; browser pages and the web store are off limits)`);
+    const failure = await tabFailure(err, tabId, ERR.SCRIPT_ERROR, (tab) => `cannot reach the page in tab ${tab.id} (${tab.url || 'no url'}; browser pages and the web store are off limits)`);
+    throw failure.code === ERR.SCRIPT_ERROR ? (await notAWebPage(tabId)) || failure : failure;
   }
   if (!out) throw new CommandError(ERR.TAB_CLOSED, `tab ${tabId} gave no answer (it navigated away or closed)`, { data: { tab_id: tabId } });
   if (out.error) {

@@ -36,7 +36,7 @@ export async function runScript(msg, { args, sources, timeoutMs, signal }) {
   };
   let results;
   try {
-    results = await onTab(msg.tab_id, inject);
+    results = await onTab(msg.tab_id, inject, { signal });
   } catch (err) {
     if (err instanceof ScriptTimeout) {
       throw new CommandError(ERR.TIMEOUT, `the script did not finish within ${timeoutMs} ms`, { data: await recoverTab(tabId) });

@@ -1,7 +1,10 @@
 // Everything durable lives in chrome.storage (the service worker can be killed at any moment).
 //   local:   pilot, instanceId, label, profile, launchNonce, trackedTabId, trackedTabUrl,
-//            redactSelectors (the user's list, edited in the popup only), redactExtra (added by the agent)
-//   session: connection (what the popup shows about the native host)
+//            redactSelectors (the user's list, edited in the popup only), redactExtra (added by the agent),
+//            sites (the pilot's scope, {all, sites}: written only for the popup or a launch config)
+//            redactPatterns (the user's secret-shaped text patterns, popup only; default REDACT_PATTERNS)
+//   session: connection (what the popup shows about the native host), siteRequest (the last site
+//            the agent was refused, for the popup's Allow button)
 //
 // The command path reads the pilot flag and the tracked tab on every command, and a
 // chrome.storage.local.get costs ~0.6 ms, so this worker keeps a mirror of those two in memory.
@@ -9,6 +12,8 @@
 // reader awaits that), follows chrome.storage.onChanged, and dies with the worker. It never lets the
 // pilot be more on than storage says: turning it off takes effect here at once, turning it on only
 // once a read of storage confirms it.
+
+import { REDACT_PATTERNS } from '../protocol.js';
 
 export const KEY = Object.freeze({
   PILOT: 'pilot',
@@ -21,17 +26,24 @@ export const KEY = Object.freeze({
   CONNECTION: 'connection',
   REDACT: 'redactSelectors',
   REDACT_EXTRA: 'redactExtra',
+  SITES: 'sites',
+  SITE_REQUEST: 'siteRequest',
+  REDACT_PATTERNS: 'redactPatterns',
 });
+
+/** The scope of a profile nobody has restricted: every site, as before scopes existed. */
+export const ALL_SITES = Object.freeze({ all: true, sites: Object.freeze([]) });
 
 /** What is redacted in every page output unless the user changes the list in the popup. */
 export const DEFAULT_REDACT = Object.freeze(['input[type=password]', '[data-sensitive]', '[data-private]', '.sensitive']);
 
-const mirror = { pilot: false, trackedTabId: null, redact: null };
+const mirror = { pilot: false, trackedTabId: null, redact: null, scope: null, patterns: null };
 let loaded = null;
 // Bumped whenever the mirror learns something newer than a read in flight could: that read is then
 // dropped. pilotOffs counts only switch-offs, since a late read can never make the mirror stricter.
 let pilotOffs = 0;
 let trackedChanges = 0;
+let scopeChanges = 0;
 
 function asTabId(value) {
   return Number.isInteger(value) ? value : null;
@@ -75,6 +87,11 @@ export function applyStorageChanges(changes) {
     else readPilot().catch((err) => console.warn('TabPilot: cannot read the pilot flag:', err));
   }
   if (changes[KEY.REDACT] || changes[KEY.REDACT_EXTRA]) mirror.redact = null;
+  if (changes[KEY.SITES]) {
+    scopeChanges += 1;
+    mirror.scope = null;
+  }
+  if (changes[KEY.REDACT_PATTERNS]) mirror.patterns = null;
   if (changes[KEY.TRACKED_TAB]) {
     trackedChanges += 1;
     readTrackedTab().catch((err) => console.warn('TabPilot: cannot read the tracked tab:', err));
@@ -122,6 +139,43 @@ export async function getRedaction() {
     mirror.redact = [...new Set([...own, ...extra].filter((s) => typeof s === 'string' && s))];
   }
   return mirror.redact;
+}
+
+function asScope(value) {
+  if (!value || typeof value !== 'object' || value.all !== false) {
+    const sites = value && Array.isArray(value.sites) ? value.sites : [];
+    return { all: true, sites: sites.filter((p) => typeof p === 'string') };
+  }
+  return { all: false, sites: (Array.isArray(value.sites) ? value.sites : []).filter((p) => typeof p === 'string') };
+}
+
+/** The pilot's scope, {all, sites}: every site, or only the host patterns in `sites`. */
+export async function getScope() {
+  if (mirror.scope !== null) return mirror.scope;
+  const seen = scopeChanges;
+  const got = await chrome.storage.local.get(KEY.SITES);
+  const scope = asScope(got[KEY.SITES]);
+  if (seen === scopeChanges) mirror.scope = scope;
+  return scope;
+}
+
+/** Write the scope. Callers decide who may: the popup's messages and a launch config, nothing else. */
+export async function setScope(scope) {
+  const clean = asScope(scope);
+  scopeChanges += 1;
+  mirror.scope = null;
+  await chrome.storage.local.set({ [KEY.SITES]: clean });
+  return clean;
+}
+
+/** The secret-shaped text patterns masked in page output: the user's list, default REDACT_PATTERNS. */
+export async function getPatterns() {
+  if (mirror.patterns === null) {
+    const got = await chrome.storage.local.get(KEY.REDACT_PATTERNS);
+    const own = Array.isArray(got[KEY.REDACT_PATTERNS]) ? got[KEY.REDACT_PATTERNS] : REDACT_PATTERNS;
+    mirror.patterns = own.filter((s) => typeof s === 'string' && s);
+  }
+  return mirror.patterns;
 }
 
 /** Record the native connection's state for the popup (session storage: gone with the browser). */

@@ -2,6 +2,7 @@
 // of the last focused window (never one of TabPilot's own pages, e.g. the popup opened as a tab).
 import { ERR } from '../protocol.js';
 import { CommandError } from './errors.js';
+import { checkTab, guardTab } from './sites.js';
 import { getTrackedTabId, untrack } from './state.js';
 
 const MAX_TAB_ID = 2 ** 31 - 1;
@@ -23,8 +24,17 @@ function isNoTab(err) {
  * tab for a tracked one (tracking stops), tab_closed for the active one. With no tab at all,
  * `orElse()` may supply one (e.g. a new tab), else tab_not_found. Other failures reach the caller as
  * they are (see tabFailure).
+ *
+ * This is where the sites the person allows are enforced for every command: a tab whose page is
+ * outside them is site_not_allowed (`checkSite: false` for navigate, which checks where it goes
+ * instead), and with the command's `signal` the tab is guarded until the command ends (sites.js).
  */
-export async function onTab(tabId, act, { orElse = null } = {}) {
+export async function onTab(tabId, actOn, { orElse = null, signal = null, checkSite = true } = {}) {
+  const act = async (id) => {
+    if (checkSite) await checkTab(id);
+    guardTab(id, signal);
+    return actOn(id);
+  };
   if (tabId !== undefined && tabId !== null) {
     if (!Number.isInteger(tabId)) throw new CommandError(ERR.INVALID_PARAMS, `tab_id must be an integer, got ${JSON.stringify(tabId)}`);
     const notFound = () => new CommandError(ERR.TAB_NOT_FOUND, `no tab with id ${tabId}: list tabs to see the open ones`);

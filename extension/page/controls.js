@@ -20,10 +20,14 @@
 
   const norm = (s) => s.replace(/\s+/g, ' ').trim();
   const cut = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
-  const quote = (s, n = MAX_NAME) => JSON.stringify(cut(s, n));
+  // Page text is data: a ref inside a quoted name is written @ as \u0040 (the same string to a JSON
+  // reader), so no `@e5` in a snapshot comes from the page.
+  const REF_LIKE = /@e(?=\d)/g;
+  const json = (v) => JSON.stringify(v).replace(REF_LIKE, '\\u0040e');
+  const quote = (s, n = MAX_NAME) => json(cut(s, n));
   const plain = (s, n = MAX_VALUE) => {
     const v = cut(s, n);
-    return v && v.trim() === v && !/["\n\r\[\]{}]/.test(v) ? v : JSON.stringify(v);
+    return v && v.trim() === v && !/["\n\r\[\]{}]|@e\d/.test(v) ? v : json(v);
   };
 
   function isInteractive(el, tag) {
@@ -71,6 +75,19 @@
     return norm(el.getAttribute('aria-label') || '');
   }
 
+  /** The name of a secret control: only what labels outside it say (its own attributes are its secret). */
+  function outsideName(el) {
+    const by = el.getAttribute('aria-labelledby');
+    if (by) {
+      const root = el.getRootNode();
+      const text = by.split(/\s+/).map((id) => root.getElementById?.(id) || el.ownerDocument.getElementById(id))
+        .filter((l) => l && !l.contains(el)).map(plainText).join(' ');
+      if (text) return text;
+    }
+    const labels = el.labels ? [...el.labels].map(plainText).filter(Boolean) : [];
+    return labels.length ? labels.join(' ') : R;
+  }
+
   function controlName(el) {
     const aria = ariaName(el);
     if (aria) return aria;
@@ -87,9 +104,14 @@
   }
 
   /** Where a link goes, as short as stays unambiguous: #frag on this page, a path on this origin. */
-  function hrefOf(el) {
+  function hrefOf(el, secret) {
     const raw = el.getAttribute('href');
     if (!raw || /^\s*javascript:/i.test(raw)) return '';
+    const href = shortHref(el, raw).replace(REF_LIKE, '%40e');
+    return secret ? agent.redactUrl(href) : href;
+  }
+
+  function shortHref(el, raw) {
     // el.href is already resolved by the browser: string work, no URL parsing per link.
     const href = typeof el.href === 'string' ? el.href : raw; // SVG links have an object here
     const here = el.ownerDocument.location;
@@ -112,7 +134,10 @@
     return f;
   };
 
-  /** The line for an interactive element, and whether its children still need walking. */
+  /**
+   * The line for an interactive element, and whether its children still need walking. `secret`: the
+   * element is a secret or inside one (the walker knows): its own attributes, value and options are not shown.
+   */
   function controlLine(el, tag, secret) {
     let kind;
     let name;
@@ -121,21 +146,27 @@
     const flags = stateFlags(el);
     if (tag === 'input' || tag === 'textarea') {
       kind = tag === 'textarea' ? 'textarea' : INPUT_KIND[el.type] || 'textbox';
-      if (kind === 'button') name = ariaName(el) || el.value || el.alt || (el.type === 'reset' ? 'Reset' : 'Submit');
+      if (secret) name = kind === 'button' ? R : outsideName(el);
+      else if (kind === 'button') name = ariaName(el) || el.value || el.alt || (el.type === 'reset' ? 'Reset' : 'Submit');
       else name = controlName(el);
       if (kind === 'checkbox' || kind === 'radio') {
         if (el.indeterminate || el.checked) flags.unshift(el.indeterminate ? '[-]' : '[x]');
-      } else if (kind !== 'button' && kind !== 'file' && el.value) value = secret || agent.isSensitive(el) ? ` = ${R}` : ` = ${plain(el.value)}`;
+      } else if (kind !== 'button' && kind !== 'file' && el.value) value = secret ? ` = ${R}` : ` = ${plain(el.value)}`;
     } else if (tag === 'select') {
       kind = el.multiple ? 'listbox' : 'select';
-      name = controlName(el);
+      name = secret ? outsideName(el) : controlName(el);
+      if (secret) {
+        // Its options are its values: none is shown, not even how many there are.
+        const label = name ? ` ${quote(name)}` : '';
+        return { line: `${agent.refOf(el)} ${kind}${label} = ${R}${flags.length ? ` ${flags.join(' ')}` : ''}`, leaf: true };
+      }
       const chosen = [...el.selectedOptions].map((o) => norm(o.label || o.text));
       const opts = [...el.options].slice(0, MAX_OPTIONS).map((o) => {
         const t = norm(o.label || o.text);
-        return /[,{}"]/.test(t) ? JSON.stringify(t) : t;
+        return /[,{}"]|@e\d/.test(t) ? json(t) : t;
       });
       if (el.options.length > MAX_OPTIONS) opts.push(`…+${el.options.length - MAX_OPTIONS}`);
-      const shown = secret || agent.isSensitive(el) ? R : chosen.map((c) => (c.includes(',') ? quote(c) : plain(c, MAX_NAME))).join(',');
+      const shown = chosen.map((c) => (c.includes(',') ? quote(c) : plain(c, MAX_NAME))).join(',');
       value = `${shown ? ` = ${shown}` : ''} {${opts.join(',')}}`;
     } else if (tag === 'label') {
       // A label standing in for its hidden control (a styled checkbox): acting on it acts on the control.
@@ -145,20 +176,20 @@
       if ((c.type === 'checkbox' || c.type === 'radio') && c.checked) flags.unshift('[x]');
     } else if (el.isContentEditable && el.hasAttribute('contenteditable')) {
       kind = 'editable';
-      name = ariaName(el);
+      name = secret ? outsideName(el) : ariaName(el);
       const text = secret ? R : plainText(el);
       if (text) value = ` = ${text === R ? R : plain(text)}`;
     } else {
       const role = el.getAttribute('role');
       kind = tag === 'a' ? 'link' : tag === 'button' || tag === 'summary' ? 'button' : role && ROLES.has(role) ? role : 'clickable';
       leaf = el.firstElementChild === null || el.querySelector(INTERACTIVE) === null;
-      name = leaf ? (secret ? R : textName(el)) : ariaName(el);
+      name = secret ? R : leaf ? textName(el) : ariaName(el);
       if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details') {
         flags.push(el.parentElement.open ? '[expanded]' : '[collapsed]');
       }
-      if ((kind === 'slider' || kind === 'spinbutton') && el.hasAttribute('aria-valuenow')) value = ` = ${el.getAttribute('aria-valuenow')}`;
+      if ((kind === 'slider' || kind === 'spinbutton') && el.hasAttribute('aria-valuenow')) value = ` = ${secret ? R : plain(el.getAttribute('aria-valuenow'))}`;
       if (tag === 'a') {
-        const href = hrefOf(el);
+        const href = hrefOf(el, secret);
         if (href) value = ` ${href}`;
       }
     }
@@ -167,5 +198,5 @@
     return { line: `${agent.refOf(el)} ${kind}${label}${value}${tail}`, leaf };
   }
 
-  agent.controls = { INTERACTIVE, isInteractive, controlLine, ariaName, norm, quote };
+  agent.controls = { INTERACTIVE, isInteractive, controlLine, ariaName, norm, quote, REF_LIKE };
 })();

@@ -36,6 +36,7 @@
       if (!fn) return { error: { code: 'unknown_command', message: `the page agent has no command ${JSON.stringify(name)}` } };
       try {
         if (Array.isArray(args.redact)) agent.setRedaction(args.redact);
+        if (Array.isArray(args.patterns)) agent.setPatterns(args.patterns);
         return { ok: await fn(args) };
       } catch (err) {
         // A message may quote what the agent passed, and that may be a secret typed into the page.
@@ -45,10 +46,13 @@
       }
     },
 
-    /** querySelectorAll that reports a bad selector as invalid_selector (not a DOMException). */
+    /**
+     * querySelectorAll that reports a bad selector as invalid_selector (not a DOMException). Attribute
+     * value tests never match secrets (page/redact.js safeSelector): no selector is an oracle.
+     */
     queryAll(selector, root = document) {
       try {
-        return root.querySelectorAll(selector);
+        return root.querySelectorAll(agent.safeSelector ? agent.safeSelector(selector) : selector);
       } catch (err) {
         throw new PageError('invalid_selector', `${JSON.stringify(selector)} is not a valid CSS selector: ${err.message}`, { selector });
       }
@@ -56,7 +60,7 @@
 
     query(selector, root = document) {
       try {
-        return root.querySelector(selector);
+        return root.querySelector(agent.safeSelector ? agent.safeSelector(selector) : selector);
       } catch (err) {
         throw new PageError('invalid_selector', `${JSON.stringify(selector)} is not a valid CSS selector: ${err.message}`, { selector });
       }

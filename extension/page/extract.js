@@ -50,17 +50,16 @@
       case 'attr': {
         // An input's value attribute is only its initial value; people mean what it holds now.
         if (field.attr === 'value' && CONTROLS.has(el.localName)) return secret ? agent.REDACTED : String(el.value);
-        const value = el.getAttribute(field.attr);
-        return value === null || !secret ? value : agent.REDACTED;
+        return secret ? agent.redactedAttr(el, field.attr) : el.getAttribute(field.attr);
       }
       default: {
         const name = field.attr || (el.hasAttribute('href') ? 'href' : 'src');
         const raw = el.getAttribute(name);
         if (raw === null) return null;
-        if (secret) return agent.REDACTED;
         // <a href>, <img src> and kin resolve their own URL natively, cheaper than new URL() per row.
         const own = name === 'href' ? el.href : name === 'src' ? el.src : null;
-        return typeof own === 'string' && own ? own : absolute(raw, el);
+        const url = typeof own === 'string' && own ? own : absolute(raw, el);
+        return secret ? agent.redactUrl(url) : url;
       }
     }
   }
@@ -84,7 +83,7 @@
   function sibling(row, field, clean) {
     const parent = row.parentElement;
     if (!parent) return field.all ? [] : null;
-    const anchored = `:scope > :nth-child(${position(row)}) ${field.selector}`;
+    const anchored = `:scope > :nth-child(${position(row)}) ${field.css}`;
     const rowClean = clean && !agent.hasSensitive(parent);
     if (field.all) {
       const found = parent.querySelectorAll(anchored);
@@ -106,19 +105,19 @@
       return field.all ? [read(row, field, clean)] : read(row, field, clean);
     }
     if (field.all) {
-      let found = row.querySelectorAll(field.selector);
+      let found = row.querySelectorAll(field.css);
       let rowClean = clean;
       if (found.length === 0 && row.shadowRoot) {
-        found = row.shadowRoot.querySelectorAll(field.selector);
+        found = row.shadowRoot.querySelectorAll(field.css);
         rowClean = false; // the page-wide check does not look into shadow roots
       }
       if (found.length) field.hits += 1;
       return Array.from(found, (el) => read(el, field, rowClean));
     }
-    let el = row.querySelector(field.selector);
+    let el = row.querySelector(field.css);
     let rowClean = clean;
     if (el === null && row.shadowRoot) {
-      el = row.shadowRoot.querySelector(field.selector);
+      el = row.shadowRoot.querySelector(field.css);
       rowClean = false;
     }
     if (el === null) return null;
@@ -140,7 +139,9 @@
       // A selector that starts with a combinator reads the row's following siblings (a dl's dd).
       const relative = /^\s*[+~]/.test(selector);
       const problem = self ? null : selectorProblem(relative ? `:scope > * ${selector}` : selector);
-      return { name: f.name, selector, self, relative, take, attr: f.attr || null, all: Boolean(f.all), problem, hits: 0 };
+      // Attribute-value tests never match a secret (page/redact.js): a field is no oracle either.
+      const css = problem ? selector : agent.safeSelector(selector);
+      return { name: f.name, selector, css, self, relative, take, attr: f.attr || null, all: Boolean(f.all), problem, hits: 0 };
     });
   }
 
@@ -158,28 +159,8 @@
   agent.rowValues = rowValues;
   agent.forgetPositions = () => { positions = new WeakMap(); };
 
-  // `max_chars`: the most JSON text the host takes for one result (the worker passes the wire's
-  // MAX_RESULT_BYTES); building more would only be thrown away.
-  agent.commands.extract = ({ selector, fields, limit, max_chars: maxChars }) => {
-    if (typeof selector !== 'string' || !selector.trim()) {
-      throw new agent.PageError('invalid_params', 'selector must be a CSS selector for the rows, e.g. "table tbody tr"');
-    }
-    const plans = plan(fields);
-    const matched = agent.queryAll(selector);
-    const n = Number.isInteger(limit) && limit >= 0 ? Math.min(limit, matched.length) : matched.length;
-    // Most pages hold no secret at all: one look here spares a look per row (and per value) later.
-    const anySecret = agent.hasSensitive(document.documentElement);
-    agent.forgetPositions(); // the page may have changed since the last call
-    const parts = [];
-    let size = 0;
-    for (let i = 0; i < n; i += 1) {
-      const text = JSON.stringify(rowValues(matched[i], plans, anySecret));
-      size += text.length + 1;
-      if (size > maxChars) {
-        throw new agent.PageError('result_too_large', `the first ${i} rows already make ${size} characters of JSON: pass a limit or fewer fields`);
-      }
-      parts.push(text);
-    }
+  /** The warnings of fields that were invalid or found nothing in any of `n` rows. */
+  function fieldWarnings(plans, n) {
     const warnings = [];
     for (const p of plans) {
       if (p.problem) {
@@ -188,8 +169,71 @@
         warnings.push({ field: p.name, message: `${JSON.stringify(p.selector)} matched nothing in any of the ${n} rows` });
       }
     }
-    const head = `{"rows":[${parts.join(',')}],"count":${matched.length}`;
-    return { json: `${head},"warnings":${JSON.stringify(warnings)},"url":${JSON.stringify(location.href)}}` };
+    return warnings;
+  }
+
+  /** The answer as one JSON text; `extra` (an object) adds keys. The document's type tells a page of
+   * rows from a JSON export or a download that a next link led to. */
+  function answer(parts, count, warnings, extra = null) {
+    // Secret-shaped text (the pattern list) is looked for once in all the rows' JSON, and only rows
+    // that show some are masked value by value.
+    let body = parts.join(',');
+    if (agent.patternsHit(body)) body = parts.map((t) => (agent.patternsHit(t) ? JSON.stringify(agent.maskDeep(JSON.parse(t))) : t)).join(',');
+    const head = `{"rows":[${body}],"count":${count},"warnings":${JSON.stringify(warnings)}`;
+    const more = extra ? `,${JSON.stringify(extra).slice(1, -1)}` : '';
+    return { json: `${head},"url":${JSON.stringify(location.href)},"type":${JSON.stringify(document.contentType)}${more}}` };
+  }
+
+  function tooLarge(rows, size) {
+    return new agent.PageError('result_too_large', `the first ${rows} rows already make ${size} characters of JSON: pass a limit or fewer fields`);
+  }
+
+  /** A virtualised grid's rows, collected while its box scrolls (page/virtual.js). */
+  async function extractVirtual(selector, plans, box, limit, maxChars, timeoutMs) {
+    const anySecret = agent.hasSensitive(document.documentElement);
+    const relative = plans.some((p) => p.relative);
+    const read = (row) => {
+      if (relative) agent.forgetPositions(); // the grid moves its rows around between reads
+      return JSON.stringify(rowValues(row, plans, anySecret));
+    };
+    const deadline = Date.now() + Math.max(100, timeoutMs - 500);
+    const { texts, scrolls, complete } = await agent.collectVirtual(selector, box, read, { limit, deadline });
+    let size = 0;
+    texts.forEach((text, i) => {
+      size += text.length + 1;
+      if (size > maxChars) throw tooLarge(i, size);
+    });
+    const warnings = fieldWarnings(plans, texts.length);
+    if (!complete) warnings.push({ field: '', message: `the grid was still scrolling after ${timeoutMs} ms: ${texts.length} rows read; give a longer options.timeout_ms` });
+    return answer(texts, texts.length, warnings, { virtual: { rows: texts.length, scrolls, complete } });
+  }
+
+  // `max_chars`: the most JSON text the host takes for one result (the worker passes the wire's
+  // MAX_RESULT_BYTES); building more would only be thrown away. `virtual`: null finds out whether the
+  // rows are a virtualised grid's (they carry a row index and scroll in a box of their own), true
+  // insists, false never scrolls.
+  agent.commands.extract = ({ selector, fields, limit, max_chars: maxChars, virtual = null, timeout_ms: timeoutMs = 10_000 }) => {
+    if (typeof selector !== 'string' || !selector.trim()) {
+      throw new agent.PageError('invalid_params', 'selector must be a CSS selector for the rows, e.g. "table tbody tr"');
+    }
+    const plans = plan(fields);
+    const matched = agent.queryAll(selector);
+    const cap = Number.isInteger(limit) && limit >= 0 ? limit : null;
+    const box = virtual === false || cap === 0 ? null : agent.virtualGrid(matched, virtual === true);
+    agent.forgetPositions(); // the page may have changed since the last call
+    if (box) return extractVirtual(selector, plans, box, cap, maxChars, timeoutMs);
+    const n = cap === null ? matched.length : Math.min(cap, matched.length);
+    // Most pages hold no secret at all: one look here spares a look per row (and per value) later.
+    const anySecret = agent.hasSensitive(document.documentElement);
+    const parts = [];
+    let size = 0;
+    for (let i = 0; i < n; i += 1) {
+      const text = JSON.stringify(rowValues(matched[i], plans, anySecret));
+      size += text.length + 1;
+      if (size > maxChars) throw tooLarge(i, size);
+      parts.push(text);
+    }
+    return answer(parts, matched.length, fieldWarnings(plans, n));
   };
 
   agent.commands.count = ({ selector }) => {

@@ -22,6 +22,23 @@
   const refuse = (el, reason, detail) =>
     new PageError('not_interactable', `${agent.describe(el)} is not interactable: ${detail}`, { reason });
 
+  // Fields that hold a secret: a password input, also once the page switched it to type=text to
+  // show it (watched from the agent's arrival on), a password autocomplete field, anything the
+  // redaction covers, and a field the agent already typed a secret into. fill/type/press answer
+  // `secret: true` for them, so the host keeps what was typed out of workflows and results.
+  const secretFields = agent.secretFields || (agent.secretFields = new WeakSet());
+  for (const el of document.querySelectorAll('input[type=password]')) secretFields.add(el);
+  new MutationObserver((records) => {
+    for (const r of records) if (r.oldValue && r.oldValue.toLowerCase() === 'password') secretFields.add(r.target);
+  }).observe(document, { subtree: true, attributes: true, attributeFilter: ['type'], attributeOldValue: true });
+  agent.isSecretField = (el) => secretFields.has(el) || (el.localName === 'input' && el.type === 'password')
+    || /password/i.test(el.getAttribute?.('autocomplete') || '') || agent.isSensitive(el);
+  const typedInto = (el) => {
+    if (!agent.isSecretField(el)) return {};
+    secretFields.add(el);
+    return { secret: true };
+  };
+
   const isTextInput = (el) => (el.localName === 'input' && TEXT_TYPES.has(el.type)) || el.localName === 'textarea';
   const isEditable = (el) => isTextInput(el) || (el.isContentEditable === true);
 
@@ -103,8 +120,14 @@
     }
   }
 
+  // What the agent types into a password stays a secret after the page turns it into a text field.
+  const noteSecret = (el) => {
+    if (agent.isSensitive(el)) agent.markSecret(el);
+  };
+
   agent.commands.fill = (args) => {
     const el = focusForTyping(agent.resolve(args));
+    noteSecret(el);
     const value = String(args.value ?? '');
     if (el.localName === 'input' && SET_TYPES.has(el.type)) {
       setValue(el, value);
@@ -113,7 +136,7 @@
       }
       inputEvent(el, 'insertReplacementText', null);
       changeEvent(el);
-      return {};
+      return typedInto(el);
     }
     if (el.isContentEditable) {
       const range = el.ownerDocument.createRange();
@@ -127,13 +150,14 @@
     if (el.isContentEditable ? el.textContent : el.value) insert(el, '');
     typeChars(el, value);
     if (!el.isContentEditable) changeEvent(el);
-    return {};
+    return typedInto(el);
   };
 
   agent.commands.type = (args) => {
     const target = args.ref || args.selector ? agent.resolve(args) : agent.deepActive(document);
     if (!target || target === document.body) throw new PageError('invalid_params', 'nothing has the focus: give a ref or selector');
     const el = focusForTyping(target);
+    noteSecret(el);
     if (el.localName === 'input' && SET_TYPES.has(el.type)) throw new PageError('invalid_params', `${agent.describe(el)} is a ${el.type} input: use action=fill`);
     if (!el.isContentEditable) {
       try {
@@ -141,7 +165,7 @@
       } catch { /* no selection API */ }
     }
     typeChars(el, String(args.text ?? ''));
-    return {};
+    return typedInto(el);
   };
 
   const tabbables = (doc) => [...doc.querySelectorAll('a[href],button,input,select,textarea,summary,[tabindex],[contenteditable]')]
@@ -235,7 +259,8 @@
       if (!printable || keyEvent(el, 'keypress', k)) defaultAction(el, k);
     }
     keyEvent(agent.deepActive(document) || el, 'keyup', k);
-    return {};
+    // A character pressed into a secret field is part of a secret (press sequences type passwords).
+    return k.key.length === 1 && !k.ctrlKey && !k.metaKey && !k.altKey ? typedInto(el) : {};
   });
 
   agent.commands.select = (args) => {

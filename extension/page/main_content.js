@@ -187,8 +187,9 @@
         if (k === 0) this.push('<thead>');
         if (k === 1) this.push('<tbody>');
         this.push('<tr>');
+        const rowSecret = this.secrets.has(row) || this.secrets.has(row.parentElement);
         for (const cell of row.cells) {
-          if (this.secrets.has(cell)) this.push(`<td>${agent.REDACTED}</td>`);
+          if (rowSecret || this.secrets.has(cell)) this.push(`<td>${agent.REDACTED}</td>`);
           else this.wrap(k === 0 ? 'th' : 'td', cell, lenient, cell.colSpan > 1 ? ` colspan="${cell.colSpan}"` : '');
         }
         this.push('</tr>');
@@ -237,12 +238,13 @@
     } else {
       root = document.body ? pickRoot() : document.documentElement;
     }
-    const secrets = new Set(document.querySelectorAll(agent.sensitiveSelector()));
+    const secrets = new Set(agent.secretRoots(document));
     const writer = new Writer(secrets, Number.isInteger(maxBytes) && maxBytes > 0 ? maxBytes : 8 * 1024 * 1024);
     if (agent.isSensitive(root)) writer.push(`<p>${agent.REDACTED}</p>`);
     else writer.write(root, root.localName, false);
     // Last line of defence: a secret's text quoted elsewhere on the page is replaced as well.
-    const html = secrets.size ? agent.scrubText(writer.parts.join('')) : writer.parts.join('');
+    // and secret-shaped text (the pattern list) is masked.
+    const html = secrets.size ? agent.scrubText(writer.parts.join('')) : agent.maskPatterns(writer.parts.join(''));
     const out = { html, title: agent.scrubText(document.title), url: location.href, truncated: writer.truncated };
     return { json: JSON.stringify(out) };
   };

@@ -33,17 +33,26 @@
     return { n: rows.length, text: Array.from(rows, (r) => r.textContent).join('\u0001') };
   }
 
-  /** Resolve with `outcome()` when `ready()` holds after a DOM change, or with `outcome()` at `waitMs`. */
-  function waitForDom(ready, outcome, waitMs, start, { attributes = false, onLeave = null } = {}) {
+  /** Resolve with `outcome()` when `ready()` holds after a DOM change, or with `outcome()` at `waitMs`.
+   * With `quietMs`, also once the DOM has not changed for that long (`{...outcome(), quiet: true}`). */
+  function waitForDom(ready, outcome, waitMs, start, { attributes = false, onLeave = null, quietMs = 0 } = {}) {
     return new Promise((resolve) => {
       let timer = null;
+      let quiet = null;
+      const rearm = () => {
+        if (!quietMs) return;
+        clearTimeout(quiet);
+        quiet = setTimeout(() => finish({ ...outcome(), quiet: true }), quietMs);
+      };
       const observer = new MutationObserver(() => {
         if (ready()) finish(outcome());
+        else rearm();
       });
       const leave = () => finish(onLeave());
       function finish(value) {
         observer.disconnect();
         clearTimeout(timer);
+        clearTimeout(quiet);
         if (onLeave) removeEventListener('pagehide', leave);
         resolve(value);
       }
@@ -51,6 +60,7 @@
       if (onLeave) addEventListener('pagehide', leave);
       timer = setTimeout(() => finish(outcome()), waitMs);
       start();
+      rearm();
     });
   }
 
@@ -90,32 +100,38 @@
     );
   };
 
-  agent.commands.scroll_load = async ({ row_selector: rowSelector, until_selector: untilSelector, wait_ms: waitMs }) => {
+  // `scroll: false` waits again without scrolling (the worker saw a request still in flight), counting
+  // new rows from `before`, the count of the first call. `quiet_ms`: answer once nothing changed for
+  // that long (the worker decides whether the feed has ended: it sees the tab's requests).
+  agent.commands.scroll_load = async ({ row_selector: rowSelector, until_selector: untilSelector, wait_ms: waitMs, quiet_ms: quietMs = null, scroll = true, before: given = null }) => {
     needSelector(rowSelector, 'row_selector');
     if (untilSelector !== null && untilSelector !== undefined) needSelector(untilSelector, 'until_selector');
     positiveMs(waitMs);
     const count = () => document.querySelectorAll(rowSelector).length;
-    const found = () => Boolean(untilSelector) && document.querySelector(untilSelector) !== null;
-    const before = count();
+    // "Shows up" means a person could see it: feed libraries keep their end marker in the DOM from the
+    // start with display: none, and show it at the end.
+    const found = () => Boolean(untilSelector) && [...document.querySelectorAll(untilSelector)].some((el) => agent.isVisible(el));
+    const before = Number.isInteger(given) ? given : count();
     const outcome = () => ({ before, after: count(), until_found: found() });
-    if (found()) return outcome();
+    if (found() || count() > before) return outcome();
     // Loaders watch the end of the list with an IntersectionObserver, which samples once a frame: a
     // scroll in the same frame as the last batch's arrival would look like no movement at all.
-    await renderedFrame();
+    if (scroll) await renderedFrame();
     if (count() > before || found()) return outcome();
     return waitForDom(
       () => count() > before || found(),
       outcome,
       waitMs,
       () => {
+        if (!scroll) return;
         // The rows may live in their own scrolling box: bring the last one into view, then the page end.
         const rows = document.querySelectorAll(rowSelector);
         if (rows.length) rows[rows.length - 1].scrollIntoView({ block: 'end', inline: 'nearest' });
         const root = document.scrollingElement || document.documentElement;
         globalThis.scrollTo(0, root.scrollHeight);
       },
-      // "until" may be a class or attribute that appears on an element already there.
-      { attributes: Boolean(untilSelector) },
+      // "until" may be a class, attribute or style that changes on an element already there.
+      { attributes: Boolean(untilSelector), quietMs: Number.isInteger(quietMs) && quietMs > 0 ? quietMs : 0 },
     );
   };
 })();

@@ -69,8 +69,6 @@
       used += n;
       return true;
     };
-    const secret = agent.sensitiveSelector();
-
     function element(el) {
       const tag = el.localName;
       if (el.namespaceURI !== HTML) {
@@ -78,7 +76,7 @@
         return;
       }
       if (DROP.has(tag)) return;
-      if (el === root ? agent.isSensitive(el) : el.matches(secret)) {
+      if (el === root ? agent.isSensitive(el) : agent.isSecretRoot(el)) {
         // Name and type tell a selector what it is; the content (and any other attribute) is the secret.
         const named = ['id', 'class', 'name', 'type'].map((a) => (el.hasAttribute(a) ? ` ${a}="${escAttr(cut(el.getAttribute(a), MAX_ATTR))}"` : '')).join('');
         emit(VOID.has(tag) ? `<${tag}${named}>` : `<${tag}${named}>${agent.REDACTED}</${tag}>`);

@@ -6,12 +6,24 @@
 // Values are quoted only when they need it (spaces at an end, quotes, brackets, line breaks).
 // Hidden content (display:none, visibility:hidden, aria-hidden, inert, far off-screen) is skipped;
 // open shadow roots and same-origin frames are walked; secrets come out as [REDACTED].
+// Page text is data: a text line starting like TabPilot's own markup (#, |, -, +, [, \) gets a
+// backslash in front, a ref-like "@e5" in it is written "\@e5", a bar inside a table cell "\|".
 (() => {
   const agent = globalThis.__tabpilotAgent;
   if (agent.renderLines) return;
 
   const R = agent.REDACTED;
-  const { isInteractive, controlLine, ariaName, norm, quote } = agent.controls;
+  const { isInteractive, controlLine, ariaName, norm, quote, REF_LIKE } = agent.controls;
+  // Our own [REDACTED] mark inside a run of page text, swapped in after the text is escaped.
+  const MARK = '\u0000';
+  const LEAD = /^(?:[#|[\\]|[-+] )/;
+
+  /** A line of page text, escaped so it cannot pass for a heading, row, ref or marker of ours. */
+  function escapeText(text) {
+    const lead = LEAD.test(text);
+    const out = text.replace(REF_LIKE, '\\@e').replaceAll(MARK, R);
+    return lead ? `\\${out}` : out;
+  }
   const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'datalist', 'option', 'optgroup', 'canvas', 'param', 'source', 'track', 'area', 'map']);
   const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'img', 'kbd', 'label', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'wbr', 'button', 'input', 'select', 'textarea']);
   const TABLE_PARTS = new Set(['tr', 'td', 'th', 'tbody', 'thead', 'tfoot', 'colgroup', 'col']);
@@ -33,10 +45,12 @@
     }
 
     flush() {
-      const text = norm(this.buf);
+      const raw = norm(this.buf);
       this.buf = '';
-      if (!text || text === this.lines[this.lines.length - 1]) return;
-      if (text.length <= 2 && !/[\p{L}\p{N}]/u.test(text)) return; // separators like "|" or "·"
+      if (!raw) return;
+      if (raw.length <= 2 && !raw.includes(MARK) && !/[\p{L}\p{N}]/u.test(raw)) return; // separators like "|" or "·""
+      const text = escapeText(raw);
+      if (text === this.lines[this.lines.length - 1]) return;
       this.lines.push(text);
     }
 
@@ -92,8 +106,8 @@
         const rect = el.getBoundingClientRect();
         if (rect.right + win.scrollX < 0 || rect.bottom + win.scrollY < 0) return;
       }
-      const isSecretRoot = !secret && el.matches(this.secret);
-      if (isSecretRoot && shown && (el.textContent || '').trim() && !isInteractive(el, tag)) this.buf += ` ${R} `;
+      const isSecretRoot = !secret && agent.isSecretRoot(el);
+      if (isSecretRoot && shown && (el.textContent || '').trim() && !isInteractive(el, tag)) this.buf += ` ${MARK} `;
       secret = secret || isSecretRoot;
 
       if (shown && (isInteractive(el, tag) || (tag === 'label' && this.hiddenControl(el)))) {
@@ -177,8 +191,15 @@
       if (el.caption) this.element(el.caption, secret, false);
       for (const row of rows) {
         if (!row.checkVisibility()) continue;
-        const cells = [...row.cells].map((cell) => (cell.checkVisibility()
-          ? this.collect(() => this.children(cell, secret, false)).join(' ') : ''));
+        // Rows and cells are walked here, not by element(): their own secret marks are checked here.
+        const rowSecret = secret || agent.isSecretRoot(row) || (row.parentElement !== el && agent.isSecretRoot(row.parentElement));
+        const cells = [...row.cells].map((cell) => {
+          if (!cell.checkVisibility()) return '';
+          const cellSecret = rowSecret || agent.isSecretRoot(cell);
+          const text = this.collect(() => this.children(cell, cellSecret, false)).join(' ');
+          if (cellSecret && !text && (cell.textContent || '').trim()) return R;
+          return text.replaceAll('|', '\\|');
+        });
         if (cells.some(Boolean)) this.lines.push(`| ${cells.join(' | ')}`.trimEnd());
       }
       return true;
@@ -194,9 +215,14 @@
     }
     agent.pruneRefs();
     const walker = new Walker(agent.sensitiveSelector());
-    walker.element(root, false, false);
+    // A scope inside a secret is a secret too.
+    const secret = agent.isSensitive(root);
+    if (secret && root.nodeType === 1 && (root.textContent || '').trim() && !isInteractive(root, root.localName)) walker.lines.push(R);
+    walker.element(root, secret, false);
     walker.flush();
-    return walker.lines;
+    // Secret-shaped text is masked over the whole text at once: a key block may span lines.
+    const all = walker.lines.join('\n');
+    return agent.patternsHit(all) ? agent.maskPatterns(all).split('\n') : walker.lines;
   };
 
 })();

@@ -59,7 +59,7 @@
       full = lines.join('\n');
     }
     const part = agent.window(full, cursor, max);
-    const refs = new Set(part.text.match(/@e\d+/g) || []);
+    const refs = new Set(part.text.match(/(?<!\\)@e\d+/g) || []); // \@e5 is page text, not a ref
     return {
       text: part.text,
       cursor_next: part.next,

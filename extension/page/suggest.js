@@ -230,7 +230,7 @@
   function sampleRows(selector, fields, anySecret) {
     const plans = agent.fieldPlans(fields);
     agent.forgetPositions();
-    return Array.from(document.querySelectorAll(selector)).slice(0, SAMPLE_ROWS).map((row) => agent.rowValues(row, plans, anySecret));
+    return Array.from(document.querySelectorAll(selector)).slice(0, SAMPLE_ROWS).map((row) => agent.maskDeep(agent.rowValues(row, plans, anySecret)));
   }
 
   function region(top, css, counts) {

@@ -10,7 +10,9 @@
   // Classes that say what state a row is in, not what it is; and generated ones (css-1x2y3z).
   const STATE = /^(active|selected|current|odd|even|first|last|open|closed|hidden|visible|disabled|enabled|expanded|collapsed|highlighted?|featured|new|clearfix|row|col|is-.*|has-.*|js-.*)$/i;
   const GENERATED = /\d{3,}|^(css|sc|jsx|emotion|svelte)-|__[A-Za-z0-9]*\d[A-Za-z0-9]*$/;
-  const NUMBER = /^\(?(?:[$€£¥₹]|[A-Z]{3})?\s?[-−]?\s?(?:\d{1,3}(?:[,.' \u00a0]\d{3})+|\d+)(?:[.,]\d+)?\s?(?:%|[$€£¥₹]|[A-Z]{3})?\)?$/;
+  // One number grammar with the host's `| number` (generated into page/numbers.js): an identifier
+  // such as "ACC-1001" or "SKU-000005" stays text.
+  const NUMBER = agent.numbers.WHOLE;
   const SAMPLED = 12;
   const MAX_FIELDS = 12;
   const MAX_NODES = 300; // per row: a "row" bigger than this is a page section, not a record
@@ -79,7 +81,7 @@
     }
     if (/^h[1-6]$/.test(el.localName)) return 'title';
     if (el.localName === 'time') return 'date';
-    if (text && NUMBER.test(text) && /[$€£¥₹]/.test(text)) return 'price';
+    if (text && NUMBER.test(text) && agent.numbers.CURRENCY.test(text)) return 'price';
     return { a: 'link', img: 'image', p: 'text', li: 'item', td: 'cell', span: 'text', div: 'text' }[el.localName] || el.localName;
   }
 

@@ -6,6 +6,41 @@
   if (agent.commands.wait_for) return;
   const { PageError } = agent;
   const STATES = ['visible', 'hidden', 'attached', 'detached'];
+  const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'kbd', 'label', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'wbr']);
+
+  /**
+   * The text a person sees, with secrets as [REDACTED] and secret-shaped text masked: what a text wait
+   * matches, so it can never tell a right guess of a secret from a wrong one.
+   */
+  function shownText() {
+    const body = document.body;
+    if (!body) return '';
+    const secrets = new Set(agent.secretRoots(document));
+    let text;
+    if (!secrets.size) text = body.innerText || '';
+    else {
+      const parts = [];
+      const walker = document.createTreeWalker(body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+        acceptNode: (n) => {
+          if (n.nodeType === 3) return NodeFilter.FILTER_ACCEPT;
+          const tag = n.localName;
+          if (tag === 'script' || tag === 'style' || tag === 'template' || tag === 'noscript') return NodeFilter.FILTER_REJECT;
+          if (secrets.has(n)) {
+            parts.push(` ${agent.REDACTED} `);
+            return NodeFilter.FILTER_REJECT;
+          }
+          if (!n.checkVisibility({ visibilityProperty: true }) && !n.checkVisibility()) return NodeFilter.FILTER_REJECT;
+          if (!INLINE.has(tag)) parts.push(' ');
+          return NodeFilter.FILTER_SKIP;
+        },
+      });
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        if (n.parentElement && n.parentElement.checkVisibility({ visibilityProperty: true })) parts.push(n.data);
+      }
+      text = parts.join('');
+    }
+    return agent.maskPatterns(text.replace(/\s+/g, ' '));
+  }
 
   function condition(args) {
     if (args.selector) {
@@ -31,8 +66,7 @@
     }
     if (typeof args.text === 'string' && args.text) {
       const needle = args.text.replace(/\s+/g, ' ').trim();
-      // innerText is what a person sees (no hidden, script or style text).
-      const test = () => (document.body?.innerText || '').replace(/\s+/g, ' ').includes(needle);
+      const test = () => shownText().includes(needle);
       return { test, what: `the text ${JSON.stringify(needle)} to appear`, now: () => 'it is not on the page', matched: { text: needle } };
     }
     throw new PageError('invalid_params', 'wait_for needs selector, text or url');

@@ -97,8 +97,9 @@ async def test_only_the_popup_can_switch_the_pilot_on(driver: webdriver.Chrome, 
     original = driver.current_window_handle
     driver.switch_to.new_window("tab")
     try:
-        # Another page of the extension itself (not the popup) asks the worker to turn the pilot on.
-        driver.get(f"{paths.EXTENSION_ORIGIN}offscreen.html")
+        # Another document of the extension itself (not the popup) asks the worker to turn the pilot
+        # on: any file of the extension opened in a tab is a document with the extension's powers.
+        driver.get(f"{paths.EXTENSION_ORIGIN}popup.css")
         answer = driver.execute_async_script(
             "const done = arguments[arguments.length - 1];"
             "chrome.runtime.sendMessage({type: 'set_pilot', enabled: true}).then(done, e => done(String(e)));"

@@ -1,9 +1,11 @@
-"""The popup: the agent's recent actions, the badge while it acts, and the redaction list editor."""
+"""The popup: every state drawn in real Chromium (and photographed, light and dark), the agent's
+recent actions in words, the badge while it acts, and the redaction list editor."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import json
+import re
+from urllib.parse import urlsplit
 
 import anyio
 import pytest
@@ -14,22 +16,11 @@ from tabpilot.demo.server import DEMO_PASSWORD
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.popup import by_id, opened, set_sites, shoot, shown
 from tests.support.snap import ref, snapshot
 
 pytestmark = pytest.mark.anyio
-
-
-@contextmanager
-def popup(driver: webdriver.Chrome) -> Iterator[None]:
-    """The popup page open in its own tab for the block; the test's tab is restored after."""
-    original = driver.current_window_handle
-    driver.switch_to.new_window("tab")
-    try:
-        driver.get(browser.POPUP_URL)
-        yield
-    finally:
-        driver.close()
-        driver.switch_to.window(original)
+popup = opened
 
 
 def _badge(driver: webdriver.Chrome) -> str:
@@ -52,13 +43,16 @@ async def test_activity_log_and_badge(driver: webdriver.Chrome, env: dict[str, s
         with popup(driver):
 
             def rows() -> list[str]:
-                return [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#activity-log li")]
+                found = driver.find_elements(By.CSS_SELECTOR, "#activity-log li")
+                return [" ".join(li.text.split()) for li in found]
 
-            shown = browser.wait_until(lambda: rows() if any("tab_not_found" in r for r in rows()) else None)
-            # Newest first: the failed call, then the fill and the navigation, each with its tab.
-            assert "execute_js" in shown[0] and f"tab {2**31 - 2}" in shown[0]
-            assert any("fill" in r and r.endswith("ok") for r in shown), shown
-            assert any("navigate" in r and f"tab {nav['tab_id']}" in r for r in shown)
+            logged = browser.wait_until(lambda: rows() if any("no such tab" in r for r in rows()) else None)
+            # Newest first, in words, each on the site it was on: the failed call, the fill, the page.
+            host = urlsplit(site).netloc
+            assert re.fullmatch(r"\d\d:\d\d ran a script no such tab", logged[0]), logged
+            assert any(re.fullmatch(rf"\d\d:\d\d filled in a field on {re.escape(host)}", r) for r in logged)
+            assert any(r.endswith(f"opened {host}") for r in logged), logged
+            assert nav["tab_id"] and not any("tab " in r for r in logged), logged
             page_text = driver.find_element(By.TAG_NAME, "body").text
             stored = driver.execute_async_script(
                 "const done = arguments[arguments.length - 1];"
@@ -155,4 +149,118 @@ async def test_popup_shows_the_scrape_the_host_runs(
                 return text if "complete" in text else None
 
             line = browser.wait_until(finished, what="the scrape's line in the popup")
-    assert "popup_news" in line and "step 2/2" in line and f"{len(out['data'])} row(s)" in line, line
+    rows = len(out["data"])
+    assert "popup_news complete" in line and "step 2/2" in line, line
+    assert line.endswith(f"· {rows} row{'' if rows == 1 else 's'}"), line
+
+
+def _session(driver: webdriver.Chrome, script: str) -> object:
+    return driver.execute_async_script(f"const done = arguments[arguments.length - 1]; {script}")
+
+
+async def test_every_state_is_drawn_and_photographed(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    host = urlsplit(site).netloc
+    other = site.replace("127.0.0.1", "localhost")
+    browser.set_pilot(driver, False)
+    set_sites(driver, only=None)
+    driver.get(f"{site}/sites/list.html")
+    try:
+        with opened(driver):
+            toggle = by_id(driver, "pilot-toggle")
+            browser.wait_until(
+                lambda: by_id(driver, "conn-pill").text == "Connected" or None, what="connected"
+            )
+            assert not toggle.is_selected() and by_id(driver, "pilot-hint").text.startswith("Off:")
+            assert not shown(driver, "pilot-choice") and not shown(driver, "site-request")
+            assert not shown(driver, "connection")  # the details show only when something is wrong
+            assert (
+                by_id(driver, "this-site-name").text == host
+                and by_id(driver, "this-site-button").text == "Allow"
+            )
+            assert by_id(driver, "scope-all").is_selected()
+            shoot(driver, "1-off")
+
+            toggle.click()  # switching on asks where first
+            assert shown(driver, "pilot-choice") and not shown(driver, "pilot-this-site-why")
+            only = by_id(driver, "pilot-this-site")
+            assert (
+                only.text == f"Only {host}"
+                and only.is_enabled()
+                and by_id(driver, "pilot-all-sites").is_enabled()
+            )
+            shoot(driver, "2-choose-where")
+            only.click()
+            browser.wait_until(
+                lambda: toggle.get_attribute("data-applied") == "true" or None, what="pilot on"
+            )
+            browser.wait_until(lambda: driver.find_element(By.CSS_SELECTOR, 'body[data-scope="only"]'))
+            assert not shown(driver, "pilot-choice") and toggle.is_selected()
+            assert by_id(driver, "pilot-hint").text.startswith(f"On for {host} only")
+            assert [
+                li.text.split("\n")[0] for li in driver.find_elements(By.CSS_SELECTOR, "#site-list li")
+            ] == [host]
+            assert (
+                by_id(driver, "this-site-button").text == "Remove" and by_id(driver, "track-tab").is_enabled()
+            )
+            shoot(driver, "3-on-for-this-site")
+
+        async with mcp_client(env) as client:
+            rows = await call(
+                client,
+                "interact",
+                action="scrape",
+                operation="extract",
+                selector="table.orders tr",
+                schema={"n": ".n"},
+            )
+            assert [r["n"] for r in rows["data"]] == ["A-1", "A-2"]
+            refused = await call_error(client, "interact", action="navigate", url=f"{other}/index.html")
+            assert refused["error"] == ErrorCode.SITE_NOT_ALLOWED
+
+        with opened(driver):
+            browser.wait_until(lambda: shown(driver, "site-request") or None, what="the agent's request")
+            assert by_id(driver, "site-request-name").text == urlsplit(other).netloc
+            assert by_id(driver, "site-request-allow").text == f"Allow {urlsplit(other).netloc}"
+
+            def logged() -> list[str]:
+                return [
+                    " ".join(li.text.split())
+                    for li in driver.find_elements(By.CSS_SELECTOR, "#activity-log li")
+                ]
+
+            rows_seen = browser.wait_until(lambda: logged() if len(logged()) >= 2 else None, what="the log")
+            assert rows_seen[0].endswith(f"tried to open {urlsplit(other).netloc} refused: site not allowed")
+            assert any(r.endswith(f"read 2 rows on {host}") for r in rows_seen), rows_seen
+            shoot(driver, "4-agent-asks-for-a-site")
+
+        # The person's tab on a site outside the scope: nothing to track there, and the popup says why.
+        driver.get(f"{other}/index.html")
+        with opened(driver):
+            track = by_id(driver, "track-tab")
+            assert not track.is_enabled()
+            assert "not among the allowed sites" in by_id(driver, "track-why").text
+            assert by_id(driver, "this-site-button").text == "Allow"
+            shoot(driver, "5-tab-outside-the-sites")
+
+            # What the worker records when the host is not registered.
+            before = _session(
+                driver, "chrome.storage.session.get('connection').then((s) => done(s.connection));"
+            )
+            _session(
+                driver,
+                "chrome.storage.session.set({connection: {state: 'disconnected',"
+                " error: 'Specified native messaging host not found.'}}).then(() => done(null));",
+            )
+            try:
+                browser.wait_until(lambda: by_id(driver, "conn-pill").text == "Not connected" or None)
+                assert shown(driver, "connection") and "tabpilot install" in by_id(driver, "connection").text
+                shoot(driver, "6-not-connected")
+            finally:
+                restore = f"chrome.storage.session.set({{connection: {json.dumps(before)}}})"
+                _session(driver, f"{restore}.then(() => done(null));")
+    finally:
+        browser.set_pilot(driver, False)
+        set_sites(driver, only=None)
+        browser.set_pilot(driver, True)

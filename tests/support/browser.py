@@ -128,9 +128,13 @@ def _flip_in_popup(driver: webdriver.Chrome, tab: str, enabled: bool) -> None:
     wait_until(lambda: tab in driver.window_handles or None, what="chromedriver to see the new tab")
     driver.switch_to.window(tab)
     driver.get(POPUP_URL)
-    toggle = wait_until(lambda: driver.find_element(By.ID, "pilot-toggle"), what="the pilot toggle")
+    wait_until(lambda: driver.find_element(By.CSS_SELECTOR, "body[data-ready]"), what="the popup")
+    toggle = driver.find_element(By.ID, "pilot-toggle")
     if toggle.is_selected() != enabled:
         toggle.click()
+        if enabled:
+            # Switching on asks where: "All sites" is what these tests need (test_sites.py tries both).
+            driver.find_element(By.ID, "pilot-all-sites").click()
         # The checkbox moves at the click; the worker has the new state once the popup marks it applied.
         wanted = "true" if enabled else "false"
         wait_until(

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from typing import Any
 
+import anyio
 import jsonschema
 import pytest
 from mcp import Client
@@ -19,8 +23,6 @@ pytestmark = pytest.mark.anyio
 
 # Playwright MCP 0.0.83's tools/list, the peer an agent would otherwise load, in bytes.
 PEER_TOOLS_LIST_BYTES = 20_331
-# The JSON-RPC envelope around the result ({"jsonrpc":"2.0","id":N,"result":…}).
-ENVELOPE_BYTES = 64
 
 
 async def _listed() -> dict[str, Any]:
@@ -52,10 +54,38 @@ async def test_a_mixed_tool_says_why_its_hints_are_the_worst_case() -> None:
     assert "delete_state" in tools["configure"]["description"].splitlines()[-1]
 
 
-async def test_tools_list_is_no_larger_than_the_peer_and_keeps_output_schemas() -> None:
+def _wire_tools_list(env: dict[str, str]) -> bytes:
+    """The tools/list answer exactly as `tabpilot mcp` writes it on stdout (one JSON-RPC line)."""
+    opening = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+         "capabilities": {}, "clientInfo": {"name": "size-check", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]  # fmt: skip
+    with subprocess.Popen(
+        [sys.executable, "-m", "tabpilot.cli", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env={**os.environ, **env, "TABPILOT_BRIDGE_FASTSTART": "0"},
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in opening))
+            proc.stdin.flush()
+            for line in proc.stdout:
+                if json.loads(line).get("id") == 2:
+                    return line.rstrip(b"\n")
+            raise AssertionError("no tools/list answer")
+        finally:
+            proc.kill()
+
+
+async def test_tools_list_is_no_larger_than_the_peer_and_keeps_output_schemas(
+    tp_dirs: dict[str, str],
+) -> None:
+    line = await anyio.to_thread.run_sync(_wire_tools_list, tp_dirs)
+    assert len(line) <= PEER_TOOLS_LIST_BYTES, len(line)
     listed = await _listed()
-    size = len(json.dumps(listed, separators=(",", ":"), ensure_ascii=False).encode())
-    assert size + ENVELOPE_BYTES <= PEER_TOOLS_LIST_BYTES, size
     for tool in listed["tools"]:
         schema = tool["outputSchema"]
         assert schema["type"] == "object"

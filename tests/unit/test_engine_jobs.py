@@ -122,7 +122,7 @@ async def test_replay_errors(tmp_path: Path) -> None:
 
 
 async def test_secrets_are_not_recorded(tmp_path: Path) -> None:
-    jobs, browser = jobs_with(tmp_path, fill=lambda c: {"sensitive": c.selector == "#pw"}, click=lambda c: {})
+    jobs, browser = jobs_with(tmp_path, fill=lambda c: {"secret": c.selector == "#pw"}, click=lambda c: {})
     req = request(
         steps=[
             {"type": "navigate", "url": "https://app.example/login"},
@@ -154,6 +154,64 @@ async def test_secrets_are_not_recorded(tmp_path: Path) -> None:
     )
     assert out["status"] == "complete"
     assert [c.value for c in browser.sent if isinstance(c, m.Fill)] == ["alice", "pw2", "t2"]
+
+
+async def test_what_any_step_types_into_a_secret_field_stays_off_disk(tmp_path: Path) -> None:
+    # The page says `secret: true` for a password field whatever its selector or current type.
+    secret_fields = {"#k1", "#k2", "#k3"}
+    answer = lambda c: {"secret": True} if c.selector in secret_fields else {}  # noqa: E731
+    jobs, browser = jobs_with(
+        tmp_path,
+        fill=answer,
+        type=answer,
+        press=lambda c: answer(c) if len(c.key) == 1 else {},
+        execute_js=lambda c: {"success": True, "result": "read back: typed-S3CRET-A / param-S3CRET-X / ZQ7"},
+    )
+    req = request(
+        name="login",
+        steps=[
+            {"type": "navigate", "url": "https://app.example/login"},
+            {"type": "fill", "selector": "#user", "value": "{{params.user}}"},
+            {"type": "fill", "selector": "#k1", "value": "{{params.x}}"},
+            {"type": "type", "selector": "#k2", "text": "typed-S3CRET-A"},
+            {"type": "press", "selector": "#k3", "key": "Z"},
+            {"type": "press", "selector": "#k3", "key": "Q"},
+            {"type": "press", "selector": "#k3", "key": "7"},
+            {"type": "press", "selector": "#k3", "key": "Enter"},
+            {"type": "execute_js", "script": "'typed-S3CRET-A'.length", "save_as": "echo"},
+        ],
+        params={"user": "alice", "x": "param-S3CRET-X"},
+    )
+    out = await finish(jobs, req)
+    assert out["status"] == "complete", out
+    assert out["outputs"]["echo"] == "read back: [REDACTED] / [REDACTED] / [REDACTED]"
+    await jobs.shutdown()
+    files = {p.name: p.read_text() for p in (tmp_path / "data").rglob("*.json")}
+    assert f"{out['correlation_id']}.json" in files and f"{out['workflow_id']}.json" in files
+    for name, text in files.items():
+        for secret in ("typed-S3CRET-A", "param-S3CRET-X"):
+            assert secret not in text, f"{secret} in {name}"
+    doc = json.loads(files[f"{out['workflow_id']}.json"])
+    steps = doc["workflow"]["steps"]
+    assert doc["params"] == {"user": "alice"}
+    assert doc["required_params"] == ["password", "secret_4", "secret_5", "secret_6", "x"]
+    assert [s.get("key") for s in steps[4:8]] == [
+        "{{params.secret_4}}", "{{params.secret_5}}", "{{params.secret_6}}", "Enter",
+    ]  # fmt: skip
+    assert steps[8]["script"] == "'{{params.password}}'.length"
+    with pytest.raises(TabPilotError) as err:
+        jobs.start({"operation": "replay", "workflow_id": out["workflow_id"]})
+    assert err.value.code == ErrorCode.INVALID_PARAMS
+    browser.sent.clear()
+    given = {"x": "p2", "password": "t2", "secret_4": "a", "secret_5": "b", "secret_6": "c"}
+    again = await finish(jobs, {"operation": "replay", "workflow_id": out["workflow_id"], "params": given})
+    assert again["status"] == "complete", again
+    typed = [(type(c).__name__, getattr(c, "value", None) or getattr(c, "text", None) or c.key)
+             for c in browser.sent if isinstance(c, m.Fill | m.TypeText | m.Press)]  # fmt: skip
+    assert typed == [
+        ("Fill", "alice"), ("Fill", "p2"), ("TypeText", "t2"),
+        ("Press", "a"), ("Press", "b"), ("Press", "c"), ("Press", "Enter"),
+    ]  # fmt: skip
 
 
 async def test_one_workflow_per_tab(tmp_path: Path) -> None:

@@ -422,14 +422,19 @@ async def test_delay_between_steps_is_the_only_pause() -> None:
         await real_sleep(0)
 
     browser = ScriptedBrowser({"press": lambda c: {}})
-    p = build_plan(parse_request({"operation": "workflow", "steps": [{"type": "press", "key": "a"}] * 3}))
+    steps = [{"type": "press", "key": "a"}] * 3
     mp = pytest.MonkeyPatch()
     mp.setattr(asyncio, "sleep", fake_sleep)
     try:
-        await runner.run(p, browser, grace_s=0.05)
+        await runner.run(
+            build_plan(parse_request({"operation": "workflow", "steps": steps})), browser, grace_s=0.05
+        )
+        assert slept == [], "steps wait for their own conditions: no pause by default"
+        polite = {"operation": "workflow", "steps": steps, "options": {"delay_ms": 250}}
+        await runner.run(build_plan(parse_request(polite)), browser, grace_s=0.05)
     finally:
         mp.undo()
-    assert slept == [0.5, 0.5], "default 500 ms between steps, none before the first"
+    assert slept == [0.25, 0.25], "options.delay_ms between steps, none before the first"
 
 
 async def test_a_next_page_that_lands_on_a_login_is_navigation_redirect() -> None:

@@ -201,7 +201,49 @@ async def test_scrape_is_refused_while_the_pilot_is_off(tp_dirs: dict[str, str])
             await pool.call(m.Scrape(id=0, request=WORKFLOW))
         assert err.value.code == ErrorCode.AI_WEB_PILOT_DISABLED
         assert not any(r["type"] == "navigate" for r in ext.received)
-        assert (await pool.call(m.WorkflowOp(id=0, op="list"))) == {"workflows": []}
+    finally:
+        await pool.aclose()
+        await ext.stop()
+
+
+async def _switch(ext: FakeExtension, pool: HostPool, enabled: bool) -> None:
+    """The popup's toggle: the extension's state and its event, seen by the host."""
+    ext.pilot = enabled
+    ext.send({"type": "event", "name": "pilot", "data": {"enabled": enabled}})
+    async with asyncio.timeout(10):
+        while (await pool.call(m.HostInfo(id=0))).get("pilot", False) is not enabled:
+            await asyncio.sleep(0.01)
+
+
+async def test_stored_data_is_refused_while_the_pilot_is_off(tp_dirs: dict[str, str]) -> None:
+    ext = FakeExtension(tp_dirs)
+    await ext.start()
+    table(ext)
+    pool = HostPool(connect_wait_s=5)
+    try:
+        done = await pool.call(m.Scrape(id=0, request=WORKFLOW))
+        assert done["status"] == "complete", done
+        cid, wf = done["correlation_id"], done["workflow_id"]
+        stored: list[m.Command] = [
+            m.JobResult(id=0, correlation_id=cid),
+            m.CancelJob(id=0, correlation_id=cid),
+            m.WorkflowOp(id=0, op="list"),
+            m.WorkflowOp(id=0, op="get", workflow_id=wf),
+            m.WorkflowOp(id=0, op="delete", workflow_id=wf),
+            m.WorkflowOp(id=0, op="import", document="{}"),
+            m.ExtractionOp(id=0, op="strategies"),
+            m.ExtractionOp(id=0, op="aggregate", extraction_id="ex-0"),
+            m.ExtractionOp(id=0, op="clear_aggregate"),
+        ]
+        await _switch(ext, pool, False)
+        for command in stored:
+            with pytest.raises(TabPilotError) as err:
+                await pool.call(command)
+            assert err.value.code == ErrorCode.AI_WEB_PILOT_DISABLED, command
+        await _switch(ext, pool, True)
+        assert (await pool.call(m.JobResult(id=0, correlation_id=cid)))["status"] == "complete"
+        [listed] = (await pool.call(m.WorkflowOp(id=0, op="list")))["workflows"]
+        assert listed["workflow_id"] == wf, "the refused delete deleted nothing"
     finally:
         await pool.aclose()
         await ext.stop()
@@ -216,7 +258,7 @@ async def test_a_scrape_sent_before_the_pilot_event_arrives_asks_the_extension(
     table(ext)
     pool = HostPool(connect_wait_s=5)
     try:
-        await pool.call(m.WorkflowOp(id=0, op="list"))  # connected, the host holds "off"
+        await pool.call(m.HostInfo(id=0))  # connected, the host holds "off"
         ext.pilot = True  # switched on in the popup; the host has not heard of it yet
         value = await pool.call(m.Scrape(id=0, request={**WORKFLOW, "record": False}))
         assert value["status"] == "complete", value

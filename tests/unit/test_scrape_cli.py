@@ -50,11 +50,17 @@ async def test_scrape_file_to_csv_then_replay_and_manage_workflows(
             ["Doohickey", "-4"],
         ]
         assert "3 rows, 2 pages" in err
+        # Listing and exporting read the local store: the person's own files, pilot on or off.
+        ext.pilot = False
+        ext.send({"type": "event", "name": "pilot", "data": {"enabled": False}})
         code, listed, err = await cli("workflows", "list", "--json")
         [wf] = json.loads(listed)
         assert code == 0 and wf["workflow_id"].startswith("wf-prices-")
         exported = tmp_path / "wf.json"
         assert (await cli("workflows", "export", wf["workflow_id"], str(exported)))[0] == 0
+        assert json.loads(exported.read_text())["id"] == wf["workflow_id"]
+        ext.pilot = True
+        ext.send({"type": "event", "name": "pilot", "data": {"enabled": True}})
         assert (await cli("workflows", "delete", wf["workflow_id"]))[0] == 0
         code, _, err = await cli("replay", wf["workflow_id"])
         assert code == 1 and "workflow_not_found" in err

@@ -20,14 +20,44 @@ export const EXTRACTOR_SOURCE = 'tabpilot-extractor.js';
  * {thrown: {error, stack, line, column}} (position within the agent's script), {syntax: thrown} (the
  * script does not compile; no position known here), {bad_root: {invalid, message}} (css_selector
  * invalid or matching nothing), {empty: what}.
+ *
+ * With `rules` ({redact, patterns}; execute_js) the same scrub applies to a plain script's value,
+ * error and stack, and the answer says how many strings it replaced ("redacted":n, when n > 0). The
+ * scrub catches a secret a script picked up by accident; a script written to leak one can encode it.
  */
-export async function runInPage(script, maxChars, given = null, maxItems = 10_000, extractor = null) {
+export async function runInPage(script, maxChars, given = null, maxItems = 10_000, extractor = null, rules = null) {
   const SOURCE = 'tabpilot-extractor.js'; // EXTRACTOR_SOURCE: module scope does not travel
   const REDACTED = '[REDACTED]';
   const limit = maxItems === null ? Infinity : maxItems;
   // new Function puts two lines ("async function anonymous(root" and ") {") before the body.
   const offset = given ? (extractor && extractor.lineOffset) || 0 : 2;
   let scrub = null;
+  const policy = extractor || rules;
+  // Secret-shaped text (the pattern list, as page/redact.js reads it; "luhn:" asks for a Luhn check).
+  const patterns = [];
+  for (const entry of (policy && policy.patterns) || []) {
+    if (typeof entry !== 'string' || !entry) continue;
+    const check = entry.startsWith('luhn:');
+    try {
+      patterns.push({ re: new RegExp(check ? entry.slice(5) : entry, 'g'), check });
+    } catch {}
+  }
+  const luhn = (digits) => {
+    let sum = 0;
+    for (let i = 0; i < digits.length; i++) {
+      let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+      if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+      sum += d;
+    }
+    return sum % 10 === 0;
+  };
+  let withPatterns = false; // set once the value's JSON shows something secret-shaped
+  const patternsHit = (text) => patterns.some(({ re }) => {
+    re.lastIndex = 0;
+    const hit = re.test(text);
+    re.lastIndex = 0;
+    return hit;
+  });
 
   // Frames of the agent's code name SOURCE; their lines are shifted back by the wrapper's, and the
   // runner's own frames (same source on the debugger path, outside the script's lines) are dropped.
@@ -53,7 +83,11 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
     const isError = err instanceof Error || (err && typeof err.message === 'string');
     const error = isError ? `${err.name || 'Error'}: ${err.message}` : `Uncaught ${String(err)}`;
     const stack = isError && typeof err.stack === 'string' ? err.stack : '';
-    if (!extractor) return JSON.stringify({ success: false, error, stack });
+    withPatterns = patterns.length > 0; // an error is one short text: no need to look first
+    if (!extractor) {
+      const tidy = (t) => (scrub ? scrub.text(t) : t);
+      return JSON.stringify({ success: false, error: tidy(error), stack: tidy(stack) });
+    }
     const where = locate(stack);
     const clean = (t) => (scrub ? scrub.text(t) : t);
     return { thrown: { error: clean(error), stack: clean(where.stack), line: where.line, column: where.column } };
@@ -64,7 +98,11 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
   // same-origin frames are searched too.
   const PLAIN_ATTRS = new Set(['class', 'id', 'type', 'name', 'style', 'role', 'for', 'autocomplete', 'hidden', 'tabindex', 'data-sensitive', 'data-private']);
   const collectSecrets = (into) => {
-    const valid = ['input[type=password]', ...(extractor.redact || [])].filter((s) => {
+    // This world cannot see the page agent's memory of inputs that were passwords before a "show
+    // password" toggle: fields named or marked as passwords stand in for it.
+    const PASSWORDS = ['input[type=password]', 'input[autocomplete*=password i]', 'input[name=pw i]', 'input[id=pw i]',
+      'input[name*=passw i]', 'input[id*=passw i]', 'input[name=pwd i]', 'input[id=pwd i]'];
+    const valid = [...PASSWORDS, ...(policy.redact || [])].filter((s) => {
       try {
         document.createDocumentFragment().querySelector(s);
         return true;
@@ -120,7 +158,18 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
           self.count += 1;
           return REDACTED;
         }
-        return re ? s.replace(re, () => { self.count += 1; return REDACTED; }) : s;
+        let out = re ? s.replace(re, () => { self.count += 1; return REDACTED; }) : s;
+        if (withPatterns) {
+          for (const { re: p, check } of patterns) {
+            p.lastIndex = 0;
+            out = out.replace(p, (m) => {
+              if (check && !luhn(m.replace(/[^0-9]/g, ''))) return m;
+              self.count += 1;
+              return REDACTED;
+            });
+          }
+        }
+        return out;
       },
       scalar: (v) => {
         if (!exact.has(String(v))) return v;
@@ -166,6 +215,7 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
   }
   let root = globalThis.document;
   const secrets = new Set();
+  if (rules) collectSecrets(secrets);
   if (extractor) {
     if (extractor.root !== null && extractor.root !== undefined) {
       const shown = JSON.stringify(extractor.root);
@@ -187,9 +237,9 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
     threw = true;
     value = err;
   }
-  if (extractor) {
+  if (policy) {
     collectSecrets(secrets);
-    if (secrets.size) scrub = makeScrub(secrets);
+    if (secrets.size || patterns.length) scrub = makeScrub(secrets);
   }
   if (threw) return failure(value);
   if (extractor && (value === undefined || value === null)) return { empty: String(value) };
@@ -270,14 +320,23 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
     return out;
   }
   try {
-    const text = JSON.stringify(value, replacer);
+    let text = JSON.stringify(value, replacer);
+    // The patterns run string by string only when the whole text shows a match: most values have none.
+    if (text !== undefined && scrub && patterns.length && patternsHit(text)) {
+      withPatterns = true;
+      scrub.count = 0;
+      stack.length = 0;
+      capped = false;
+      text = JSON.stringify(value, replacer);
+    }
     if (text !== undefined && text.length > maxChars) return { too_large: text.length };
     const json = text === undefined ? 'null' : text;
     if (extractor) {
       const url = JSON.stringify(globalThis.location ? globalThis.location.href : null);
       return `{"result":${json},"redacted":${scrub ? scrub.count : 0},"url":${url}}`;
     }
-    return `{"success":true,"result":${json}${capped ? ',"capped":true' : ''}}`;
+    const redacted = rules && scrub && scrub.count ? `,"redacted":${scrub.count}` : '';
+    return `{"success":true,"result":${json}${capped ? ',"capped":true' : ''}${redacted}}`;
   } catch (err) {
     return failure(new Error(`the result could not be serialized: ${err && err.message}`));
   }

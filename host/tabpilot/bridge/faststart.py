@@ -108,7 +108,7 @@ def _parse(line: bytes) -> dict[str, Any] | None:
     """The JSON object on `line`, or None."""
     try:
         msg: Any = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the stdlib's limit: the SDK's path answers it
         return None
     return cast(dict[str, Any], msg) if isinstance(msg, dict) else None
 

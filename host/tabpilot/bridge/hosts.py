@@ -106,7 +106,7 @@ class HostConnection:
                 try:
                     msg = m.from_host_decoder.decode(frame)
                 except msgspec.DecodeError as exc:
-                    log.warning("unreadable message from host %s: %s", self.path, exc)
+                    log.warning("unreadable message from host %s (%s)", self.path, type(exc).__name__)
                     continue
                 if isinstance(msg, m.Event):
                     continue

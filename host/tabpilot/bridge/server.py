@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .. import paths
+from .. import logfiles
 
 if TYPE_CHECKING:
     from .faststart import Lines, Serve, Sink
@@ -47,15 +47,11 @@ def _setup_logging(to_file: bool) -> None:
     root = logging.getLogger()
     handler: logging.Handler
     if to_file:
-        from logging.handlers import RotatingFileHandler
-
-        paths.log_dir().mkdir(parents=True, exist_ok=True)
-        handler = RotatingFileHandler(paths.log_dir() / "bridge.log", maxBytes=2**20, backupCount=2)
+        handler = logfiles.file_handler("bridge", backups=2)
         root.setLevel(logging.INFO)
     else:
-        handler = logging.StreamHandler(sys.stderr)
+        handler = logfiles.without_data(logging.StreamHandler(sys.stderr))
         root.setLevel(logging.WARNING)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
     root.addHandler(handler)
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Any, Protocol, Self
 
 import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
+
+from .rescue import INVALID_REQUEST, Refusal, log, reread
 
 
 class Writer(Protocol):
@@ -26,22 +28,51 @@ class Writer(Protocol):
 
 
 class Incoming:
-    """Read stream: each line parsed as a JSON-RPC message, or the exception that parsing raised (the
-    dispatcher decides what a malformed line means, as with the SDK's stdio transport)."""
+    """Read stream: each line parsed as a JSON-RPC message. A line the parser refuses is read again
+    (bridge.rescue) and, if it is no message, answered here with a JSON-RPC error: the SDK's
+    dispatcher would drop it in silence and leave the client waiting."""
 
-    def __init__(self, lines: AsyncGenerator[str, None]) -> None:
+    def __init__(self, lines: AsyncGenerator[str, None], out: Writer | None = None) -> None:
         self._lines = lines
+        self._out = out
 
     async def receive(self) -> SessionMessage | Exception:
         """The next message; raises anyio.EndOfStream at EOF."""
+        while True:
+            try:
+                line = await anext(self._lines)
+            except StopAsyncIteration:
+                raise anyio.EndOfStream from None
+            try:
+                return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+            except Exception as exc:
+                found = await self._rescue(line, exc)
+            if found is not None:
+                return found
+
+    async def _rescue(self, line: str, exc: Exception) -> SessionMessage | Exception | None:
+        """The message after all, or None once the line's error reply is sent (or needs none)."""
         try:
-            line = await anext(self._lines)
-        except StopAsyncIteration:
-            raise anyio.EndOfStream from None
-        try:
-            return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-        except Exception as exc:
-            return exc
+            value = reread(line)
+            try:
+                return SessionMessage(types.jsonrpc_message_adapter.validate_python(value, by_name=False))
+            except Exception:
+                msg_id: Any = value.get("id")
+                valid_id = isinstance(msg_id, str | int) and not isinstance(msg_id, bool)
+                raise Refusal(
+                    INVALID_REQUEST,
+                    "Invalid Request: not a JSON-RPC 2.0 message",
+                    msg_id if valid_id else None,
+                    answer="method" in value and valid_id,
+                ) from None
+        except Refusal as refusal:
+            reply = refusal.reply()
+            log.warning("refused a line from the client: %s", refusal.message)
+            if self._out is None:
+                return exc
+            if reply is not None:
+                await self._out.write(reply)
+            return None
 
     def __aiter__(self) -> Self:
         return self

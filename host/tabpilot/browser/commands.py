@@ -42,8 +42,14 @@ def group() -> None:
 @click.option(
     "--pilot",
     is_flag=True,
-    help="Switch AI Web Pilot on in this profile. By passing it, you (the person typing this command) "
-    "opt this profile in; nothing the agent sends can do that.",
+    help="Switch AI Web Pilot on in this profile (without it, the pilot is off). By passing it, you "
+    "(the person typing this command) opt this profile in; nothing the agent sends can do that.",
+)
+@click.option(
+    "--sites",
+    metavar="SITE,...",
+    help="Let the pilot act only on these sites (host patterns: jira.acme.com, *.acme.com, "
+    "127.0.0.1:8000); without it, on every site. The popup can change it later.",
 )
 @click.option(
     "--user-data-dir",
@@ -62,6 +68,7 @@ def launch(
     name: str,
     headless: bool,
     pilot: bool,
+    sites: str | None,
     user_data_dir: Path | None,
     detach: bool,
     url: str | None,
@@ -75,7 +82,9 @@ def launch(
         launched = launch_profile(
             name,
             headless=headless,
+            # Explicit: a launch without --pilot switches it off (only the bridge's restart keeps it).
             pilot=pilot,
+            sites=None if sites is None else profile.site_patterns(sites),
             user_data_dir=user_data_dir,
             url=url,
             browser_binary=browser_binary,

@@ -128,7 +128,8 @@ def launch_profile(
     name: str = profile.DEFAULT_PROFILE,
     *,
     headless: bool = False,
-    pilot: bool = False,
+    pilot: bool | None = None,
+    sites: list[str] | None = None,
     user_data_dir: Path | None = None,
     url: str | None = None,
     browser_binary: str | None = None,
@@ -136,10 +137,13 @@ def launch_profile(
 ) -> LaunchedBrowser:
     """Start the profile's browser with the extension and return once the extension has connected.
 
-    `pilot=True` writes a launch config that switches AI Web Pilot on in this profile: only the
-    person (or program) calling this can create it. The browser runs in its own session, so it
-    outlives the caller unless stopped. With the pilot on, `url` is loaded through the extension and
-    checked (retried: the first tab of a new browser sometimes never loads).
+    `pilot=True` writes a launch config that switches AI Web Pilot on in this profile, for `sites`
+    only when given (host patterns; None: every site): only the person (or program) calling this
+    can create it. `pilot=False` switches it off. `pilot=None` (a restart by the bridge) keeps the
+    profile's last config, so the extension changes neither the pilot nor its sites. The browser
+    runs in its own session, so it outlives the caller unless stopped. With the pilot on, `url` is
+    loaded through the extension and checked (retried: the first tab of a new browser sometimes
+    never loads).
     """
     from tabpilot_installer.hosts import install_hosts
     from tabpilot_installer.machine import Machine
@@ -166,10 +170,14 @@ def launch_profile(
 
     profile.write_prefs(folder)
     install_hosts(Machine.current(), ["chromium"], user_data_dir=folder)
-    extension = profile.copy_extension(folder, profile.launch_config(name, instance, pilot))
+    config = profile.previous_config(folder) if pilot is None else None
+    if config is None:
+        config = profile.launch_config(name, instance, bool(pilot), sites)
+    extension = profile.copy_extension(folder, config)
+    piloted = config.get("pilot") is True
     log = folder / LOG_FILE
     # With the pilot on the extension loads the URL and reports when it has; else the command line does.
-    first_url = None if pilot else url
+    first_url = None if piloted else url
     cmd = argv.build_argv(binary.path, folder, extension, headless=headless, url=first_url)
     with open(log, "wb") as log_out:
         proc = subprocess.Popen(
@@ -189,7 +197,7 @@ def launch_profile(
     try:
         wait_connected(proc, sock, log, timeout_s)
         if url:
-            launched.notes += ensure_url(sock, url, pilot)
+            launched.notes += ensure_url(sock, url, piloted)
     except BaseException:
         launched.stop(timeout_s=5.0)
         raise

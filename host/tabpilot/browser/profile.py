@@ -20,6 +20,8 @@ EXTENSION_COPY = "extension"
 LAUNCH_CONFIG = "launch-config.json"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _ID_RE = re.compile(r"^[0-9a-f]{16}$")
+# The extension's host patterns (lib/sites.js): a host or *.domain, an optional port.
+_SITE_RE = re.compile(r"^(\*\.)?([a-z0-9_-]+\.)*[a-z0-9_-]+(:\d{1,5})?$")
 # What a source checkout may hold that the browser has no use for (and a stale config).
 _IGNORE = shutil.ignore_patterns(".git", "node_modules", LAUNCH_CONFIG)
 
@@ -106,15 +108,47 @@ def write_prefs(user_data_dir: Path) -> Path:
     return path
 
 
-def launch_config(name: str, instance: str, pilot: bool) -> dict[str, Any]:
-    """The launch-config.json the extension copy carries (a new nonce each launch)."""
+def site_patterns(text: str) -> list[str]:
+    """`--sites a,b` as the extension's host patterns (`jira.acme.com`, `*.acme.com`, `127.0.0.1:8000`)."""
+    found: list[str] = []
+    for raw in text.split(","):
+        site = raw.strip().lower()
+        if not site:
+            continue
+        if not _SITE_RE.match(site) or len(site) > 260:
+            raise TabPilotError(
+                ErrorCode.INVALID_PARAMS,
+                f"not a site: {raw.strip()[:200]!r} (e.g. jira.acme.com, *.acme.com, 127.0.0.1:8000)",
+            )
+        if site not in found:
+            found.append(site)
+    if not found:
+        raise TabPilotError(ErrorCode.INVALID_PARAMS, "--sites needs at least one site, e.g. jira.acme.com")
+    return found
+
+
+def previous_config(folder: Path) -> dict[str, Any] | None:
+    """The launch config of the profile's last launch, if its extension copy still holds one."""
+    try:
+        loaded: Any = json.loads((folder / EXTENSION_COPY / LAUNCH_CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return cast(dict[str, Any], loaded) if isinstance(loaded, dict) else None
+
+
+def launch_config(name: str, instance: str, pilot: bool, sites: list[str] | None = None) -> dict[str, Any]:
+    """The launch-config.json the extension copy carries (a new nonce each launch).
+
+    The extension applies it once per nonce: the pilot on or off as given, and its scope (`sites`, or
+    every site when None).
+    """
     return {
         "pilot": pilot,
+        "sites": sites,
         "profile": name,
         "instance_id": instance,
         "label": label(name),
-        # The extension turns the pilot on once per nonce, so a later launch without --pilot
-        # does not turn it on again by replaying an old file.
+        # The extension applies a config once per nonce: replaying an old file changes nothing.
         "nonce": secrets.token_hex(16),
     }
 

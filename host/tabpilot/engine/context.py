@@ -40,13 +40,29 @@ class RunState:
     started: float = field(default_factory=time.monotonic)
     skipped: list[int] = field(default_factory=list[int])
     telemetry: dict[str, Any] | None = None
-    sensitive_fills: list[int] = field(default_factory=list[int])
+    # Steps that typed into a secret field (a recording stores a parameter instead of their text),
+    # and the text itself, which is scrubbed from this run's outputs before they are kept or returned.
+    secret_steps: list[int] = field(default_factory=list[int])
+    secrets: list[str] = field(default_factory=list[str])
+    keystroke_at: int | None = None
     meta: dict[str, Any] = field(default_factory=dict[str, Any])  # what steps add to the metadata
     # Extract steps that succeeded: (step index, the step as it ran, the page's URL, rows read), so
     # the strategy cache can register each one.
     extracts: list[tuple[int, Any, str | None, int]] = field(
         default_factory=list[tuple[int, Any, str | None, int]]
     )
+
+    def typed_secret(self, text: str, *, keystroke: bool = False) -> None:
+        """The running step typed `text` into a secret field. Keystrokes of consecutive steps make one
+        text (a password pressed key by key), so that it is what gets scrubbed."""
+        index = self.step or 0
+        if keystroke and self.keystroke_at == index - 1 and self.secrets:
+            self.secrets[-1] += text
+        else:
+            self.secrets.append(text)
+        self.keystroke_at = index if keystroke else None
+        if index not in self.secret_steps:
+            self.secret_steps.append(index)
 
     def warn(self, warning: dict[str, str]) -> None:
         """Add a warning once."""
@@ -136,6 +152,13 @@ class Context:
 def obj(value: Any) -> dict[str, Any]:
     """A command's answer as an object ({} when it is something else)."""
     return cast(dict[str, Any], value) if isinstance(value, dict) else {}
+
+
+def secret_answer(answer: Any) -> bool:
+    """Whether a fill/type/press answer says its field holds a secret (a password field, even one the
+    page has since switched to type=text, or a redacted one)."""
+    found = obj(answer)
+    return found.get("secret") is True or found.get("sensitive") is True
 
 
 def _tag(command: Command) -> str:

@@ -5,7 +5,8 @@ Numbers are read tolerantly, as people write them on pages: `1,234.50`, `$12`, `
 `1'234`, `12 345`, `(1,234)` (accounting negative), `−3` (Unicode minus), `1.5e3`, `45%` (45, not
 0.45). A lone `.` followed by exactly three digits (`1.234`) is a decimal point, as in English. The
 first number in the text wins; a minus counts only right before it (after an optional currency sign),
-not after a letter: `PROJ-101` is 101. Text without a digit gives null and a warning.
+not after a letter: `PROJ-101` is 101. Text without a digit gives null and a warning. The signs and
+separators are the ones `numbers.py` defines for the page's `suggest` as well.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .numbers import CURRENCY_SIGNS, GROUP_SEPARATORS, char_class
 from .schema import FieldSpec
 
 Number = int | float
@@ -22,13 +24,13 @@ _SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2212": 
 # Grouped thousands (one separator kind), or plain digits; then an optional fraction and exponent.
 _NUMBER = re.compile(
     r"""
-    (?P<int>\d{1,3}(?P<sep>[,.'’ ])\d{3}(?!\d)(?:(?P=sep)\d{3}(?!\d))* | \d+)
+    (?P<int>\d{1,3}(?P<sep>SEP)\d{3}(?!\d)(?:(?P=sep)\d{3}(?!\d))* | \d+)
     (?:(?P<dec>[.,])(?P<frac>\d+))?
     (?:[eE](?P<exp>[-+]?\d{1,3})(?![\d]))?
-    """,
+    """.replace("SEP", char_class(GROUP_SEPARATORS)),
     re.X,
 )
-_CURRENCY = "$€£¥₹₩₽¢"
+_CURRENCY = CURRENCY_SIGNS
 _TRUE_WORDS = frozenset({"true", "yes", "y", "on", "1", "checked", "enabled", "active", "✓", "✔"})
 _FALSE_WORDS = frozenset({"false", "no", "n", "off", "0", "unchecked", "disabled", "inactive", "none", ""})
 

@@ -132,7 +132,9 @@ class Jobs:
                 except OSError as exc:
                     log.error("could not record workflow %s: %s", plan.name, exc)
             job.workflow_id = recorded or job.workflow_id
-            value = result.response(outcome, plan, job.correlation_id, job.workflow_id)
+            value = result.scrub(
+                result.response(outcome, plan, job.correlation_id, job.workflow_id), job.state.secrets
+            )
             if plan.record:
                 value["metadata"]["recorded"] = recorded is not None
             job.result = value
@@ -142,7 +144,7 @@ class Jobs:
                 self._later(self.cache.flush)
         except Exception as exc:  # a bug: the caller still gets an answer, not a hang
             log.exception("scrape %s crashed", job.correlation_id)
-            job.result = {
+            failed = {
                 "status": "error",
                 "correlation_id": job.correlation_id,
                 "error": str(ErrorCode.INTERNAL_ERROR),
@@ -150,6 +152,7 @@ class Jobs:
                 "data": job.state.data,
                 "metadata": {"rows_extracted": job.state.rows, "errors": job.state.errors},
             }
+            job.result = result.scrub(failed, job.state.secrets)
         finally:
             job.done.set()
             job.notify()

@@ -10,7 +10,8 @@ from msgspec import Meta, Struct
 MAX_STEPS = 50
 MAX_PAGES = 500
 MAX_SCROLLS = 500
-DEFAULT_DELAY_MS = 500
+DEFAULT_DELAY_MS = 500  # between the pages of a paginated extract
+DEFAULT_QUIET_MS = 500  # the end of an infinite feed
 DEFAULT_MAX_BYTES = 1_000_000
 
 Ms = Annotated[int, Meta(ge=0, le=600_000)]
@@ -36,22 +37,45 @@ class PaginateOptions(Struct, forbid_unknown_fields=True):
 
 
 class ScrollOptions(Struct, forbid_unknown_fields=True):
-    """Infinite scroll: scroll to the end until no new rows arrive (or `until_selector` shows up)."""
+    """Infinite scroll: scroll to the end until no new rows arrive (or `until_selector` is visible).
+
+    The end of a feed is the loader's own quiet: no new rows, no request of the tab in flight, for
+    `quiet_ms` after the scroll (not the whole timeout)."""
 
     max_scrolls: Annotated[int, Meta(ge=1, le=MAX_SCROLLS)] = 20
     until_selector: str | None = None
     delay_ms: Ms = 0
+    quiet_ms: Annotated[int, Meta(ge=50, le=60_000)] = DEFAULT_QUIET_MS
 
 
-class Options(Struct, forbid_unknown_fields=True):
-    """Extraction options, and the pace of a workflow (`delay_ms` between steps, default 500)."""
+class ExtractOptions(Struct, forbid_unknown_fields=True):
+    """A workflow `extract` step's `options`: the extract operation's own shape (the run's pace and
+    budget, `delay_ms`, `max_bytes`, `telemetry`, belong to the workflow's options)."""
 
     wait_for: str | None = None
     timeout_ms: Ms | None = None
     paginate: PaginateOptions | None = None
     scroll: ScrollOptions | None = None
     limit: Annotated[int, Meta(ge=0)] | None = None
-    delay_ms: Ms = DEFAULT_DELAY_MS
+    where: dict[str, Any] | None = None
+    virtual: bool | None = None
+
+
+class Options(Struct, forbid_unknown_fields=True):
+    """Extraction options, and the pace of a workflow (`delay_ms` between steps, for politeness only:
+    steps wait for their own conditions, so the default is no pause)."""
+
+    wait_for: str | None = None
+    timeout_ms: Ms | None = None
+    paginate: PaginateOptions | None = None
+    scroll: ScrollOptions | None = None
+    limit: Annotated[int, Meta(ge=0)] | None = None
+    # Rows kept: {field: value | {op: value}} on converted values (engine/where.py).
+    where: dict[str, Any] | None = None
+    # A virtualised grid (rows with aria-rowindex / row-index in a scrolling box of their own) is
+    # scrolled through and read whole; null finds out, false never scrolls it.
+    virtual: bool | None = None
+    delay_ms: Ms = 0
     max_bytes: Annotated[int, Meta(ge=1_000, le=64 * 1024 * 1024)] = DEFAULT_MAX_BYTES
     telemetry: bool | None = None  # summarise page errors and requests (default: all but 1-page extracts)
 

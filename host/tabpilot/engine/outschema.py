@@ -34,7 +34,9 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
+from ..wire.depth import too_deep
 from ..wire.errors import ErrorCode, TabPilotError
+from . import regex
 from .outschema_report import (
     LISTS,
     MAPS,
@@ -46,6 +48,7 @@ from .outschema_report import (
     short,
     violations_of,
 )
+from .outschema_validator import Validator
 
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_DEPTH = 32  # nesting of subschemas; deeper is a generated or recursive mistake, not a row shape
@@ -103,6 +106,10 @@ def compile(schema: Any) -> Compiled:
     """Check a JSON Schema 2020-12 and build its validator; invalid_output_schema names the keyword."""
     if not isinstance(schema, dict):
         raise invalid_schema('must be a JSON Schema object, e.g. {"type": "object", "properties": {...}}')
+    if too_deep(
+        schema, 2 * MAX_DEPTH + 2
+    ):  # JSON levels, two per subschema; the encoder and check_schema recurse
+        raise invalid_schema(f"nests deeper than {MAX_DEPTH} levels of subschemas", keyword=None)
     try:
         key = _encoder.encode(schema)
     except (TypeError, msgspec.EncodeError) as exc:
@@ -120,8 +127,14 @@ def compile(schema: Any) -> Compiled:
         message, keyword, where = schema_problem(exc)
         raise invalid_schema(message, keyword=keyword, schema_path=where) from None
     _check(own, own, "$", 0)
+    if b'"unevaluatedProperties"' in key and b'"patternProperties"' in key:
+        raise invalid_schema(
+            "combines unevaluatedProperties with patternProperties, which is not supported: "
+            "use additionalProperties",
+            keyword="unevaluatedProperties",
+        )
     compiled = Compiled(
-        own, Draft202012Validator(own, format_checker=Draft202012Validator.FORMAT_CHECKER), _is_whole(own)
+        own, Validator(own, format_checker=Draft202012Validator.FORMAT_CHECKER), _is_whole(own)
     )
     _cache[key] = compiled
     if len(_cache) > _CACHE_SIZE:
@@ -237,7 +250,7 @@ def _coerce_object(value: dict[str, Any], s: dict[str, Any], c: Compiled, depth:
     out: dict[str, Any] = {}
     for k, v in value.items():
         subs = [props[k]] if k in props else []
-        subs += [p for rx, p in patterns.items() if re.search(rx, k)]
+        subs += [p for rx, p in patterns.items() if regex.search(rx, k)]
         for sub in subs or [extra]:
             v = coerce(v, sub, c, depth + 1)
         out[k] = v
@@ -342,7 +355,11 @@ def _check(node: Any, root: dict[str, Any] | None, where: str, depth: int) -> No
         at = path_of(where, [k])
         if k in MAPS and isinstance(v, dict):
             for name, sub in cast(dict[str, Any], v).items():
+                if k == "patternProperties":
+                    _check_pattern(k, name, at)
                 _check(sub, root, path_of(at, [name]), depth + 1)
+        elif k == "pattern" and isinstance(v, str):
+            _check_pattern(k, v, where)
         elif k in LISTS and isinstance(v, list):
             for i, sub in enumerate(cast(list[Any], v)):
                 _check(sub, root, f"{at}[{i}]", depth + 1)
@@ -358,6 +375,15 @@ def _check(node: Any, root: dict[str, Any] | None, where: str, depth: int) -> No
                     keyword=k,
                     schema_path=where,
                 )
+
+
+def _check_pattern(k: str, pattern: str, where: str) -> None:
+    try:
+        regex.compiled(pattern)
+    except regex.PatternError as exc:
+        raise invalid_schema(
+            f'at {where}: "{k}" {short(pattern)} cannot run: {exc}', keyword=k, schema_path=where
+        ) from None
 
 
 def _check_ref(k: str, ref: str, root: dict[str, Any] | None, where: str) -> None:

@@ -14,6 +14,7 @@ import msgspec
 from jsonschema.exceptions import SchemaError, ValidationError
 
 from ..wire.errors import ErrorCode, TabPilotError
+from . import regex
 
 MAX_LISTED = 20  # violations listed in the error data; the total is always given
 MAX_IN_MESSAGE = 5
@@ -135,7 +136,7 @@ def _names(value: Any) -> list[str]:
 
 
 def _matches(key: str, patterns: dict[str, Any]) -> bool:
-    return any(re.search(p, key) for p in patterns)
+    return any(regex.search(p, key) for p in patterns)
 
 
 def message(error: ValidationError) -> str:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
+from ..wire.depth import MAX_DEPTH, too_deep
+from ..wire.echo import nearest, show
 from ..wire.errors import ErrorCode, TabPilotError
+from .fields import explain
 from .model import MAX_STEPS, ErrorRecovery, Options, Request
 from .schema import SchemaError
-from .steps import StepBase, decode_step, step_types
+from .steps import STEP_UNION, StepBase, decode_step, step_types
 from .steps.extract import ExtractStep
 from .steps.suggest import SuggestStep
 from .template import references
@@ -49,10 +52,12 @@ def invalid(message: str) -> TabPilotError:
 
 def parse_request(value: Any) -> Request:
     """A Request from JSON-like input; every problem is invalid_params naming the field."""
+    if too_deep(value):  # before msgspec and the schema checker, which recurse
+        raise invalid(f"scrape: the request nests deeper than {MAX_DEPTH} levels")
     try:
         return msgspec.convert(value, Request)
     except msgspec.ValidationError as exc:
-        raise invalid(f"scrape: {exc}") from None
+        raise invalid(f"scrape: {explain(exc, Request, value)}") from None
 
 
 def build_plan(req: Request) -> Plan:
@@ -70,7 +75,7 @@ def build_plan(req: Request) -> Plan:
     if req.record and not req.name:
         raise invalid('record: true needs a name (letters, digits, - and _), e.g. "daily_metrics"')
     if req.name is not None and not _valid_name(req.name):
-        raise invalid(f"name {req.name!r}: use 1-64 letters, digits, - and _")
+        raise invalid(f"name {show(req.name)}: use 1-64 letters, digits, - and _")
     params = dict(req.params or {})
     check_references(steps, params)
     options = req.options
@@ -111,6 +116,8 @@ def _extract_step(req: Request) -> ExtractStep:
             paginate=o.paginate,
             scroll=o.scroll,
             limit=o.limit,
+            where=o.where,
+            virtual=o.virtual,
             timeout_ms=o.timeout_ms,
         )
     except SchemaError as exc:
@@ -142,26 +149,54 @@ def _workflow_steps(raw: list[Any] | None) -> list[StepBase]:
         raise invalid(f"a workflow has at most {MAX_STEPS} steps; this one has {len(raw)}")
     steps: list[StepBase] = []
     for i, value in enumerate(raw):
+        kind: Any = cast(dict[str, Any], value).get("type") if isinstance(value, dict) else None
+        if isinstance(kind, str) and kind not in step_types():
+            guess = nearest(kind, step_types())
+            hint = f'; did you mean "{guess}"?' if guess else ""
+            raise invalid(
+                f"steps[{i}]: no step type {show(kind)}{hint} (step types: {', '.join(step_types())})"
+            )
         try:
             steps.append(decode_step(value))
         except msgspec.ValidationError as exc:
-            raise invalid(f"steps[{i}]: {exc} (step types: {', '.join(step_types())})") from None
+            raise invalid(
+                f"steps[{i}]: {explain(exc, STEP_UNION, value)} (step types: {', '.join(step_types())})"
+            ) from None
         except TabPilotError as exc:  # invalid_output_schema keeps its code; the message names the step
             raise TabPilotError(exc.code, f"steps[{i}]: {exc.message}", data=exc.data) from None
     return steps
 
 
 def check_references(steps: list[StepBase], params: dict[str, Any]) -> None:
-    """Every `{{x}}` names a param given or the `save_as` of an earlier step."""
+    """Every `{{x}}` names a param given or the `save_as` of an earlier step. A step with an `if` or
+    `unless` may not run (login steps after a session expired): its params are asked for only if it does."""
     saved: set[str] = set()
     for i, step in enumerate(steps):
         for ref in references(msgspec.to_builtins(step)):
             head, _, rest = ref.partition(".")
             if head == "params":
                 key = rest.partition(".")[0]
-                if key not in params:
+                if key not in params and not conditional(step):
                     raise invalid(f"steps[{i}] uses {{{{{ref}}}}} but params has no {key!r}")
             elif head not in saved:
                 raise invalid(f"steps[{i}] uses {{{{{ref}}}}}: no earlier step has save_as {head!r}")
         if step.save_as:
             saved.add(step.save_as)
+
+
+def conditional(step: StepBase) -> bool:
+    """Whether the step runs only when a condition holds."""
+    return step.if_ is not None or step.unless is not None
+
+
+def params_needed(steps: list[dict[str, Any]]) -> set[str]:
+    """The params the steps that always run use (a stored workflow's steps, as JSON)."""
+    needed: set[str] = set()
+    for raw in steps:
+        if "if" in raw or "unless" in raw:
+            continue
+        for ref in references(raw):
+            head, _, rest = ref.partition(".")
+            if head == "params":
+                needed.add(rest.partition(".")[0])
+    return needed

@@ -91,19 +91,24 @@ async def _steps(plan: Plan, ctx: Context, outcome: Outcome) -> None:
     for i, original in enumerate(plan.steps):
         state.step = i
         ctx.progress()
+        step = original
         try:
-            step = _resolved(original, ctx.variables)
             if executed and plan.options.delay_ms:
                 await asyncio.sleep(plan.options.delay_ms / 1000)  # the pace the user asked for, not a wait
             if ctx.allowed_hosts is not None and state.url is None and not isinstance(step, NavigateStep):
                 await _check_current_host(ctx)
+            # The condition first: a step that does not run needs no params (a login step's password).
             if not await _should_run(step, ctx):
                 state.steps_completed += 1
                 state.skipped.append(i)
                 continue
+            step = _resolved(original, ctx.variables)
             executed += 1
             output = await step.run(ctx)
         except TabPilotError as exc:
+            if await _login_bounce(plan, i, step, exc, ctx):
+                state.steps_completed += 1
+                continue
             if exc.code in FATAL or plan.recovery.on_failure == "abort_with_partial":
                 outcome.status, outcome.error, outcome.failed_step = "error", exc, i
                 return
@@ -132,7 +137,16 @@ def _resolved(step: StepBase, variables: dict[str, Any]) -> StepBase:
     try:
         filled = substitute(raw, variables)
     except TemplateError as exc:
-        raise TabPilotError(ErrorCode.INVALID_PARAMS, f"no value for {{{{{exc.args[0]}}}}}") from None
+        ref = str(exc.args[0])
+        head, _, rest = ref.partition(".")
+        if head == "params":
+            key = rest.partition(".")[0]
+            raise TabPilotError(
+                ErrorCode.INVALID_PARAMS,
+                f"this step runs (its condition holds) and uses {{{{{ref}}}}}: pass {key!r} in params",
+                data={"missing_params": [key]},
+            ) from None
+        raise TabPilotError(ErrorCode.INVALID_PARAMS, f"no value for {{{{{ref}}}}}") from None
     if filled == raw:
         return step
     try:
@@ -148,8 +162,26 @@ async def _should_run(step: StepBase, ctx: Context) -> bool:
     return step.unless is None or not await _holds(step.unless, ctx)
 
 
+async def _login_bounce(plan: Plan, index: int, step: StepBase, exc: TabPilotError, ctx: Context) -> bool:
+    """A navigate that landed on a login page, followed by steps guarded by a condition that holds
+    there now (`if: {exists: "#id_username"}`): the workflow logs in itself, so it goes on."""
+    if exc.code != ErrorCode.NAVIGATION_REDIRECT or not isinstance(step, NavigateStep):
+        return False
+    for later in plan.steps[index + 1 :]:
+        if later.if_ is not None and await _holds(later.if_, ctx):
+            landed = obj(exc.data).get("redirect_url") or ctx.state.url
+            ctx.state.warn(
+                {"message": f"steps[{index}] landed on {landed}; the steps guarded by `if` log in"}
+            )
+            return True
+    return False
+
+
 async def _holds(cond: Condition, ctx: Context) -> bool:
-    selector = cond.exists or cond.visible or ""
+    try:
+        selector = str(substitute(cond.exists or cond.visible or "", ctx.variables))
+    except TemplateError as exc:
+        raise TabPilotError(ErrorCode.INVALID_PARAMS, f"no value for {{{{{exc.args[0]}}}}}") from None
     answer = await ctx.call(Count(id=0, selector=selector), 5_000)
     key = "count" if cond.exists is not None else "visible"
     return int(obj(answer).get(key) or 0) > 0

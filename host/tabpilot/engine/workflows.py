@@ -11,15 +11,21 @@ import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
 from .model import Request
-from .plan import Plan, build_plan, invalid
+from .plan import Plan, build_plan, invalid, params_needed
 from .runner import Outcome
 from .steps.fill import FillStep
 from .steps.navigate import NavigateStep, host_of
+from .steps.press import PressStep
+from .steps.type_text import TypeStep
 from .store import FORMAT, WorkflowDoc, WorkflowStore
-from .template import TemplateError, substitute
+from .template import TemplateError, references, substitute
 
 # Parameter values that must not be written to disk: a replay asks for them again.
 _SECRET_PARAM = re.compile(r"pass|secret|token|key|otp|pin|cookie|session|auth", re.I)
+# Where each step that types keeps its text.
+_TYPED: dict[type[Any], str] = {FillStep: "value", TypeStep: "text", PressStep: "key"}
+# Shorter values are too common to replace wherever they occur.
+_MIN_SCRUB = 3
 _PATH = re.compile(r"^[A-Za-z_]\w*(\[\d+\])*(\.[A-Za-z_]\w*(\[\d+\])*)*$")
 
 
@@ -28,15 +34,27 @@ def record(plan: Plan, outcome: Outcome, today: datetime.date | None = None) -> 
     assert plan.name is not None
     day = (today or datetime.date.today()).strftime("%Y%m%d")
     steps: list[dict[str, Any]] = [msgspec.to_builtins(s) for s in plan.steps]
-    params = {k: v for k, v in plan.params.items() if not _SECRET_PARAM.search(k)}
-    required = sorted(k for k in plan.params if _SECRET_PARAM.search(k))
-    for index in outcome.state.sensitive_fills:
-        step = plan.steps[index]
-        if isinstance(step, FillStep) and "{{" not in step.value:
-            # A literal typed into a password field is never stored: it becomes a parameter.
-            key = "password" if "password" not in required else f"secret_{index}"
-            steps[index]["value"] = f"{{{{params.{key}}}}}"
-            required.append(key)
+    hidden = {k for k in plan.params if _SECRET_PARAM.search(k)}
+    literals: dict[str, str] = {}  # text typed into a secret field -> the parameter that replaces it
+    for index in sorted(set(outcome.state.secret_steps)):
+        field = _TYPED.get(type(plan.steps[index]))
+        if field is None:
+            continue
+        text: str = getattr(plan.steps[index], field)
+        if "{{" in text:
+            # Typed from params: each one is a secret now, whatever it is called.
+            hidden.update(r.split(".")[1] for r in references(text) if r.startswith("params."))
+            continue
+        # A literal typed into a secret field is never stored: it becomes a parameter.
+        if text not in literals:
+            taken = hidden | set(plan.params) | set(literals.values())
+            literals[text] = "password" if "password" not in taken else f"secret_{index}"
+        steps[index][field] = f"{{{{params.{literals[text]}}}}}"
+    params = {k: v for k, v in plan.params.items() if k not in hidden}
+    # The same secret anywhere else in the steps (a script, a URL) is replaced by its parameter too.
+    known = {**{v: k for k in hidden if isinstance(v := plan.params.get(k), str)}, **literals}
+    steps = [_scrub_steps(s, known) for s in steps]
+    required = sorted(hidden | set(literals.values()))
     domains: set[str] = set()
     if outcome.state.first_url:
         domains.add(host_of(outcome.state.first_url))
@@ -61,6 +79,20 @@ def record(plan: Plan, outcome: Outcome, today: datetime.date | None = None) -> 
         params=params,
         required_params=required,
     )
+
+
+def _scrub_steps(value: Any, secrets: dict[str, str]) -> Any:
+    """`value` with each secret text (longest first) replaced by a reference to its parameter."""
+    if isinstance(value, str):
+        for text in sorted(secrets, key=len, reverse=True):
+            if len(text) >= _MIN_SCRUB and text in value:
+                value = value.replace(text, f"{{{{params.{secrets[text]}}}}}")
+        return value
+    if isinstance(value, dict):
+        return {k: _scrub_steps(v, secrets) for k, v in cast(dict[str, Any], value).items()}
+    if isinstance(value, list):
+        return [_scrub_steps(v, secrets) for v in cast(list[Any], value)]
+    return value
 
 
 def set_path(tree: dict[str, Any], path: str, value: Any) -> None:
@@ -108,7 +140,11 @@ def replay_plan(req: Request, store: WorkflowStore) -> Plan:
             raise invalid(f"output_schema: workflow {doc.id} has no extract step to check")
         for step in extracts:
             step["output_schema"] = req.output_schema
-    missing = [k for k in doc.required_params if k not in params]
+    # Only steps that always run need their params now; a guarded login step asks when it runs.
+    listed: list[Any] = tree.get("steps") or []
+    raw_steps = [cast(dict[str, Any], s) for s in listed if isinstance(s, dict)]
+    needed = params_needed(raw_steps)
+    missing = [k for k in doc.required_params if k not in params and k in needed]
     if missing:
         raise TabPilotError(
             ErrorCode.INVALID_PARAMS,
@@ -126,6 +162,22 @@ def replay_plan(req: Request, store: WorkflowStore) -> Plan:
     if not req.allow_domain_change and doc.domains:
         plan.allowed_hosts = frozenset(doc.domains)
     return plan
+
+
+def listing(store: WorkflowStore) -> list[dict[str, Any]]:
+    """The stored workflows as `observe workflows` lists them, most recently used first."""
+    docs = sorted(store.all(), key=lambda d: -d.last_used)
+    return [
+        {
+            "workflow_id": d.id,
+            "name": d.name,
+            "created": d.created,
+            "domains": d.domains,
+            "steps": len(d.workflow.get("steps") or []),
+            "required_params": d.required_params,
+        }
+        for d in docs
+    ]
 
 
 def validate(doc: WorkflowDoc) -> None:

@@ -66,13 +66,15 @@ class EnginePort:
         send(m.Result(id=msg.id, value=msgspec.Raw(_encoder.encode(value))))
 
     async def _answer(self, send: Send, msg: m.Command) -> Any:
+        # Off means off: stored results, workflows and strategies are the pilot's too, so the host
+        # refuses them as the extension refuses its commands. (The `tabpilot workflows` CLI reads
+        # the store from disk itself: it is the local person's, not the agent's.)
+        if not await self._pilot_on():
+            raise TabPilotError(
+                ErrorCode.AI_WEB_PILOT_DISABLED, "Enable 'AI Web Pilot' in extension popup to use this tool"
+            )
         match msg:
             case m.Scrape():
-                if not await self._pilot_on():
-                    raise TabPilotError(
-                        ErrorCode.AI_WEB_PILOT_DISABLED,
-                        "Enable 'AI Web Pilot' in extension popup to use this tool",
-                    )
                 job = self.jobs.start(msg.request)
                 self._follow(job)
                 return await self._wait(send, msg.id, job, msg.wait_ms, msg.progress)
@@ -169,20 +171,7 @@ class EnginePort:
 
     def _workflow_op(self, msg: m.WorkflowOp) -> Any:
         if msg.op == "list":
-            docs = sorted(self.store.all(), key=lambda d: -d.last_used)
-            return {
-                "workflows": [
-                    {
-                        "workflow_id": d.id,
-                        "name": d.name,
-                        "created": d.created,
-                        "domains": d.domains,
-                        "steps": len(d.workflow.get("steps") or []),
-                        "required_params": d.required_params,
-                    }
-                    for d in docs
-                ]
-            }
+            return {"workflows": workflows.listing(self.store)}
         if msg.op in ("get", "delete") and not msg.workflow_id:
             raise TabPilotError(ErrorCode.INVALID_PARAMS, f"{msg.op} needs workflow_id")
         if msg.op == "get":

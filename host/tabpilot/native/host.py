@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import logging.handlers
 import os
 import socket
 import sys
@@ -22,7 +21,7 @@ from typing import Any, cast
 import click
 import msgspec
 
-from .. import __version__, paths
+from .. import __version__, logfiles, paths
 from ..wire import messages as m
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.framing import (
@@ -109,9 +108,9 @@ class NativeHost:
         """Handle one message from the extension; a bad one is logged and, with an id, answered."""
         try:
             msg: m.FromExtension = m.from_extension_decoder.decode(frame)
-        except msgspec.DecodeError as exc:
+        except (msgspec.DecodeError, RecursionError) as exc:  # msgspec's C guard: nested too deep
             msg_id, kind = m.peek(frame)
-            log.warning("unreadable message from extension (type %r): %s", kind, exc)
+            log.warning("unreadable message from extension (type %r)", kind)
             if msg_id is not None:
                 self._send_ext(m.Error(id=msg_id, code=ErrorCode.MALFORMED_MESSAGE, message=str(exc)))
             return
@@ -133,7 +132,7 @@ class NativeHost:
                     self._resolve(msg.id, m.Result(id=0, value=msgspec.Raw(whole)))
             case m.Error():
                 if msg.id is None:
-                    log.warning("extension reported: %s %s", msg.code, msg.message)
+                    log.warning("extension reported: %s", msg.code)
                 else:
                     self._resolve(msg.id, msg)
             case m.Event():
@@ -268,7 +267,7 @@ class NativeHost:
     def _on_bridge_frame(self, bridge: _Bridge, frame: bytes) -> None:
         try:
             msg = m.to_host_decoder.decode(frame)
-        except msgspec.DecodeError as exc:
+        except (msgspec.DecodeError, RecursionError) as exc:  # msgspec's C guard: nested too deep
             msg_id, kind = m.peek(frame)
             known = kind in {m.tag_of(c) for c in (*m.EXTENSION_COMMANDS, *m.HOST_COMMANDS)}
             code = ErrorCode.MALFORMED_MESSAGE if known or kind is None else ErrorCode.UNKNOWN_COMMAND
@@ -394,13 +393,9 @@ def _gone() -> TabPilotError:
 
 
 def setup_logging(name: str) -> None:
-    """Log to a rotating file in the per-user state directory (never stdout)."""
-    directory = paths.log_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    handler = logging.handlers.RotatingFileHandler(directory / f"{name}.log", maxBytes=1 << 20, backupCount=3)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
+    """Log to a private rotating file in the per-user state directory (never stdout), without data."""
     root = logging.getLogger()
-    root.addHandler(handler)
+    root.addHandler(logfiles.file_handler(name))
     root.setLevel(os.environ.get("TABPILOT_LOG_LEVEL", "INFO").upper())
 
 

@@ -60,7 +60,7 @@ def _connected(instance: str) -> bool:
     if not localsock.socket_path(paths.runtime_dir(), instance).exists():
         return False
     try:
-        asyncio.run(workflow_op(Target(instance), "list"))
+        asyncio.run(workflow_op(Target(instance), "info"))
     except TabPilotError:
         return False
     return True
@@ -210,11 +210,21 @@ def workflows_group() -> None:
     """Recorded workflows: list, export, import, delete (files on this machine; no browser needed)."""
 
 
+# Reading the store needs no browser and no pilot: the person at this machine reads their own files
+# (the agent's way, through the host, stops while the pilot is off). `--browser` is accepted for
+# scripts written when these asked a host; workflows are stored per user, not per browser.
+_ignored_browser = click.option("--browser", "_browser", hidden=True)
+
+
 @workflows_group.command("list")
+@_ignored_browser
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def list_command(as_json: bool) -> None:
+def list_command(_browser: str | None, as_json: bool) -> None:
     """The recorded workflows, most recently used first."""
-    found = workflowfiles.summaries(workflowfiles.store())
+    try:
+        found = workflowfiles.summaries(workflowfiles.store())
+    except TabPilotError as exc:
+        raise _fail(exc) from exc
     if as_json:
         click.echo(json.dumps(found, indent=2))
         return
@@ -232,7 +242,8 @@ def list_command(as_json: bool) -> None:
 @workflows_group.command("export")
 @click.argument("workflow_id")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
-def export_command(workflow_id: str, path: Path) -> None:
+@_ignored_browser
+def export_command(workflow_id: str, path: Path, _browser: str | None) -> None:
     """Write a recorded workflow to a JSON file (owner-readable only)."""
     try:
         click.echo(str(workflowfiles.export(workflowfiles.store(), workflow_id, path)))
@@ -242,7 +253,8 @@ def export_command(workflow_id: str, path: Path) -> None:
 
 @workflows_group.command("import")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
-def import_command(path: Path) -> None:
+@_ignored_browser
+def import_command(path: Path, _browser: str | None) -> None:
     """Store a workflow from a JSON file (checked like any request)."""
     try:
         click.echo(workflowfiles.import_file(workflowfiles.store(), path))
@@ -252,7 +264,8 @@ def import_command(path: Path) -> None:
 
 @workflows_group.command("delete")
 @click.argument("workflow_id")
-def delete_command(workflow_id: str) -> None:
+@_ignored_browser
+def delete_command(workflow_id: str, _browser: str | None) -> None:
     """Remove a recorded workflow."""
     try:
         workflowfiles.store().delete(workflow_id)

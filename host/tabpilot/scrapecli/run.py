@@ -100,10 +100,12 @@ async def scrape(
 
 
 async def workflow_op(target: Target, op: str, **fields: Any) -> Any:
-    """One WorkflowOp against the chosen browser's host."""
+    """One WorkflowOp against the chosen browser's host (`info`: the host's HostInfo, which answers
+    whatever the pilot's state)."""
     pool = HostPool(connect_wait_s=5.0)
+    command = m.HostInfo(id=0) if op == "info" else m.WorkflowOp(id=0, op=op, **fields)
     try:
-        return await pool.call(m.WorkflowOp(id=0, op=op, **fields), browser=target.browser, timeout_s=30)
+        return await pool.call(command, browser=target.browser, timeout_s=30)
     finally:
         await pool.aclose()
 

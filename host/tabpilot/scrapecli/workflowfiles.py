@@ -21,19 +21,8 @@ def store() -> WorkflowStore:
 
 
 def summaries(found: WorkflowStore) -> list[dict[str, Any]]:
-    """One line of facts per workflow, most recently used first."""
-    docs = sorted(found.all(), key=lambda d: -d.last_used)
-    return [
-        {
-            "workflow_id": d.id,
-            "name": d.name,
-            "created": d.created,
-            "domains": d.domains,
-            "steps": len(d.workflow.get("steps") or []),
-            "required_params": d.required_params,
-        }
-        for d in docs
-    ]
+    """One line of facts per workflow, most recently used first (as `observe workflows` lists them)."""
+    return workflows.listing(found)
 
 
 def export(found: WorkflowStore, workflow_id: str, path: Path) -> Path:

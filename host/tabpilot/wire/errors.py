@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import Any, cast
+
+from .echo import MESSAGE_CHARS, clip
+
+# Strings in an error's data are clipped too (a selector quoted there), beyond this many characters.
+DATA_CHARS = 1_000
 
 
 class ErrorCode(enum.StrEnum):
@@ -21,6 +26,7 @@ class ErrorCode(enum.StrEnum):
     # Safety
     AI_WEB_PILOT_DISABLED = "ai_web_pilot_disabled"
     NAVIGATION_BLOCKED = "navigation_blocked"
+    SITE_NOT_ALLOWED = "site_not_allowed"
     DOMAIN_MISMATCH = "domain_mismatch"
     # Requests
     UNKNOWN_ACTION = "unknown_action"
@@ -62,6 +68,7 @@ class TabPilotError(Exception):
         retryable: bool = False,
         data: Any = None,
     ) -> None:
+        message = clip(message, MESSAGE_CHARS)  # whatever it quotes, an error stays small
         super().__init__(message)
         self.code = ErrorCode(code) if code in ErrorCode._value2member_map_ else code
         self.message = message
@@ -74,8 +81,21 @@ class TabPilotError(Exception):
         if self.retryable:
             out["retryable"] = True
         if self.data is not None:
-            out["data"] = self.data
+            out["data"] = clipped(self.data)
         return out
 
     def __repr__(self) -> str:
         return f"TabPilotError({str(self.code)!r}, {self.message!r})"
+
+
+def clipped(value: Any, depth: int = 0) -> Any:
+    """`value` with long strings cut (an error's data may quote the agent's input or a page's text)."""
+    if isinstance(value, str):
+        return clip(value, DATA_CHARS)
+    if depth > 8:  # error data is shallow; anything deeper is not worth walking
+        return value
+    if isinstance(value, dict):
+        return {k: clipped(v, depth + 1) for k, v in cast(dict[Any, Any], value).items()}
+    if isinstance(value, list):
+        return [clipped(v, depth + 1) for v in cast(list[Any], value)]
+    return value

@@ -9,12 +9,13 @@ from pathlib import Path
 from .. import paths
 from . import messages
 from .errors import ErrorCode
+from .secret_patterns import DEFAULT_PATTERNS
 
 TARGET = "protocol.js"
 
 
 def render() -> str:
-    """The JavaScript module text: protocol version, limits, error codes and message tags."""
+    """The JavaScript module text: protocol version, limits, error codes, message tags, secret patterns."""
     codes = {code.name: code.value for code in ErrorCode}
     commands = sorted(messages.tag_of(cls) for cls in messages.EXTENSION_COMMANDS)
     lines = [
@@ -26,6 +27,7 @@ def render() -> str:
         f"export const MAX_RESULT_BYTES = {messages.MAX_RESULT_BYTES};",
         f"export const COMMANDS = Object.freeze({json.dumps(commands)});",
         f"export const ERR = Object.freeze({json.dumps(codes, indent=2)});",
+        f"export const REDACT_PATTERNS = Object.freeze({json.dumps(list(DEFAULT_PATTERNS), indent=2)});",
         "",
     ]
     return "\n".join(lines)

@@ -178,6 +178,28 @@ class Check(Targeted, tag="check"):
     checked: bool = True
 
 
+class FormField(msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+    """One field of `fill_form`: a ref or a selector, and its value (a select's option label or value
+    or a list of them; a checkbox's or radio's true/false; any other field's text)."""
+
+    ref: str | None = None
+    selector: str | None = None
+    value: str | bool | list[str]
+
+
+class FillForm(Command, tag="fill_form"):
+    """Fill several fields in one call, each as what it is (select, check or fill).
+
+    Result: `{"filled": n, "fields": ["fill" | "select" | "check", ...], "tab_id"}`, plus navigation as
+    for the element actions. Every target is resolved first (a wrong one changes nothing); a field
+    that refuses its value fails with its own code and `data.field`, its index.
+    """
+
+    fields: list[FormField]
+    tab_id: int | None = None
+    timeout_ms: int = 10_000
+
+
 class Hover(Targeted, tag="hover"):
     """Move the pointer over an element (mouseover/mouseenter/pointermove fire)."""
 
@@ -310,9 +332,10 @@ class Extract(Command, tag="extract"):
     """Apply compiled fields to every element matching `selector`; rows come back as value arrays.
 
     Result: `{"rows": [[value per field, in order], ...], "count": matched, "warnings": [{"field",
-    "message"}], "url"}`; a value is a string, null, or a list of strings for `all`. At most `limit`
-    rows; `count` is every match. No match gives `rows: []`. An invalid `selector` is invalid_selector;
-    an invalid field selector makes that field null in every row with one warning.
+    "message"}], "url", "type"}` (`type`: the document's content type); a value is a string, null, or
+    a list of strings for `all`. At most `limit` rows; `count` is every match. No match gives
+    `rows: []`. An invalid `selector` is invalid_selector; an invalid field selector makes that field
+    null in every row with one warning.
     """
 
     selector: str
@@ -320,6 +343,9 @@ class Extract(Command, tag="extract"):
     tab_id: int | None = None
     timeout_ms: int = 10_000
     limit: int | None = None
+    # A virtualised grid is scrolled through and read whole (`"virtual": {rows, scrolls, complete}`
+    # in the result): null when the rows carry a row index and scroll in a box of their own.
+    virtual: bool | None = None
 
 
 class Suggest(Command, tag="suggest"):
@@ -357,14 +383,16 @@ class Paginate(Command, tag="paginate"):
 
 
 class ScrollLoad(Command, tag="scroll_load"):
-    """Scroll to the end and wait for more rows (or `until_selector`) to appear.
+    """Scroll to the end and wait for more rows (or a visible `until_selector`) to appear.
 
     Result: `{"before": rows, "after": rows, "until_found": bool}`; after == before when nothing came
-    within `timeout_ms` (not an error).
+    (not an error): within `timeout_ms`, or, with `quiet_ms`, once no row arrived and no request of
+    the tab was in flight for that long after the scroll.
     """
 
     row_selector: str
     until_selector: str | None = None
+    quiet_ms: int | None = None
     tab_id: int | None = None
     timeout_ms: int = 5_000
 
@@ -540,6 +568,7 @@ ExtensionCommand = (
     | Press
     | SelectOption
     | Check
+    | FillForm
     | Hover
     | Scroll
     | WaitFor
@@ -581,6 +610,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     Press,
     SelectOption,
     Check,
+    FillForm,
     Hover,
     Scroll,
     WaitFor,
@@ -617,7 +647,7 @@ def peek(payload: bytes) -> tuple[int | None, str | None]:
     """Best-effort id and type of a message that did not decode, so an error can still answer it."""
     try:
         found = _id_decoder.decode(payload)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None, None
     return found.id, found.type
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import extraction, page, scrape, screenshot, state, tabs_actions, telemetry, workflows
+from . import extraction, help, page, scrape, screenshot, state, tabs_actions, telemetry, workflows
 from .composite import CompositeTool
 from .configure import CONFIGURE
 from .interact import INTERACT
@@ -14,4 +14,4 @@ TOOLS: tuple[CompositeTool, ...] = (
     CONFIGURE,
 )
 # Modules that add actions to the tools above (they register when imported).
-ACTION_MODULES = (page, scrape, workflows, extraction, tabs_actions, screenshot, state, telemetry)
+ACTION_MODULES = (page, scrape, workflows, extraction, tabs_actions, screenshot, state, telemetry, help)

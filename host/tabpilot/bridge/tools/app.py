@@ -11,10 +11,13 @@ from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
 from ... import __version__
+from ...wire.echo import show
 from ...wire.errors import ErrorCode, TabPilotError
 from ..transport import Incoming, Outgoing, Writer
 from . import TOOLS, metadata
 from .base import Backend, error
+from .composite import CompositeTool
+from .strict import MAX_DEPTH, too_deep
 
 
 class BridgeServer(MCPServer[Any]):
@@ -29,12 +32,28 @@ class BridgeServer(MCPServer[Any]):
             await super().run_stdio_async()
             return
         lowlevel = self._lowlevel_server
-        await lowlevel.run(Incoming(lines), Outgoing(out), lowlevel.create_initialization_options())
+        await lowlevel.run(Incoming(lines, out), Outgoing(out), lowlevel.create_initialization_options())
+
+    composites: dict[str, CompositeTool]  # set by build_server
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         """Call a tool; arguments that fail its input schema give an `invalid_params` result."""
+        tool = self.composites.get(name)
+        if tool is None:
+            known = ", ".join(self.composites)
+            return error(TabPilotError(ErrorCode.UNKNOWN_ACTION, f"no tool {show(name)}; the tools: {known}"))
+        # Before the SDK's validation, which recurses through the arguments and drops unknown fields.
+        if too_deep(arguments):
+            return error(
+                TabPilotError(
+                    ErrorCode.INVALID_PARAMS, f"{name}: the arguments nest deeper than {MAX_DEPTH} levels"
+                )
+            )
+        problem = tool.check(arguments)
+        if problem is not None:
+            return error(problem)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -49,9 +68,11 @@ class BridgeServer(MCPServer[Any]):
 
 def build_server(backend: Backend) -> BridgeServer:
     """The bridge's MCP server with every tool group."""
-    return BridgeServer(
+    server = BridgeServer(
         "tabpilot",
         version=__version__,
         tools=[metadata.apply(tool.build(backend)) for tool in TOOLS],
         log_level="WARNING",
     )
+    server.composites = {tool.name: tool for tool in TOOLS}
+    return server

@@ -20,9 +20,11 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import ConfigDict, Field, JsonValue, RootModel, ValidatorFunctionWrapHandler, WrapValidator
 
+from ...wire.echo import clip, nearest, show, unknown_field
 from ...wire.errors import ErrorCode, TabPilotError
 from . import outschema
 from .base import Backend, Call, Encoded, Image, error, ok
+from .strict import nested_names, stray_field
 
 log = logging.getLogger("tabpilot.bridge")
 
@@ -35,7 +37,7 @@ def _null_is_absent(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
 
 
 _NULL_IS_ABSENT = WrapValidator(_null_is_absent)
-_BROWSER_DOC = "Browser instance id or label; needed only when several browsers are connected."
+_BROWSER_DOC = "Browser id, label or profile; only when several are connected."
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ class CompositeTool:
         self.param_docs = dict(param_docs or {})
         self.annotations = annotations
         self.actions: dict[str, Action] = {}
+        self.schema: dict[str, Any] = {}  # the input schema, once built
 
     def action(self, fn: F) -> F:
         """Register `fn` as the action of its own name (decorator)."""
@@ -106,8 +109,10 @@ class CompositeTool:
         return fn
 
     def description(self) -> str:
-        """The tool's docstring plus one line per action: what the agent reads on every request."""
-        lines = [self.doc, *(f"{self.selector}={a.name}: {a.summary}" for a in self.actions.values())]
+        """The tool's docstring plus one line per action: what the agent reads on every request (kept
+        terse: the whole tool list is read on every request)."""
+        lines = [f"{self.doc} `{self.selector}` picks one of:"]
+        lines += [f"- {a.name}: {a.summary}" for a in self.actions.values()]
         return "\n".join(lines)
 
     def _signature(self) -> inspect.Signature:
@@ -156,7 +161,7 @@ class CompositeTool:
         tool = Tool.from_function(
             run, name=self.name, description=self.description(), annotations=self.annotations
         )
-        tool.parameters = compact_schema(tool.parameters)
+        tool.parameters = self.schema = compact_schema(tool.parameters)
         if tool.fn_metadata.output_schema is not None:
             tool.fn_metadata.output_schema = outschema.flatten(tool.fn_metadata.output_schema)
         return tool
@@ -169,14 +174,7 @@ class CompositeTool:
         browser = args.pop("browser", None)
         act = self.actions.get(name)
         if act is None:
-            valid = list(self.actions)
-            return error(
-                TabPilotError(
-                    ErrorCode.UNKNOWN_ACTION,
-                    f"{self.name} has no {self.selector} {name!r}; use one of: {', '.join(valid)}",
-                    data={"valid": valid},
-                )
-            )
+            return error(self._unknown_action(name))
         missing = sorted(p for p in act.required if args.get(p) is None)
         if missing:
             return error(
@@ -186,7 +184,7 @@ class CompositeTool:
         try:
             return ok(await act.fn(Call(backend, browser, ctx), **kwargs))
         except TabPilotError as exc:
-            log.info("%s %s=%s failed: %s %s", self.name, self.selector, name, exc.code, exc.message)
+            log.info("%s %s=%s failed: %s", self.name, self.selector, name, exc.code)
             return error(exc)
         except Exception as exc:
             log.exception("%s %s=%s crashed", self.name, self.selector, name)
@@ -197,6 +195,52 @@ class CompositeTool:
                     "the bridge log has the details",
                 )
             )
+
+    def _unknown_action(self, name: str) -> TabPilotError:
+        valid = list(self.actions)
+        guess = nearest(name, valid)
+        hint = f'; did you mean "{guess}"?' if guess else ""
+        return TabPilotError(
+            ErrorCode.UNKNOWN_ACTION,
+            f"{self.name} has no {self.selector} {show(name)}{hint} Use one of: {', '.join(valid)}",
+            data={"valid": valid},
+        )
+
+    def check(self, args: Mapping[str, Any]) -> TabPilotError | None:
+        """What is wrong with the raw `args` that the input schema's validation would let pass: an
+        unknown action, or a field this action (or an object inside one of its fields) does not take."""
+        name = args.get(self.selector)
+        if not isinstance(name, str):
+            return None  # missing or not a string: the input schema says so
+        act = self.actions.get(name)
+        if act is None:
+            return self._unknown_action(name)
+        props: dict[str, Any] = self.schema.get("properties", {})
+        defs: dict[str, Any] = self.schema.get("$defs", {})
+        for key, value in args.items():
+            if key in act.params:
+                problem = stray_field(value, props.get(key), defs, key)
+                if problem is not None:
+                    return _refused(f"{self.name} {self.selector}={name}: {problem[0]}", problem[1])
+            elif key not in (self.selector, "browser") and not (value is None and key in props):
+                return _refused(self._stray(key, act), key)  # null means "not given", as for any field
+        return None
+
+    def _stray(self, key: str, act: Action) -> str:
+        where = f"{self.name} {self.selector}={act.name}"
+        owners = [a.name for a in self.actions.values() if key in a.params]
+        if owners:
+            return f"{where} does not take {show(key)} (it is for {self.selector}={', '.join(owners)})"
+        props: dict[str, Any] = self.schema.get("properties", {})
+        defs: dict[str, Any] = self.schema.get("$defs", {})
+        inner = [p for k in act.params for p in nested_names(props.get(k), defs, key, k)]
+        if inner:
+            return f'{show(key)} is not a field of {where}; did you mean "{inner[0]}"?'
+        return unknown_field(key, [self.selector, *act.params, "browser"], where)
+
+
+def _refused(message: str, key: str) -> TabPilotError:
+    return TabPilotError(ErrorCode.INVALID_PARAMS, message, data={"field": clip(key)})
 
 
 def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -91,7 +91,7 @@ async def status(call: Call) -> StatusResult:
             GetStatus(id=0), browser=selected.instance_id, timeout_s=_STATUS_TIMEOUT_S
         )
     except TabPilotError as exc:
-        log.info("status of %s unavailable: %s", selected.instance_id, exc.message)
+        log.info("status of %s unavailable: %s", selected.instance_id, exc.code)
         return out
     out["pilot_enabled"] = bool(live.get("pilot"))
     if isinstance(live.get("tracked_tab_id"), int):

@@ -35,6 +35,7 @@ class ScrollLoad(TypedDict):
     max_scrolls: NotRequired[int]
     until_selector: NotRequired[str]
     delay_ms: NotRequired[int]
+    quiet_ms: NotRequired[int]
 
 
 class Options(TypedDict, total=False):
@@ -43,6 +44,8 @@ class Options(TypedDict, total=False):
     paginate: Paginate
     scroll: ScrollLoad
     limit: int
+    where: dict[str, Any]
+    virtual: bool
     delay_ms: int
     max_bytes: int
 
@@ -154,13 +157,21 @@ async def scrape(
     key_fields: Annotated[
         list[str] | None, Field(description="extract: fields that identify a row when pages aggregate.")
     ] = None,
-    options: Options | None = None,
+    options: Annotated[
+        Options | None,
+        Field(
+            description="extract: paginate, scroll, limit, where ({field: value | {op: value}}, op = != > "
+            ">= < <= in contains, on converted values), virtual (grids); workflow: delay_ms between steps."
+        ),
+    ] = None,
     steps: Annotated[
         list[dict[str, Any]] | None,
         Field(
             description="workflow: [{type: navigate|wait|click|fill|type|press|select|check|hover|scroll|"
             "extract|execute_js|screenshot, ..., if/unless: {exists: css}, save_as, timeout_ms}]; strings "
-            "may use {{name}}, {{params.x}}."
+            "may use {{name}}, {{params.x}}; each type's fields: observe what=help. A navigate landing on a "
+            "login page goes on to later steps whose `if` holds there (params only for steps that run); "
+            "navigate allow_redirect: true accepts any page."
         ),
     ] = None,
     name: str | None = None,

@@ -7,17 +7,20 @@ rows join the run's data as soon as they arrive, so a failure on page 4 still re
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar
 
+import msgspec
 from msgspec import Meta
 
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract, Paginate, ScrollLoad, WaitFor
-from .. import outschema
+from .. import outschema, stopped
 from ..context import Context, obj
 from ..convert import Conversions
-from ..model import PaginateOptions, ScrollOptions
+from ..model import ExtractOptions, PaginateOptions, ScrollOptions
 from ..schema import FieldSpec, parse_schema
+from ..where import RowFilter
 from .base import Selector, StepBase
 from .extract_script import check_script, run_script
 from .navigate import is_login_redirect
@@ -46,6 +49,26 @@ def _check_redirect(before: str, landed: str) -> None:
         )
 
 
+# Converting more rows than this takes long enough to hold up other clients: a thread does it.
+_CONVERT_INLINE_ROWS = 2_000
+
+
+async def _off_loop(
+    convert: Callable[[list[Any]], list[dict[str, Any]]], rows: list[Any]
+) -> list[dict[str, Any]]:
+    """`convert(rows)`, on a thread when there are many rows (the host's loop serves every client)."""
+    if len(rows) <= _CONVERT_INLINE_ROWS:
+        return convert(rows)
+    return await asyncio.to_thread(convert, rows)
+
+
+_END_DETAIL: dict[str, str] = {
+    "no_next": "no visible element matches {sel}: the last page",
+    "next_disabled": "{sel} is disabled: the last page",
+    "unchanged": "clicked {sel}, and neither a new page loaded nor the rows changed",
+}
+
+
 class ExtractStep(StepBase, tag="extract"):
     """Read `schema` from each `selector` match; optionally wait, paginate or scroll-load first."""
 
@@ -58,20 +81,45 @@ class ExtractStep(StepBase, tag="extract"):
     paginate: PaginateOptions | None = None
     scroll: ScrollOptions | None = None
     limit: Annotated[int, Meta(ge=0)] | None = None
+    where: dict[str, Any] | None = None  # keep only these rows (engine/where.py)
+    virtual: bool | None = None  # scroll a virtualised grid through (null: when the rows are one's)
+    # The same shape as the extract operation's options; moved to the fields above when the step is read.
+    options: ExtractOptions | None = None
 
     DEFAULT_TIMEOUT_MS: ClassVar[int] = 10_000
 
     def __post_init__(self) -> None:
+        if self.options is not None:
+            self._take_options(self.options)
         if self.output_schema is not None:
             outschema.compile(self.output_schema)  # invalid_output_schema at plan time, before anything runs
         if self.script is not None:
             if self.selector is not None or self.schema is not None:
                 raise ValueError("give script, or selector and schema, not both")
+            if self.where is not None or self.virtual:
+                raise ValueError(
+                    "where and virtual go with selector and schema; a script filters its rows itself"
+                )
             check_script(self.script, self.paginate is not None or self.scroll is not None)
             return
         if self.selector is None or self.schema is None:
             raise ValueError('extract needs selector (the rows) and schema (field -> "css | op")')
-        compiled(self.schema)  # a SchemaError (ValueError) becomes a validation error naming this step
+        specs = compiled(
+            self.schema
+        )  # a SchemaError (ValueError) becomes a validation error naming this step
+        if self.where is not None:
+            RowFilter(self.where, [f.name for f in specs])  # a bad condition is refused before anything runs
+
+    def _take_options(self, options: ExtractOptions) -> None:
+        """`options.paginate` is `paginate` (one place in the step, so a recording keeps one form)."""
+        for f in msgspec.structs.fields(options):
+            value = getattr(options, f.name)
+            if value is None:
+                continue
+            if getattr(self, f.name) is not None:
+                raise ValueError(f"{f.name} is given twice (at the top of the step and in options): keep one")
+            setattr(self, f.name, value)
+        self.options = None
 
     async def run(self, ctx: Context) -> Any:
         if self.script is not None:
@@ -88,6 +136,7 @@ class ExtractStep(StepBase, tag="extract"):
         specs = compiled(self.schema)
         conv = Conversions(specs)
         plans = [s.plan() for s in specs]
+        keep = None if self.where is None else RowFilter(self.where, conv.names)
         check = (
             None
             if self.output_schema is None
@@ -100,17 +149,43 @@ class ExtractStep(StepBase, tag="extract"):
             await self._scroll_load(ctx, self.selector, self.scroll, t)
         rows: list[dict[str, Any]] = []
         pages = 0
+        redirected: str | None = None  # where the last next link was redirected to
         try:
             while True:
-                remaining = None if self.limit is None else self.limit - len(rows)
-                answer = obj(
-                    await ctx.call(
-                        Extract(id=0, selector=self.selector, fields=plans, limit=remaining, timeout_ms=t), t
-                    )
+                # Filtered rows are counted here: the page cannot know how many of its rows pass.
+                remaining = None if self.limit is None or keep is not None else self.limit - len(rows)
+                command = Extract(
+                    id=0,
+                    selector=self.selector,
+                    fields=plans,
+                    limit=remaining,
+                    timeout_ms=t,
+                    virtual=self.virtual,
                 )
-                page = conv.rows(answer.get("rows") or [])
+                answer = obj(await ctx.call(command, t))
+                kind = stopped.not_html(answer) if pages else None
+                if kind is not None:
+                    where = answer.get("url") or "the next page"
+                    stopped.record(
+                        ctx,
+                        "not_html",
+                        pages + 1,
+                        f"{where} is {kind}, not an HTML page: next_selector probably also matches a "
+                        "download or export link; make it match only the next-page control",
+                    )
+                    break
+                page = await _off_loop(conv.rows, answer.get("rows") or [])
+                read = len(page)
+                if keep is not None:
+                    page = [r for r in page if keep(r)]
+                    if self.limit is not None:
+                        page = page[: self.limit - len(rows)]
+                    dropped = ctx.state.meta.get("rows_filtered_out", 0) + read - len(page)
+                    ctx.state.meta["rows_filtered_out"] = dropped
+                if isinstance(answer.get("virtual"), dict):
+                    ctx.state.meta["virtual"] = answer["virtual"]  # rows read while the grid scrolled
                 if check is not None:
-                    page = check.page(page)
+                    page = await asyncio.to_thread(check.page, page)  # validation: off the loop
                 warned: list[Any] = answer.get("warnings") or []
                 for w in map(obj, warned):
                     ctx.state.warn({"field": str(w.get("field", "")), "message": str(w.get("message", ""))})
@@ -120,9 +195,8 @@ class ExtractStep(StepBase, tag="extract"):
                 ctx.state.pages += 1
                 ctx.state.rows += len(page)
                 ctx.progress()
-                if not self._more(page, pages, rows):
+                if self.paginate is None or self._stop(ctx, read, pages, rows, redirected):
                     break
-                assert self.paginate is not None
                 before = ctx.state.url or ""
                 if self.paginate.delay_ms:
                     await asyncio.sleep(self.paginate.delay_ms / 1000)  # rate limit, not a wait
@@ -138,37 +212,77 @@ class ExtractStep(StepBase, tag="extract"):
                     )
                 )
                 if moved.get("outcome") == "end":
+                    why = stopped.END_REASONS.get(str(moved.get("reason")), "no_next")
+                    stopped.record(ctx, why, pages, _END_DETAIL[why].format(sel=self.paginate.next_selector))
                     break
                 landed = moved.get("url")
+                redirected = None
                 if moved.get("reason") == "redirected" and isinstance(landed, str):
+                    redirected = landed
+                    if before and is_login_redirect(before, landed):
+                        stopped.record(ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
                     _check_redirect(before, landed)
         finally:
             for w in conv.warnings():
                 ctx.state.warn(w)
         if check is not None:
-            check.verdict(rows)  # after every (coerced) row is in the run's data
+            await asyncio.to_thread(check.verdict, rows)  # after every (coerced) row is in the run's data
             ctx.state.meta["output_schema"] = "valid"  # unless a later step's check fails (result.py)
         return rows
 
-    def _more(self, page: list[dict[str, Any]], pages: int, rows: list[dict[str, Any]]) -> bool:
-        if self.paginate is None or not page or pages >= self.paginate.max_pages:
+    def _stop(
+        self,
+        ctx: Context,
+        read: int,
+        pages: int,
+        rows: list[dict[str, Any]],
+        redirected: str | None,
+    ) -> bool:
+        """Whether the walk ends after this page; if so, why (in the run's metadata)."""
+        assert self.paginate is not None
+        if not read and redirected is not None:
+            detail = f"the next page redirected to {redirected}, which has no rows matching the selector"
+            stopped.record(ctx, "redirected", pages, detail)
+        elif not read:
+            stopped.record(ctx, "no_rows", pages, "this page has no rows matching the selector")
+        elif pages >= self.paginate.max_pages:
+            stopped.record(ctx, "max_pages", pages, f"paginate.max_pages ({self.paginate.max_pages}) reached")
+        elif self.limit is not None and len(rows) >= self.limit:
+            stopped.record(ctx, "limit", pages, f"options.limit ({self.limit}) rows collected")
+        else:
             return False
-        return self.limit is None or len(rows) < self.limit
+        return True
 
     async def _scroll_load(self, ctx: Context, selector: str, scroll: ScrollOptions, t: int) -> None:
-        for _ in range(scroll.max_scrolls):
+        for n in range(1, scroll.max_scrolls + 1):
             answer = obj(
                 await ctx.call(
                     ScrollLoad(
-                        id=0, row_selector=selector, until_selector=scroll.until_selector, timeout_ms=t
+                        id=0,
+                        row_selector=selector,
+                        until_selector=scroll.until_selector,
+                        quiet_ms=scroll.quiet_ms,
+                        timeout_ms=t,
                     ),
                     t,
                 )
             )
             before, after = int(answer.get("before", 0)), int(answer.get("after", 0))
-            if answer.get("until_found") or after <= before:
+            if answer.get("until_found"):
+                stopped.record(ctx, "end_marker", n, f"{scroll.until_selector} is visible ({after} rows)")
+                return
+            if after <= before:
+                detail = (
+                    f"scrolled to the end and no new rows came ({after} rows; nothing loading for "
+                    f"{scroll.quiet_ms} ms)"
+                )
+                stopped.record(ctx, "unchanged", n, detail)
                 return
             if self.limit is not None and after >= self.limit:
+                stopped.record(ctx, "limit", n, f"options.limit ({self.limit}) rows loaded")
                 return
             if scroll.delay_ms:
                 await asyncio.sleep(scroll.delay_ms / 1000)  # rate limit, not a wait
+        stopped.record(
+            ctx, "max_scrolls", scroll.max_scrolls, f"scroll.max_scrolls ({scroll.max_scrolls}) reached"
+        )

@@ -12,6 +12,7 @@ scroll-loading are refused before anything runs.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, cast
 
 from ...wire.messages import ExtractScript, WaitFor
@@ -66,7 +67,7 @@ async def run_script(
         rows = rows[:limit]
     check = None if output_schema is None else outschema.RowCheck(output_schema, len(ctx.state.data))
     if check is not None:
-        rows = check.page(rows)
+        rows = await asyncio.to_thread(check.page, rows)  # off the loop: other clients go on
     meta = ctx.state.meta
     redacted = answer.get("redacted")
     meta["redacted"] = int(meta.get("redacted", 0)) + (redacted if isinstance(redacted, int) else 0)
@@ -77,6 +78,6 @@ async def run_script(
     ctx.state.rows += len(rows)
     ctx.progress()
     if check is not None:
-        check.verdict(rows)  # after the (coerced) rows are in the run's data
+        await asyncio.to_thread(check.verdict, rows)  # after the (coerced) rows are in the run's data
         meta["output_schema"] = "valid"
     return rows

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ...wire.messages import Fill
-from ..context import Context, obj
+from ..context import Context, secret_answer
 from .base import Selector, StepBase
 
 _SECRET_SELECTOR = re.compile(r"pass|secret|token|otp|pin\b|cvv|cvc", re.I)
@@ -21,8 +21,7 @@ class FillStep(StepBase, tag="fill"):
     async def run(self, ctx: Context) -> Any:
         t = self.timeout()
         answer = await ctx.call(Fill(id=0, selector=self.selector, value=self.value, timeout_ms=t), t)
-        sensitive = obj(answer).get("sensitive") is True
-        if sensitive or _SECRET_SELECTOR.search(self.selector):
-            # A recording must not keep this literal: it becomes a parameter (see record.py).
-            ctx.state.sensitive_fills.append(ctx.state.step or 0)
+        if secret_answer(answer) or _SECRET_SELECTOR.search(self.selector):
+            # A recording must not keep this text: it becomes a parameter (see workflows.record).
+            ctx.state.typed_secret(self.value)
         return {"filled": True}

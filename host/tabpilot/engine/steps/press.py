@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...wire.messages import Press
-from ..context import Context
+from ..context import Context, secret_answer
 from .base import StepBase
 
 
@@ -17,4 +17,7 @@ class PressStep(StepBase, tag="press"):
 
     async def run(self, ctx: Context) -> Any:
         t = self.timeout()
-        return await ctx.call(Press(id=0, selector=self.selector, key=self.key, timeout_ms=t), t)
+        answer = await ctx.call(Press(id=0, selector=self.selector, key=self.key, timeout_ms=t), t)
+        if secret_answer(answer):
+            ctx.state.typed_secret(self.key, keystroke=True)
+        return answer

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...wire.messages import TypeText
-from ..context import Context
+from ..context import Context, secret_answer
 from .base import StepBase
 
 
@@ -17,4 +17,7 @@ class TypeStep(StepBase, tag="type"):
 
     async def run(self, ctx: Context) -> Any:
         t = self.timeout()
-        return await ctx.call(TypeText(id=0, selector=self.selector, text=self.text, timeout_ms=t), t)
+        answer = await ctx.call(TypeText(id=0, selector=self.selector, text=self.text, timeout_ms=t), t)
+        if secret_answer(answer):
+            ctx.state.typed_secret(self.text)
+        return answer

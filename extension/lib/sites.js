@@ -1,0 +1,186 @@
+// The sites the person allows the pilot on: every site, or only host patterns (`jira.acme.com`,
+// `*.acme.com`, `intranet:8080`). Only the popup and a dedicated profile's launch config write the
+// scope (state.js; storage closed to content scripts). Every command meets it at two points: before
+// it acts on a tab (checkTab, called by target.js's onTab) and whenever a tab a running command acts
+// on changes its URL (guardTab: navigations, redirects, clicks, tabs it opens).
+import { ERR } from '../protocol.js';
+import { CommandError } from './errors.js';
+import { KEY, getScope } from './state.js';
+
+// A host (or *.domain) with an optional port; IPv6 literals are not supported.
+const PATTERN_RE = /^(\*\.)?([a-z0-9_-]+\.)*[a-z0-9_-]+(:\d{1,5})?$/;
+
+/** A host pattern as stored (lower case, no scheme, path or trailing dot), or null if it is not one. */
+export function normalizePattern(raw) {
+  if (typeof raw !== 'string') return null;
+  let text = raw.trim().toLowerCase();
+  const scheme = text.match(/^[a-z][a-z0-9+.-]*:\/\//);
+  if (scheme) text = text.slice(scheme[0].length); // a pasted URL gives its host
+  text = text.split(/[/?#]/)[0].replace(/\.(?=:|$)/, '');
+  return text.length <= 260 && PATTERN_RE.test(text) ? text : null;
+}
+
+function parse(url) {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A URL's site as the popup names it (host, with the port when it is not the default), else null. */
+export function siteOf(url) {
+  const u = parse(url);
+  return u ? u.host : null;
+}
+
+/** Whether `pattern` covers `url`: a port in the pattern must match, `*.x` covers x and its subdomains. */
+export function matches(pattern, url) {
+  const u = parse(url);
+  if (!u) return false;
+  const colon = pattern.lastIndexOf(':');
+  const host = colon < 0 ? pattern : pattern.slice(0, colon);
+  if (colon >= 0 && pattern.slice(colon + 1) !== (u.port || (u.protocol === 'https:' ? '443' : '80'))) return false;
+  if (host.startsWith('*.')) return u.hostname === host.slice(2) || u.hostname.endsWith(host.slice(1));
+  return u.hostname === host;
+}
+
+/** Whether `scope` lets the pilot act on `url`. A tab with no page yet (about:blank) holds nothing. */
+export function allows(scope, url) {
+  if (scope.all || !url || url === 'about:blank') return true;
+  return scope.sites.some((p) => matches(p, url));
+}
+
+/**
+ * The refusal, naming the site and the click that allows it. A site the agent tried to load is
+ * shown in the popup as its request; a tab that merely shows one (`asked: false`, e.g. the person's
+ * active tab) is not, so the popup never suggests allowing a site the agent did not ask for.
+ */
+export function notAllowed(url, tabId = null, { asked = true } = {}) {
+  const site = siteOf(url);
+  const data = { site, tab_id: tabId };
+  if (!site) {
+    const scheme = String(url).split(':')[0];
+    return new CommandError(ERR.SITE_NOT_ALLOWED, `${scheme}: pages are outside the sites the AI Web Pilot may use; only "All sites" in the TabPilot popup allows them`, { data });
+  }
+  if (!asked) {
+    return new CommandError(
+      ERR.SITE_NOT_ALLOWED,
+      `tab ${tabId} shows ${site}, which is not among the sites you allow the AI Web Pilot on. To allow it, open the TabPilot popup on that tab and click "Allow" next to ${site} (or choose "All sites"); or work in a tab on an allowed site`,
+      { data },
+    );
+  }
+  chrome.storage.session.set({ [KEY.SITE_REQUEST]: { site, at: Date.now() } }).catch(() => {});
+  return new CommandError(
+    ERR.SITE_NOT_ALLOWED,
+    `${site} is not among the sites you allow the AI Web Pilot on. To allow it, open the TabPilot popup and click "Allow" next to ${site} (or choose "All sites"), then try again`,
+    { data },
+  );
+}
+
+/** Throw site_not_allowed unless the scope allows `url` (a URL the agent is about to load). */
+export async function checkUrl(url, tabId = null) {
+  if (!allows(await getScope(), url)) throw notAllowed(url, tabId);
+}
+
+/**
+ * Throw site_not_allowed unless the scope allows what tab `tabId` shows (and is loading). With every
+ * site allowed this reads only the mirror: the tabs.get is paid by restricted profiles alone.
+ */
+export async function checkTab(tabId) {
+  const scope = await getScope();
+  if (scope.all) return;
+  const tab = await chrome.tabs.get(tabId); // "No tab with id" reaches onTab as it would from act()
+  for (const url of [tab.url, tab.pendingUrl]) {
+    if (url && !allows(scope, url)) throw notAllowed(url, tabId, { asked: false });
+  }
+}
+
+// The URL-change guard. Commands in flight, by their signal; tabs they act on, with their commands.
+const commands = new WeakMap(); // AbortSignal -> AbortController
+const guarded = new Map(); // tabId -> Set of AbortController
+// Tabs just stopped, until when: the navigation may still commit after its command has ended.
+const stopped = new Map(); // tabId -> deadline (ms)
+const STOPPED_MS = 10_000;
+let installed = false;
+
+/** A command starts (dispatch.js); the returned function ends its guard. */
+export function commandStarted(controller) {
+  const tabs = new Set();
+  commands.set(controller.signal, { controller, tabs });
+  return () => {
+    for (const tabId of tabs) {
+      const set = guarded.get(tabId);
+      set?.delete(controller);
+      if (set && !set.size) guarded.delete(tabId);
+    }
+  };
+}
+
+/** From now until the command of `signal` ends, a move of tab `tabId` off the scope stops it. */
+export function guardTab(tabId, signal) {
+  const entry = signal ? commands.get(signal) : null;
+  if (!entry || !Number.isInteger(tabId)) return;
+  install();
+  entry.tabs.add(tabId);
+  if (!guarded.has(tabId)) guarded.set(tabId, new Set());
+  guarded.get(tabId).add(entry.controller);
+}
+
+const back = new Map(); // tabId -> the last allowed page the tab showed, to take it back to
+
+async function moved(tabId, url, { committed = false } = {}) {
+  const set = guarded.get(tabId);
+  const recent = (stopped.get(tabId) || 0) > Date.now();
+  if (!(set && set.size) && !recent) return;
+  const scope = await getScope();
+  if (scope.all) return;
+  if (!committed) {
+    // The page being left (unless the new one has committed meanwhile).
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (tab && tab.url && allows(scope, tab.url)) back.set(tabId, tab.url);
+  }
+  if (allows(scope, url)) {
+    if (committed) {
+      back.set(tabId, url);
+      stopped.delete(tabId); // taken back, or never away
+    }
+    return;
+  }
+  stopped.set(tabId, Date.now() + STOPPED_MS);
+  const err = notAllowed(url, tabId);
+  for (const controller of set || []) controller.abort(err);
+  // A new navigation supersedes one not committed yet; a committed one (a server redirect shows
+  // only then) is replaced. chrome.tabs.goBack would skip the agent's entries (no user gesture).
+  await chrome.tabs.update(tabId, { url: back.get(tabId) || 'about:blank' });
+}
+
+/** A tab a guarded tab opened (a link with a target): closed when it leads outside the scope. */
+async function opened(sourceTabId, tabId, url) {
+  const set = guarded.get(sourceTabId);
+  if (!set || !set.size) return;
+  if (allows(await getScope(), url)) return;
+  const err = notAllowed(url, sourceTabId);
+  for (const controller of set) controller.abort(err);
+  await chrome.tabs.remove(tabId);
+}
+
+// Added the first time a command acts on a tab, kept while this worker lives. Not at top level on
+// purpose: there they would wake the worker for every navigation in the browser.
+function install() {
+  if (installed) return;
+  installed = true;
+  const nav = chrome.webNavigation;
+  const warn = (err) => console.warn('TabPilot: site guard:', err);
+  nav.onBeforeNavigate.addListener((d) => {
+    if (d.frameId === 0) moved(d.tabId, d.url).catch(warn);
+  });
+  // A server redirect shows only here, with the URL it ended on.
+  nav.onCommitted.addListener((d) => {
+    if (d.frameId === 0) moved(d.tabId, d.url, { committed: true }).catch(warn);
+  });
+  nav.onCreatedNavigationTarget.addListener((d) => {
+    opened(d.sourceTabId, d.tabId, d.url).catch(warn);
+  });
+}

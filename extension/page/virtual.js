@@ -1,0 +1,108 @@
+// Virtualised grids (AG Grid, react-window, TanStack Virtual) keep only the rows in view in the DOM.
+// Extract walks such a grid's own scrolling box from the top to the end, reads the rows each position
+// shows, keeps each row once by its index (aria-rowindex, AG Grid's row-index, TanStack's data-index),
+// and returns them in index order; the box is scrolled back where it was. Each step waits for the
+// grid to render new rows (checked once a frame, bounded), never for a fixed time.
+(() => {
+  const agent = globalThis.__tabpilotAgent;
+  const INDEX_ATTRS = ['aria-rowindex', 'row-index', 'data-index'];
+  // One step waits at most this long for the grid to draw the rows of a new position.
+  const STEP_MS = 2_000;
+
+  function indexOf(row) {
+    for (const name of INDEX_ATTRS) {
+      const raw = row.getAttribute(name);
+      if (raw !== null && /^\d+$/.test(raw.trim())) return Number(raw);
+    }
+    return null;
+  }
+
+  /** The nearest ancestor of `el` that scrolls vertically by itself (not the document). */
+  function scroller(el) {
+    for (let cur = el.parentElement; cur && cur !== document.body && cur !== document.documentElement; cur = cur.parentElement) {
+      if (cur.scrollHeight <= cur.clientHeight + 1) continue;
+      const { overflowY } = getComputedStyle(cur);
+      if (overflowY === 'auto' || overflowY === 'scroll' || overflowY === 'overlay') return cur;
+    }
+    return null;
+  }
+
+  /** The grid's scrolling box when `rows` are a virtualised grid's (or `forced`), else null. */
+  agent.virtualGrid = (rows, forced) => {
+    const first = rows[0];
+    if (!first || indexOf(first) === null) {
+      if (forced) throw new agent.PageError('invalid_params', `options.virtual: the rows carry none of ${INDEX_ATTRS.join(', ')}, so they cannot be told apart while the grid scrolls`);
+      return null;
+    }
+    const box = scroller(first);
+    if (!box && forced) return document.scrollingElement || document.documentElement;
+    return box;
+  };
+
+  /** Whether a row lies across the bottom line of the box's view (so the view holds no blank gap). */
+  function covered(box, selector) {
+    const r = box.getBoundingClientRect();
+    const y = Math.min(r.bottom, r.top + box.clientHeight) - 2;
+    for (const row of document.querySelectorAll(selector)) {
+      const b = row.getBoundingClientRect();
+      if (b.top <= y && b.bottom >= y) return true;
+    }
+    return false;
+  }
+
+  const frame = () => new Promise((resolve) => {
+    const fallback = setTimeout(resolve, 50); // a hidden tab renders no frames
+    requestAnimationFrame(() => {
+      clearTimeout(fallback);
+      resolve();
+    });
+  });
+
+  /**
+   * Rows of a virtualised grid: `read(row)` gives one row's JSON text; at most `limit` rows; stops at
+   * `deadline` (then `complete` is false). Returns {texts in index order, scrolls, complete}.
+   */
+  agent.collectVirtual = async (selector, box, read, { limit, deadline }) => {
+    const seen = new Map();
+    const grab = () => {
+      let added = 0;
+      for (const row of document.querySelectorAll(selector)) {
+        const k = indexOf(row);
+        if (k === null || seen.has(k)) continue;
+        seen.set(k, read(row));
+        added += 1;
+      }
+      return added;
+    };
+    const full = () => limit !== null && seen.size >= limit;
+    const start = box.scrollTop;
+    let scrolls = 0;
+    let complete = true;
+    // From the top: the rows in view when asked may be anywhere in the grid.
+    if (box.scrollTop !== 0) {
+      box.scrollTop = 0;
+      await frame();
+      await frame();
+    }
+    grab();
+    while (!full()) {
+      if (Date.now() > deadline) {
+        complete = false;
+        break;
+      }
+      const before = box.scrollTop;
+      // Most of a screen at a time: the rows at the old bottom stay in view, so none is skipped.
+      box.scrollTop = before + Math.max(1, Math.floor(box.clientHeight * 0.8));
+      if (box.scrollTop === before) break; // the end
+      scrolls += 1;
+      const until = Math.min(deadline, Date.now() + STEP_MS);
+      await frame();
+      // Drawn: new rows came, or rows already drawn (a grid draws a buffer past the view) fill the view.
+      while (grab() === 0 && !covered(box, selector) && Date.now() < until) await frame();
+    }
+    box.scrollTop = start;
+    const keys = [...seen.keys()].sort((a, b) => a - b);
+    const texts = keys.map((k) => seen.get(k));
+    return { texts: limit === null ? texts : texts.slice(0, limit), scrolls, complete };
+  };
+})();

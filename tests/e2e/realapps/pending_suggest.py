@@ -1,0 +1,54 @@
+"""What `suggest` proposes, used as drafted: on Flask-Admin's and Dash's tables its draft (selector,
+schema, next_selector) passed straight to extract must read every row, identifiers as the text they are.
+
+Pending (not collected: the name does not start with test_). On main at 291fbfa:
+- Flask-Admin: the draft reads the code column as `td.col-code | number`: "ACC-1001" comes back as 1001;
+- Dash: the draft reads "ORD-0001" as 1 (`td.dash-cell | number`) and proposes no next_selector for
+  the table's `button.next-page`, so only the first 10 of 95 rows can be had from the draft.
+Rename to test_suggest.py once suggest keeps identifiers as text (and finds Dash's Next)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from selenium import webdriver
+
+from tests.fixtures.realapps import data, tasks
+from tests.support import browser
+from tests.support.mcp_client import call, mcp_client, scrape
+
+pytestmark = pytest.mark.anyio
+
+
+def _values(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    # The draft names fields after the headers; compare the values, leaving out links to row actions.
+    return [tuple(v for k, v in r.items() if not k.endswith("_url")) for r in rows]
+
+
+async def _drafted(client: Any, url: str, query: str, wait_for: str) -> dict[str, Any]:
+    await call(client, "interact", action="navigate", url=url)
+    await call(client, "interact", action="wait_for", selector=wait_for)
+    best = (await scrape(client, operation="suggest", query=query))["candidates"][0]
+    assert best.get("next_selector"), best
+    return await scrape(
+        client,
+        operation="extract",
+        selector=best["selector"],
+        schema=best["schema"],
+        options={"paginate": {"next_selector": best["next_selector"], "max_pages": 30}},
+    )
+
+
+async def test_flask_admin_draft(driver: webdriver.Chrome, env: dict[str, str], flask_admin_url: str) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        out = await _drafted(client, flask_admin_url + "customer/", "customers", tasks.ADMIN_ROWS)
+    assert _values(out["data"]) == [(c.code, c.name, c.country, c.balance) for c in data.customers()]
+
+
+async def test_dash_draft(driver: webdriver.Chrome, env: dict[str, str], dash_url: str) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        out = await _drafted(client, dash_url, "orders", tasks.DASH_ROWS)
+    assert _values(out["data"]) == [(o.id, o.customer, o.fruit, o.quantity, o.total) for o in data.orders()]

@@ -1,0 +1,27 @@
+"""Dash DataTable, a single-page app: every row across the table's in-place pages in one extract call,
+and a filter + sort + every row in one workflow, written from the table's own markup."""
+
+from __future__ import annotations
+
+import pytest
+from selenium import webdriver
+
+from tests.fixtures.realapps import tasks
+from tests.support import browser
+from tests.support.mcp_client import call, mcp_client
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.mark.parametrize(
+    ("task", "pages"), [(tasks.DASH_ALL, 10), (tasks.DASH_FILTERED, 2)], ids=["all", "filtered"]
+)
+async def test_every_row_across_in_place_pages(
+    driver: webdriver.Chrome, env: dict[str, str], dash_url: str, task: tasks.Task, pages: int
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        out = await tasks.run(task, dash_url, lambda tool, args: call(client, tool, **args))
+    assert out["status"] == "complete", out
+    assert task.answer(out) == task.expected()
+    assert out["metadata"]["pages_scraped"] == pages

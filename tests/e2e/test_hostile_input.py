@@ -1,0 +1,142 @@
+"""Hostile input through the real MCP client, real bridge, host and Chromium: unknown fields refused
+(and nothing done), huge inputs echoed short, deep nesting answered, and a catastrophic regex in one
+client's output_schema stalls no other client."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+import anyio
+import pytest
+from selenium import webdriver
+
+from tabpilot.wire.errors import ErrorCode
+from tests.support import browser
+from tests.support.mcp_client import call, call_error, mcp_client, scrape_error
+
+pytestmark = pytest.mark.anyio
+
+EVIL = {"type": "object", "properties": {"v": {"type": "string", "pattern": "^(a+)+$"}}}
+ROWS = 20_000
+# Each cell makes Python's backtracking `re` take about 10 s on this pattern (4x per 2 more a's).
+CELL = "a" * 28 + "b"
+
+
+async def _tab_ids(client: Any) -> set[int]:
+    return {t["id"] for t in (await call(client, "observe", what="tabs"))["tabs"]}
+
+
+async def test_unknown_fields_are_refused_and_nothing_happens(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        other = (await call(client, "interact", action="new_tab", url=f"{site}/second.html", active=False))[
+            "tab_id"
+        ]
+        before = await _tab_ids(client)
+
+        refused = await call_error(client, "interact", action="close_tab", tabid=other)
+        assert refused["error"] == ErrorCode.INVALID_PARAMS and '"tab_id"' in refused["message"]
+        assert await _tab_ids(client) == before, "neither the active tab nor the other one was closed"
+
+        for tool, args in (
+            ("observe", {"what": "page", "scop": "main"}),
+            ("interact", {"action": "navigate", "url": f"{site}/index.html", "timeout": 5}),
+            (
+                "interact",
+                {
+                    "action": "scrape",
+                    "operation": "extract",
+                    "selector": "p",
+                    "schema": {"t": "p"},
+                    "delay_ms": 5,
+                },
+            ),
+            (
+                "interact",
+                {
+                    "action": "scrape",
+                    "operation": "workflow",
+                    "steps": [{"type": "navigate", "ur": f"{site}/"}],
+                },
+            ),
+        ):
+            out = await call_error(client, tool, **args)
+            assert out["error"] == ErrorCode.INVALID_PARAMS, (tool, args, out)
+
+        # A 10 MB selector reaches the page, whose error quotes it: the agent gets a short one.
+        huge = "#" + "x" * 10_000_000
+        result = await client.call_tool("interact", {"action": "click", "selector": huge, "snapshot": "none"})
+        assert result.is_error
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert len(text) < 3_000, f"a 10 MB selector came back in a {len(text):,}-character error"
+
+        # A JSON Schema nested 200 deep: refused with a code, before anything recurses.
+        deep: dict[str, Any] = {"type": "string"}
+        for _ in range(200):
+            deep = {"type": "array", "items": deep}
+        bad = await scrape_error(
+            client, operation="extract", selector="p", schema={"t": "p"}, output_schema=deep
+        )
+        assert bad["error"] == ErrorCode.INVALID_PARAMS
+
+        await call(client, "interact", action="close_tab", tab_id=other)
+
+
+async def test_a_catastrophic_pattern_stalls_no_other_client(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as first, mcp_client(env) as second:
+        tab = (await call(first, "interact", action="new_tab", url=f"{site}/index.html"))["tab_id"]
+        build = (
+            f"const rows = []; for (let i = 0; i < {ROWS}; i++) rows.push('<tr><td>{CELL}</td></tr>');"
+            "document.body.innerHTML = '<table>' + rows.join('') + '</table>'; return rows.length"
+        )
+        assert (await call(first, "interact", action="execute_js", script=build, tab_id=tab))[
+            "result"
+        ] == ROWS
+        await call(second, "interact", action="execute_js", script="1", tab_id=tab)  # warm: connected
+
+        latencies: list[float] = []
+        during: list[float] = []
+        done = anyio.Event()
+        failed: dict[str, Any] = {}
+
+        async def validate() -> None:
+            failed.update(
+                await scrape_error(
+                    first,
+                    operation="extract",
+                    selector="tr",
+                    schema={"v": "td"},
+                    output_schema=EVIL,
+                    tab_id=tab,
+                )
+            )
+            done.set()
+
+        with anyio.fail_after(120):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(validate)
+                while not done.is_set():
+                    t0 = time.perf_counter()
+                    answer = await call(second, "interact", action="execute_js", script="1", tab_id=tab)
+                    took = time.perf_counter() - t0
+                    assert answer == {"success": True, "result": 1}
+                    latencies.append(took)
+                    if not done.is_set():
+                        during.append(took)
+
+        assert failed["error"] == ErrorCode.VALIDATION_FAILED and failed["violations_total"] == ROWS
+        assert during, "the second client was answered while the first one's scrape still ran"
+        print(
+            f"\nsecond client's execute_js while the first validates {ROWS:,} rows against ^(a+)+$: "
+            f"{len(during)} calls, median {statistics.median(during) * 1000:.1f} ms, "
+            f"max {max(during) * 1000:.1f} ms"
+        )
+        assert max(during) < 1.0, f"a call waited {max(during):.2f} s behind another client's validation"
+        await call(first, "interact", action="close_tab", tab_id=tab)

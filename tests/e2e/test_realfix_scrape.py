@@ -1,0 +1,148 @@
+"""What real apps showed, fed through the real MCP client in real Chromium: an infinite feed whose end
+marker is in the DOM from the start but hidden, the end of a feed without any marker, and a next link
+that leads to a JSON export."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from selenium import webdriver
+
+from tabpilot.demo.server import Site, serve_site
+from tests.support import browser, pages
+from tests.support.mcp_client import call, mcp_client, scrape
+
+pytestmark = pytest.mark.anyio
+
+POSTS = [f"P-{n:04d}" for n in range(1, 201)]
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Site]:
+    with serve_site(pages.PAGES) as running:
+        yield running
+
+
+async def test_a_hidden_end_marker_is_not_the_end_and_a_feed_ends_on_its_own_quiet(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html")
+        marked = await scrape(
+            client,
+            operation="extract",
+            selector=".posts .post",
+            schema={"id": ".post-id"},
+            options={"scroll": {"max_scrolls": 30, "until_selector": ".infinite-scroll-last"}},
+        )
+        assert [r["id"] for r in marked["data"]] == POSTS
+        assert marked["metadata"]["pagination_stopped"]["reason"] == "end_marker"
+
+        # No marker named: the feed ends when nothing loads any more. The server answers slower than
+        # the quiet window, so only the request still in flight keeps the scrape waiting for a batch.
+        await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html?server_ms=700")
+        quiet = await scrape(
+            client,
+            operation="extract",
+            selector=".posts .post",
+            schema={"id": ".post-id"},
+            options={"scroll": {"max_scrolls": 30}},
+        )
+        assert [r["id"] for r in quiet["data"]] == POSTS
+        stop = quiet["metadata"]["pagination_stopped"]
+        assert stop["reason"] == "unchanged" and stop["page"] == 10
+
+
+async def test_a_next_link_to_a_json_export_stops_with_not_html_and_a_warning(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site.url}/realfix/list-1.html")
+        out = await scrape(
+            client,
+            operation="extract",
+            selector="table.records tbody tr",
+            schema={"id": ".id", "name": ".name"},
+            options={"paginate": {"next_selector": "a[href*='_next=']", "max_pages": 25, "delay_ms": 0}},
+        )
+        assert [r["id"] for r in out["data"]] == ["R-1", "R-2", "R-3", "R-4"]
+        stop = out["metadata"]["pagination_stopped"]
+        assert stop["reason"] == "not_html" and stop["page"] == 3
+        assert any("not_html" in w["message"] for w in out["metadata"]["warnings"])
+
+        # The precise selector walks every page and says why it stopped.
+        await call(client, "interact", action="navigate", url=f"{site.url}/realfix/list-1.html")
+        out = await scrape(
+            client,
+            operation="extract",
+            selector="table.records tbody tr",
+            schema={"id": ".id"},
+            options={"paginate": {"next_selector": ".pager a", "max_pages": 25, "delay_ms": 0}},
+        )
+        assert [r["id"] for r in out["data"]] == ["R-1", "R-2", "R-3", "R-4", "R-5"]
+        assert out["metadata"]["pagination_stopped"] == {
+            "reason": "no_next",
+            "page": 3,
+            "detail": "no visible element matches .pager a: the last page",
+        }
+        assert "warnings" not in out["metadata"]
+
+
+async def test_suggest_keeps_identifiers_as_text_and_the_draft_extracts_them_whole(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site.url}/realfix/accounts.html")
+        found = await scrape(client, operation="suggest", query="accounts")
+        best = found["candidates"][0]
+        schema = best["schema"]
+        assert not schema["account"].endswith("| number") and not schema["sku"].endswith("| number")
+        assert schema["balance"].endswith("| number") and schema["orders"].endswith("| number")
+        out = await scrape(client, operation="extract", selector=best["selector"], schema=schema)
+        assert out["data"][0] == {
+            "account": "ACC-1001",
+            "sku": "SKU-000001",
+            "customer": "Customer 1",
+            "balance": 1234.5,
+            "orders": 3,
+        }
+
+
+async def test_a_virtualised_grid_is_read_whole_and_in_order_in_one_call(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site.url}/realfix/grid.html")
+        schema = {"id": ".id", "customer": ".customer", "total": ".total | number"}
+        out = await scrape(client, operation="extract", selector=".grid .row", schema=schema)
+        assert len(out["data"]) == 2000
+        assert out["data"] == [
+            {"id": f"ORD-{n:05d}", "customer": f"Customer {n % 97}", "total": round(n * 1.25, 2)}
+            for n in range(1, 2001)
+        ]
+        assert out["metadata"]["virtual"]["complete"] is True
+        # The grid is left where it was.
+        assert driver.execute_script("return document.querySelector('.viewport').scrollTop") == 0
+
+        # 21 of 2,000 asked for: 21 come back.
+        wanted = await scrape(
+            client,
+            operation="extract",
+            selector=".grid .row",
+            schema=schema,
+            options={"where": {"customer": "Customer 5", "total": {">=": 100}}},
+        )
+        ids = [n for n in range(1, 2001) if n % 97 == 5 and n * 1.25 >= 100]
+        assert [r["id"] for r in wanted["data"]] == [f"ORD-{n:05d}" for n in ids]
+        assert wanted["metadata"]["rows_filtered_out"] == 2000 - len(ids)
+
+        # virtual: false reads only what the DOM holds now.
+        seen = await scrape(
+            client, operation="extract", selector=".grid .row", schema=schema, options={"virtual": False}
+        )
+        assert 0 < len(seen["data"]) < 40

@@ -1,0 +1,92 @@
+"""No oracles: whatever the agent can observe (success or failure, counts, conditions) answers the same
+for a right and a wrong guess of a redacted value, through the real MCP client in real Chromium."""
+
+from __future__ import annotations
+
+import pytest
+from selenium import webdriver
+
+from tabpilot.wire.errors import ErrorCode
+from tests.support import browser
+from tests.support.mcp_client import call, call_error, mcp_client, scrape
+from tests.support.snap import snapshot
+
+pytestmark = pytest.mark.anyio
+
+TOKEN = "tok_85bba507c1"
+# The right prefix of the token, and wrong guesses of the same shape.
+GUESSES = ("tok_85b", "tok_00a", TOKEN, "tok_99999999zz")
+
+
+@pytest.fixture(autouse=True)
+def _pilot_on(driver: webdriver.Chrome) -> None:
+    browser.set_pilot(driver, True)
+
+
+async def test_guessing_the_token_by_wait_for_text_gets_nowhere(env: dict[str, str], site: str) -> None:
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/secrets/token.html")
+        for guess in GUESSES:
+            err = await call_error(client, "interact", action="wait_for", text=guess, timeout_ms=300)
+            assert err["error"] == ErrorCode.TIMEOUT, (guess, err)
+        # Public text is still found at once, and so is the redaction mark (the secret's presence).
+        assert (await call(client, "interact", action="wait_for", text="ready"))["text"] == "ready"
+        await call(client, "interact", action="wait_for", text="Token: [REDACTED]", timeout_ms=300)
+
+
+async def test_guessing_the_token_by_selectors_gets_nowhere(env: dict[str, str], site: str) -> None:
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/secrets/token.html")
+        expected = (
+            ErrorCode.ELEMENT_NOT_FOUND,
+            ErrorCode.TIMEOUT,
+            ErrorCode.ELEMENT_NOT_FOUND,
+            [],
+            [{"hit": None}],
+        )
+        for guess in GUESSES:
+            for sel in (
+                f"input[value^='{guess}']",
+                f"input[value='{guess}']",
+                f"p:has(> [value*='{guess}'])",
+                f"a[href*='{guess}']",
+                f"[title^='{guess}']",
+            ):
+                scoped = await call_error(client, "observe", what="page", scope=sel)
+                waited = await call_error(
+                    client, "interact", action="wait_for", selector=sel, state="attached", timeout_ms=300
+                )
+                clicked = await call_error(client, "interact", action="click", selector=sel)
+                rows = await scrape(
+                    client, operation="extract", selector=sel, schema={"id": ":scope | attr:id"}
+                )
+                field = await scrape(
+                    client, operation="extract", selector="body", schema={"hit": f"{sel} | attr:id"}
+                )
+                got = (scoped["error"], waited["error"], clicked["error"], rows["data"], field["data"])
+                assert got == expected, (sel, got)
+        # Presence still works: the secret input is there, found by a structural attribute.
+        assert (await snapshot(client, scope="input[size='30']"))["text"]
+        assert (await snapshot(client, scope="[value]"))["text"]
+
+
+async def test_workflow_conditions_cannot_test_a_secret(env: dict[str, str], site: str) -> None:
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/secrets/token.html")
+        seen = []
+        for guess in GUESSES:
+            out = await scrape(
+                client,
+                operation="workflow",
+                steps=[
+                    {
+                        "type": "execute_js",
+                        "script": "'matched'",
+                        "save_as": "hit",
+                        "if": {"exists": f"input[value^='{guess}']"},
+                    },
+                    {"type": "extract", "selector": "#state", "schema": {"state": ":scope"}},
+                ],
+            )
+            seen.append(str(out["data"]))
+        assert len(set(seen)) == 1 and "matched" not in seen[0], seen

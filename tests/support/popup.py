@@ -1,0 +1,91 @@
+"""The extension's popup in real Chromium: opened as a tab, driven the way a person clicks it, and
+photographed into test-artifacts/popup/ (ignored by git) so every state can be looked at."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webelement import WebElement
+
+from tests.support import browser
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "popup"
+
+
+@contextmanager
+def opened(driver: webdriver.Chrome) -> Iterator[None]:
+    """The popup page open in its own tab for the block; the test's tab is restored after.
+
+    Opened as a tab, the popup speaks of the tab used last before it (the test's page).
+    """
+    original = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    try:
+        driver.get(browser.POPUP_URL)
+        wait_ready(driver)
+        yield
+    finally:
+        driver.close()
+        driver.switch_to.window(original)
+
+
+def wait_ready(driver: webdriver.Chrome) -> None:
+    """Wait for the popup's first full drawing (it reads storage and the tabs first)."""
+    browser.wait_until(lambda: driver.find_element(By.CSS_SELECTOR, "body[data-ready]"), what="the popup")
+
+
+def by_id(driver: webdriver.Chrome, element_id: str) -> WebElement:
+    """An element of the popup."""
+    return driver.find_element(By.ID, element_id)
+
+
+def shown(driver: webdriver.Chrome, element_id: str) -> bool:
+    """Whether the element is rendered (not hidden)."""
+    return by_id(driver, element_id).is_displayed()
+
+
+def shoot(driver: webdriver.Chrome, name: str) -> Path:
+    """Save the popup's body as test-artifacts/popup/NAME-light.png and NAME-dark.png."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    body = driver.find_element(By.TAG_NAME, "body")
+    saved = ARTIFACTS / f"{name}-light.png"
+    for scheme in ("light", "dark"):
+        driver.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}
+        )
+        path = ARTIFACTS / f"{name}-{scheme}.png"
+        assert body.screenshot(str(path)), path
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    return saved
+
+
+def sites(driver: webdriver.Chrome) -> list[str]:
+    """The allowed sites the popup lists."""
+    return [
+        li.text.split("\n")[0].split(" ")[0] for li in driver.find_elements(By.CSS_SELECTOR, "#site-list li")
+    ]
+
+
+def set_sites(driver: webdriver.Chrome, *, only: list[str] | None) -> None:
+    """In the popup: every site (`only=None`) or exactly `only`, by clicking as a person would."""
+    with opened(driver):
+        for site in sites(driver):
+            if only is None or site not in only:
+                driver.find_element(By.CSS_SELECTOR, f'#site-list button[data-site="{site}"]').click()
+                browser.wait_until(lambda s=site: s not in sites(driver) or None, what=f"{site} removed")
+        for site in only or []:
+            if site not in sites(driver):
+                by_id(driver, "site-add-input").send_keys(site)
+                driver.find_element(By.CSS_SELECTOR, "#site-add button").click()
+                browser.wait_until(lambda s=site: s in sites(driver) or None, what=f"{site} added")
+        wanted = "all" if only is None else "only"
+        if driver.find_element(By.TAG_NAME, "body").get_attribute("data-scope") != wanted:
+            by_id(driver, f"scope-{wanted}").find_element(By.XPATH, "..").click()
+            browser.wait_until(
+                lambda: driver.find_element(By.CSS_SELECTOR, f'body[data-scope="{wanted}"]'),
+                what="the scope to change",
+            )

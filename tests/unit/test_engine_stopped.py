@@ -1,0 +1,122 @@
+"""Every paginated or scrolled extract says why it stopped (`metadata.pagination_stopped`), and the
+stops that usually mean a wrong selector or a lost session warn as well."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tabpilot.engine import result, runner
+from tabpilot.engine.plan import build_plan, parse_request
+from tabpilot.wire.errors import ErrorCode
+from tests.support.fake_browser import ScriptedBrowser, TableSite
+
+pytestmark = pytest.mark.anyio
+
+SCHEMA = {"name": "td:nth-child(1)", "points": "td:nth-child(2) | number"}
+PAGES = [[["a", "1"], ["b", "2"]], [["c", "3"]], [["d", "4"]]]
+
+
+async def walk(browser: ScriptedBrowser, **options: Any) -> dict[str, Any]:
+    request = {"operation": "extract", "selector": "tr", "schema": SCHEMA, "options": options}
+    p = build_plan(parse_request(request))
+    return result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+
+
+def paged(**paginate: Any) -> dict[str, Any]:
+    return {"paginate": {"next_selector": "a.next", "delay_ms": 0, **paginate}}
+
+
+@pytest.mark.parametrize(
+    ("end", "reason"), [("missing", "no_next"), ("disabled", "next_disabled"), ("unchanged", "unchanged")]
+)
+async def test_the_page_s_end_reasons(end: str, reason: str) -> None:
+    browser = TableSite(PAGES).install(ScriptedBrowser())
+    browser.handlers["paginate"] = lambda c: {
+        "outcome": "end",
+        "reason": end,
+        "url": "https://data.example/t",
+    }
+    out = await walk(browser, **paged())
+    stop = out["metadata"]["pagination_stopped"]
+    assert (stop["reason"], stop["page"]) == (reason, 1) and "a.next" in stop["detail"]
+    assert "warnings" not in out["metadata"]
+
+
+async def test_last_page_max_pages_limit_and_an_empty_page() -> None:
+    out = await walk(TableSite(PAGES).install(ScriptedBrowser()), **paged())
+    assert out["metadata"]["pagination_stopped"]["reason"] == "no_next"
+    assert out["metadata"]["pagination_stopped"]["page"] == 3
+    out = await walk(TableSite(PAGES).install(ScriptedBrowser()), **paged(max_pages=2))
+    assert out["metadata"]["pagination_stopped"]["reason"] == "max_pages" and len(out["data"]) == 3
+    out = await walk(TableSite(PAGES).install(ScriptedBrowser()), limit=2, **paged())
+    assert out["metadata"]["pagination_stopped"]["reason"] == "limit" and len(out["data"]) == 2
+    out = await walk(TableSite([[["a", "1"]], []]).install(ScriptedBrowser()), **paged())
+    assert out["metadata"]["pagination_stopped"] == {
+        "reason": "no_rows",
+        "page": 2,
+        "detail": "this page has no rows matching the selector",
+    }
+
+
+async def test_a_next_link_to_a_json_document_is_not_html_with_a_warning() -> None:
+    site = TableSite([PAGES[0], [['[{"a": 1}]']]])
+    browser = site.install(ScriptedBrowser())
+    page = site.extract
+
+    def extract(c: Any) -> Any:
+        out = page(c)
+        return out | {"type": "application/json" if site.page else "text/html"}
+
+    browser.handlers["extract"] = extract
+    out = await walk(browser, **paged())
+    assert [r["name"] for r in out["data"]] == ["a", "b"]
+    stop = out["metadata"]["pagination_stopped"]
+    assert (stop["reason"], stop["page"]) == ("not_html", 2) and "application/json" in stop["detail"]
+    assert [w for w in out["metadata"]["warnings"] if "not_html" in w["message"]]
+
+
+async def test_a_redirect_to_a_page_without_rows_warns_and_one_to_a_login_is_an_error() -> None:
+    site = TableSite([PAGES[0], []])
+    browser = site.install(ScriptedBrowser())
+    moved = site.paginate
+    browser.handlers["paginate"] = lambda c: moved(c) | {"reason": "redirected"}
+    out = await walk(browser, **paged())
+    assert out["status"] == "complete" and out["metadata"]["pagination_stopped"]["reason"] == "redirected"
+    assert [w for w in out["metadata"]["warnings"] if "redirected" in w["message"]]
+
+    browser = TableSite(PAGES).install(ScriptedBrowser())
+    browser.handlers["paginate"] = lambda c: {
+        "outcome": "navigated",
+        "reason": "redirected",
+        "url": "https://data.example/login?next=2",
+    }
+    out = await walk(browser, **paged())
+    assert out["error"] == ErrorCode.NAVIGATION_REDIRECT
+    assert out["metadata"]["pagination_stopped"]["reason"] == "redirected"
+
+
+@pytest.mark.parametrize(
+    ("answers", "reason", "page"),
+    [
+        ([(10, 20, False), (20, 20, False)], "unchanged", 2),
+        ([(10, 20, False), (20, 30, True)], "end_marker", 2),
+        ([(10, 20, False)] * 3, "max_scrolls", 3),
+    ],
+)
+async def test_scroll_reasons(answers: list[tuple[int, int, bool]], reason: str, page: int) -> None:
+    browser = TableSite([[["r", "1"]] * 30]).install(ScriptedBrowser())
+    given = iter(answers)
+    sent: list[Any] = []
+
+    def scroll_load(c: Any) -> Any:
+        sent.append(c)
+        before, after, found = next(given)
+        return {"before": before, "after": after, "until_found": found}
+
+    browser.handlers["scroll_load"] = scroll_load
+    out = await walk(browser, scroll={"max_scrolls": 3, "until_selector": ".end"})
+    stop = out["metadata"]["pagination_stopped"]
+    assert (stop["reason"], stop["page"]) == (reason, page)
+    assert {c.quiet_ms for c in sent} == {500}, "the feed's end is a short quiet window, not the timeout"
