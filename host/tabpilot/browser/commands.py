@@ -19,8 +19,16 @@ def _error(exc: TabPilotError) -> click.ClickException:
     return click.ClickException(f"[{exc.code}] {exc.message}")
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, handled like Ctrl-C but reported with its own exit status."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+    raise _Terminated(signum)
 
 
 def _stop_on_termination() -> None:
@@ -104,10 +112,11 @@ def launch(
     )
     try:
         code = launched.wait()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         result = launched.stop()
         click.echo(f"stopped (pid {result.pid}, {result.signal})", err=True)
-        return
+        # Shells report a command ended by signal N as 128 + N (Ctrl-C: 130).
+        sys.exit(128 + (exc.signum if isinstance(exc, _Terminated) else signal.SIGINT))
     click.echo(f"browser exited with code {code}", err=True)
     sys.exit(0 if code == 0 else 1)
 
