@@ -23,6 +23,7 @@ from pydantic import ConfigDict, Field, JsonValue, RootModel, ValidatorFunctionW
 
 from ...wire.echo import clip, nearest, show, unknown_field
 from ...wire.errors import ErrorCode, TabPilotError
+from . import outschema
 from .base import Backend, Call, Encoded, Image, error, ok
 from .strict import MAX_DEPTH, nested_names, stray_field, too_deep
 
@@ -37,7 +38,7 @@ def _null_is_absent(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
 
 
 _NULL_IS_ABSENT = WrapValidator(_null_is_absent)
-_BROWSER_DOC = "Browser instance id or label; needed only when several browsers are connected."
+_BROWSER_DOC = "Browser id, label or profile; only when several are connected."
 
 
 @dataclass(frozen=True)
@@ -109,8 +110,10 @@ class CompositeTool:
         return fn
 
     def description(self) -> str:
-        """The tool's docstring plus one line per action: what the agent reads on every request."""
-        lines = [self.doc, *(f"{self.selector}={a.name}: {a.summary}" for a in self.actions.values())]
+        """The tool's docstring plus one line per action: what the agent reads on every request (kept
+        terse: the whole tool list is read on every request)."""
+        lines = [f"{self.doc} `{self.selector}` picks one of:"]
+        lines += [f"- {a.name}: {a.summary}" for a in self.actions.values()]
         return "\n".join(lines)
 
     def _signature(self) -> inspect.Signature:
@@ -161,7 +164,7 @@ class CompositeTool:
         )
         tool.parameters = self.schema = compact_schema(tool.parameters)
         if tool.fn_metadata.output_schema is not None:
-            tool.fn_metadata.output_schema = compact_schema(tool.fn_metadata.output_schema)
+            tool.fn_metadata.output_schema = outschema.flatten(tool.fn_metadata.output_schema)
         return tool
 
     async def dispatch(
