@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 
@@ -64,10 +65,20 @@ def shoot(driver: webdriver.Chrome, name: str) -> Path:
 
 
 def sites(driver: webdriver.Chrome) -> list[str]:
-    """The allowed sites the popup lists."""
-    return [
-        li.text.split("\n")[0].split(" ")[0] for li in driver.find_elements(By.CSS_SELECTOR, "#site-list li")
-    ]
+    """The allowed sites the popup lists, read in one go (the popup redraws the list on every change)."""
+    texts: list[str] = driver.execute_script(
+        "return [...document.querySelectorAll('#site-list li')].map((li) => li.innerText)"
+    )
+    return [t.split("\n")[0].split(" ")[0] for t in texts]
+
+
+def _click(driver: webdriver.Chrome, css: str) -> bool:
+    """Click `css` as a person would; False when the popup redrew it between the find and the click."""
+    try:
+        driver.find_element(By.CSS_SELECTOR, css).click()
+    except StaleElementReferenceException:
+        return False
+    return True
 
 
 def set_sites(driver: webdriver.Chrome, *, only: list[str] | None) -> None:
@@ -75,12 +86,15 @@ def set_sites(driver: webdriver.Chrome, *, only: list[str] | None) -> None:
     with opened(driver):
         for site in sites(driver):
             if only is None or site not in only:
-                driver.find_element(By.CSS_SELECTOR, f'#site-list button[data-site="{site}"]').click()
+                button = f'#site-list button[data-site="{site}"]'
+                browser.wait_until(
+                    lambda b=button: _click(driver, b) or None, what=f"a click on {site}'s remove"
+                )
                 browser.wait_until(lambda s=site: s not in sites(driver) or None, what=f"{site} removed")
         for site in only or []:
             if site not in sites(driver):
                 by_id(driver, "site-add-input").send_keys(site)
-                driver.find_element(By.CSS_SELECTOR, "#site-add button").click()
+                browser.wait_until(lambda: _click(driver, "#site-add button") or None, what="a click on Add")
                 browser.wait_until(lambda s=site: s in sites(driver) or None, what=f"{site} added")
         wanted = "all" if only is None else "only"
         if driver.find_element(By.TAG_NAME, "body").get_attribute("data-scope") != wanted:
