@@ -112,8 +112,7 @@ class CompositeTool:
     def description(self) -> str:
         """The tool's docstring plus one line per action: what the agent reads on every request (kept
         terse: the whole tool list is read on every request)."""
-        lines = [f"{self.doc} `{self.selector}` picks one of:"]
-        lines += [f"- {a.name}: {a.summary}" for a in self.actions.values()]
+        lines = [self.doc, *(f"- {a.name}: {a.summary}" for a in self.actions.values())]
         return "\n".join(lines)
 
     def _signature(self) -> inspect.Signature:
