@@ -112,14 +112,8 @@
     }
   }
 
-  // What the agent types into a password stays a secret after the page turns it into a text field.
-  const noteSecret = (el) => {
-    if (agent.isSensitive(el)) agent.markSecret(el);
-  };
-
   agent.commands.fill = (args) => {
     const el = focusForTyping(agent.resolve(args));
-    noteSecret(el);
     const value = String(args.value ?? '');
     if (el.localName === 'input' && SET_TYPES.has(el.type)) {
       setValue(el, value);
@@ -149,7 +143,6 @@
     const target = args.ref || args.selector ? agent.resolve(args) : agent.deepActive(document);
     if (!target || target === document.body) throw new PageError('invalid_params', 'nothing has the focus: give a ref or selector');
     const el = focusForTyping(target);
-    noteSecret(el);
     if (el.localName === 'input' && SET_TYPES.has(el.type)) throw new PageError('invalid_params', `${agent.describe(el)} is a ${el.type} input: use action=fill`);
     if (!el.isContentEditable) {
       try {

@@ -318,3 +318,15 @@ def _choose(conns: list[HostConnection], browser: str | None) -> HostConnection:
             + "; ".join(describe(i) for i in infos),
         )
     return by_info[id(chosen)]
+
+
+class PinnedPool(HostPool):
+    """A pool whose calls go to one named browser unless a call names another (`tabpilot mcp --browser`),
+    so a person with several piloted browsers need not name one in every call."""
+
+    def __init__(self, pinned: str, runtime_dir: Path | None = None, connect_wait_s: float = 2.5) -> None:
+        super().__init__(runtime_dir, connect_wait_s)
+        self.pinned = pinned
+
+    async def _pick(self, browser: str | None) -> HostConnection:
+        return await super()._pick(browser or self.pinned)
