@@ -22,11 +22,9 @@
   const refuse = (el, reason, detail) =>
     new PageError('not_interactable', `${agent.describe(el)} is not interactable: ${detail}`, { reason });
 
-  // Fields that hold a secret (page/redact.js): a password input, also once the page switched it to
-  // type=text to show it, a password autocomplete field, anything the redaction covers, and a field
-  // the agent already typed a secret into. fill/type/press answer `secret: true` for them, so the host
+  // fill/type/press answer `secret: true` when the field holds a secret (redact.js decides: a
+  // password now or once, a password autocomplete field, anything the redaction covers), so the host
   // keeps what was typed out of workflows and results.
-  agent.isSecretField = (el) => agent.isSensitive(el);
   const typedInto = (el) => {
     if (!agent.isSensitive(el)) return {};
     agent.markSecret(el);
