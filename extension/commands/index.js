@@ -1,6 +1,7 @@
 // The command registry: one handler file per command, one line here. Each module exports
 // `name` (the wire tag), `needsPilot`, and `run(msg, {signal, running})`.
 import * as addRedaction from './add_redaction.js';
+import * as addSecretPattern from './add_secret_pattern.js';
 import * as cancel from './cancel.js';
 import * as check from './check.js';
 import * as click from './click.js';
@@ -39,5 +40,5 @@ export const HANDLERS = new Map([
   cancel, count, executeJs, extract, extractScript, navigate, paginate, ping, scrollLoad, status, tabs,
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
   closeTab, history, newTab, switchTab, trackTab, screenshot, state, telemetry, addRedaction,
-  mainContent, suggest, fillForm,
+  mainContent, suggest, fillForm, addSecretPattern,
 ].map((h) => [h.name, h]));

@@ -2,7 +2,8 @@
 //   local:   pilot, instanceId, label, profile, launchNonce, trackedTabId, trackedTabUrl,
 //            redactSelectors (the user's list, edited in the popup only), redactExtra (added by the agent),
 //            sites (the pilot's scope, {all, sites}: written only for the popup or a launch config),
-//            redactPatterns (the user's secret-shaped text patterns, popup only; default REDACT_PATTERNS)
+//            redactPatterns (the user's secret-shaped text patterns, popup only; default REDACT_PATTERNS),
+//            redactPatternsExtra (patterns the agent added)
 //   session: connection (what the popup shows about the native host), siteRequest (the last site
 //            the agent was refused, for the popup's Allow button)
 //
@@ -30,6 +31,7 @@ export const KEY = Object.freeze({
   SITES: 'sites',
   SITE_REQUEST: 'siteRequest',
   REDACT_PATTERNS: 'redactPatterns',
+  REDACT_PATTERNS_EXTRA: 'redactPatternsExtra',
 });
 
 /** The scope of a profile nobody has restricted: every site, as before scopes existed. */
@@ -92,7 +94,7 @@ export function applyStorageChanges(changes) {
     scopeChanges += 1;
     mirror.scope = null;
   }
-  if (changes[KEY.REDACT_PATTERNS]) mirror.patterns = null;
+  if (changes[KEY.REDACT_PATTERNS] || changes[KEY.REDACT_PATTERNS_EXTRA]) mirror.patterns = null;
   if (changes[KEY.TRACKED_TAB]) {
     trackedChanges += 1;
     readTrackedTab().catch((err) => console.warn('TabPilot: cannot read the tracked tab:', err));
@@ -169,12 +171,16 @@ export async function setScope(scope) {
   return clean;
 }
 
-/** The secret-shaped text patterns masked in page output: the user's list, default REDACT_PATTERNS. */
+/**
+ * The secret-shaped text patterns masked in page output: the user's list (default REDACT_PATTERNS)
+ * plus what the agent added. The agent can add patterns, never remove one.
+ */
 export async function getPatterns() {
   if (mirror.patterns === null) {
-    const got = await chrome.storage.local.get(KEY.REDACT_PATTERNS);
+    const got = await chrome.storage.local.get([KEY.REDACT_PATTERNS, KEY.REDACT_PATTERNS_EXTRA]);
     const own = Array.isArray(got[KEY.REDACT_PATTERNS]) ? got[KEY.REDACT_PATTERNS] : REDACT_PATTERNS;
-    mirror.patterns = own.filter((s) => typeof s === 'string' && s);
+    const extra = Array.isArray(got[KEY.REDACT_PATTERNS_EXTRA]) ? got[KEY.REDACT_PATTERNS_EXTRA] : [];
+    mirror.patterns = [...new Set([...own, ...extra].filter((s) => typeof s === 'string' && s))];
   }
   return mirror.patterns;
 }

@@ -79,6 +79,7 @@
   }
 
   function draw(boxes) {
+    if (!boxes.length) return;
     if (!layer) {
       const host = document.createElement('div');
       const root = host.attachShadow({ mode: 'closed' });
@@ -113,11 +114,11 @@
     const foreign = [];
     const offset = { x: globalThis.scrollX, y: globalThis.scrollY };
     const regions = collect(document, offset, boxes, foreign);
-    draw(boxes);
+    if (boxes.length) draw(boxes);
     foreignFrames = foreign;
     // The capture reads the last painted frame: the boxes must be in one. A hidden tab paints no
     // frame until it is brought to the front, which the capture waits for anyway.
-    if (document.visibilityState === 'visible') {
+    if (boxes.length && document.visibilityState === 'visible') {
       await Promise.race([
         new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
         new Promise((resolve) => setTimeout(resolve, 500)),

@@ -1,5 +1,6 @@
 """The secret-shaped text list is the user's: shown and edited in the popup next to the selector
-list, carried into every page command, refused when a line is not a regular expression."""
+list, carried into every page command, refused when a line is not a regular expression. The agent
+can add patterns (configure add_secret_pattern), never remove one."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
+from tabpilot.wire.errors import ErrorCode
 from tabpilot.wire.secret_patterns import DEFAULT_PATTERNS
 from tests.support import browser
-from tests.support.mcp_client import call, mcp_client
+from tests.support.mcp_client import call, call_error, mcp_client
 from tests.support.snap import snapshot
 
 pytestmark = pytest.mark.anyio
@@ -68,3 +70,23 @@ async def test_patterns_are_edited_in_the_popup(
             )
         text = (await snapshot(client))["text"]
         assert "Order 12345678" in text and "4111 1111 1111 1111" not in text
+
+
+async def test_the_agent_can_add_patterns_never_remove(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/secrets/hostile.html")
+        for bad in (["(unclosed"], ["x*"], [""], ["Order [0-9]{8}", "[z-a]"]):
+            err = await call_error(client, "configure", action="add_secret_pattern", patterns=bad)
+            assert err["error"] == ErrorCode.INVALID_PARAMS, (bad, err)
+        assert "Order 12345678" in (await snapshot(client))["text"]  # nothing of a refused call was kept
+        out = await call(client, "configure", action="add_secret_pattern", patterns=["Order [0-9]{8}"])
+        assert out == {"added": ["Order [0-9]{8}"], "patterns": ["Order [0-9]{8}"]}
+        text = (await snapshot(client))["text"]
+        # Added to the user's list, not in place of it: the card stays masked.
+        assert "Order 12345678" not in text and "4111 1111 1111 1111" not in text and "owner Alice" in text
+        with popup(driver):
+            shown = driver.find_element(By.ID, "pattern-list").get_attribute("value").splitlines()
+            assert shown == list(DEFAULT_PATTERNS)  # the popup's list is the user's own

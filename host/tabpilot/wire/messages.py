@@ -285,6 +285,13 @@ class AddRedaction(Command, tag="add_redaction"):
     selectors: list[str]
 
 
+class AddSecretPattern(Command, tag="add_secret_pattern"):
+    """Mask text matching these regular expressions too (secret-shaped text, in every page output and
+    screenshot). The agent can add to the user's pattern list, never remove from it."""
+
+    patterns: list[str]
+
+
 class BrowserState(Command, tag="state"):
     """Save, load, list or delete a named snapshot of a site's storage and cookies (values stay in the
     extension: answers carry names, URL, time, sizes and counts only)."""
@@ -579,6 +586,7 @@ ExtensionCommand = (
     | CloseTab
     | TrackTab
     | AddRedaction
+    | AddSecretPattern
     | Screenshot
     | BrowserState
     | Telemetry
@@ -621,6 +629,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     CloseTab,
     TrackTab,
     AddRedaction,
+    AddSecretPattern,
     Screenshot,
     BrowserState,
     Telemetry,

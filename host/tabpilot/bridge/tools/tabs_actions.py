@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ...wire.messages import AddRedaction, CloseTab, History, NewTab, SwitchTab, TrackTab
+from ...wire.messages import AddRedaction, AddSecretPattern, CloseTab, History, NewTab, SwitchTab, TrackTab
 from .base import Call
 from .configure import CONFIGURE
 from .interact import INTERACT
@@ -116,3 +116,23 @@ async def add_redaction(
     the user's own list is edited in the popup); returns the list now in force."""
     value: Any = await call.send(AddRedaction(id=0, selectors=selectors))
     return {"added": list(value["added"]), "selectors": list(value["selectors"])}
+
+
+class PatternResult(TypedDict):
+    added: list[str]
+    patterns: list[str]
+
+
+@CONFIGURE.action
+async def add_secret_pattern(
+    call: Call,
+    patterns: Annotated[
+        list[str],
+        Field(description="add_secret_pattern: JavaScript regexes; matching text shows as [REDACTED]."),
+    ],
+) -> PatternResult:
+    """also mask text matching these regular expressions in every page output and screenshot (a
+    "luhn:" prefix adds a card-number check; you can add, never remove: the user's own list is edited in
+    the popup); returns the added patterns in force."""
+    value: Any = await call.send(AddSecretPattern(id=0, patterns=patterns))
+    return {"added": list(value["added"]), "patterns": list(value["patterns"])}
