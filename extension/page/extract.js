@@ -197,14 +197,15 @@
       return JSON.stringify(rowValues(row, plans, anySecret));
     };
     const deadline = Date.now() + Math.max(100, timeoutMs - 500);
-    const { texts, scrolls, complete } = await agent.collectVirtual(selector, box, read, { limit, deadline });
+    const { texts, scrolls, complete, gaps } = await agent.collectVirtual(selector, box, read, { limit, deadline });
     let size = 0;
     texts.forEach((text, i) => {
       size += text.length + 1;
       if (size > maxChars) throw tooLarge(i, size);
     });
     const warnings = fieldWarnings(plans, texts.length);
-    if (!complete) warnings.push({ field: '', message: `the grid was still scrolling after ${timeoutMs} ms: ${texts.length} rows read; give a longer options.timeout_ms` });
+    if (gaps) warnings.push({ field: '', message: `${gaps} rows between the first and the last were never drawn while the grid scrolled: the data has holes` });
+    else if (!complete) warnings.push({ field: '', message: `the grid was still scrolling after ${timeoutMs} ms: ${texts.length} rows read; give a longer options.timeout_ms` });
     return answer(texts, texts.length, warnings, { virtual: { rows: texts.length, scrolls, complete } });
   }
 

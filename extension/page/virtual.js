@@ -39,13 +39,18 @@
     return box;
   };
 
-  /** Whether a row lies across the bottom line of the box's view (so the view holds no blank gap). */
+  /** Whether rows lie across both the top and the bottom line of the box's view (drawn, no blank). */
   function covered(box, selector) {
     const r = box.getBoundingClientRect();
-    const y = Math.min(r.bottom, r.top + box.clientHeight) - 2;
+    const top = r.top + 2;
+    const bottom = Math.min(r.bottom, r.top + box.clientHeight) - 2;
+    let high = false;
+    let low = false;
     for (const row of document.querySelectorAll(selector)) {
       const b = row.getBoundingClientRect();
-      if (b.top <= y && b.bottom >= y) return true;
+      high = high || (b.top <= top && b.bottom >= top);
+      low = low || (b.top <= bottom && b.bottom >= bottom);
+      if (high && low) return true;
     }
     return false;
   }
@@ -103,6 +108,9 @@
     box.scrollTop = start;
     const keys = [...seen.keys()].sort((a, b) => a - b);
     const texts = keys.map((k) => seen.get(k));
-    return { texts: limit === null ? texts : texts.slice(0, limit), scrolls, complete };
+    // Indexes run on without a hole in a grid read whole; a hole is a row never drawn while we looked.
+    let gaps = 0;
+    for (let i = 1; i < keys.length; i += 1) gaps += keys[i] - keys[i - 1] - 1;
+    return { texts: limit === null ? texts : texts.slice(0, limit), scrolls, complete: complete && gaps === 0, gaps };
   };
 })();

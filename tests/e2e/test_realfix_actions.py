@@ -91,6 +91,9 @@ async def test_fill_form_refusals_name_the_field(env: dict[str, str], site: Site
         assert bad_date["error"] == ErrorCode.INVALID_PARAMS and bad_date["data"]["field"] == 1
         nothing = await call_error(client, "interact", action="fill_form", fields=[])
         assert nothing["error"] == ErrorCode.INVALID_PARAMS
+        # A number for a text field is its text.
+        await call(client, "interact", action="fill_form", fields=[{"selector": "[name=title]", "value": 42}])
+        assert await js(client, "document.forms[0].title.value") == "42"
 
 
 async def test_a_click_that_navigates_answers_with_a_lean_snapshot_unless_asked(
@@ -109,13 +112,18 @@ async def test_a_click_that_navigates_answers_with_a_lean_snapshot_unless_asked(
 
 
 async def test_a_scrape_of_a_tab_without_a_web_page_is_a_navigation_error(
-    env: dict[str, str], site: Site
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
 ) -> None:
     async with mcp_client(env) as client:
-        opened = await call(client, "interact", action="new_tab", url="about:blank")
+        opened = await call(client, "interact", action="new_tab")  # the browser's own new tab page
         try:
             failed = await scrape_error(client, operation="extract", selector="tr", schema={"a": "td"})
             assert failed["error"] == ErrorCode.NAVIGATION_FAILED
             assert "navigate" in failed["message"]
         finally:
             await call(client, "interact", action="close_tab", tab_id=opened["tab_id"])
+        driver.switch_to.new_window("tab")  # about:blank, in front
+        blank = await scrape_error(client, operation="extract", selector="tr", schema={"a": "td"})
+        assert blank["error"] == ErrorCode.NAVIGATION_FAILED and "about:blank" in blank["message"]
+        driver.close()
+        driver.switch_to.window(driver.window_handles[0])

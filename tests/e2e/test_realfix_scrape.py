@@ -10,8 +10,9 @@ import pytest
 from selenium import webdriver
 
 from tabpilot.demo.server import Site, serve_site
+from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.mcp_client import call, mcp_client, scrape, scrape_error
 
 pytestmark = pytest.mark.anyio
 
@@ -146,3 +147,14 @@ async def test_a_virtualised_grid_is_read_whole_and_in_order_in_one_call(
             client, operation="extract", selector=".grid .row", schema=schema, options={"virtual": False}
         )
         assert 0 < len(seen["data"]) < 40
+
+        # Rows with no index cannot be told apart while a grid scrolls: virtual: true is refused.
+        await call(client, "interact", action="navigate", url=f"{site.url}/realfix/accounts.html")
+        refused = await scrape_error(
+            client,
+            operation="extract",
+            selector="table tbody tr",
+            schema={"a": "td"},
+            options={"virtual": True},
+        )
+        assert refused["error"] == ErrorCode.INVALID_PARAMS

@@ -9,7 +9,7 @@ import pytest
 
 from tabpilot.engine import result, runner
 from tabpilot.engine.plan import build_plan, parse_request
-from tabpilot.wire.errors import ErrorCode
+from tabpilot.wire.errors import ErrorCode, TabPilotError
 from tests.support.fake_browser import ScriptedBrowser, TableSite
 
 pytestmark = pytest.mark.anyio
@@ -120,3 +120,16 @@ async def test_scroll_reasons(answers: list[tuple[int, int, bool]], reason: str,
     stop = out["metadata"]["pagination_stopped"]
     assert (stop["reason"], stop["page"]) == (reason, page)
     assert {c.quiet_ms for c in sent} == {500}, "the feed's end is a short quiet window, not the timeout"
+
+
+@pytest.mark.parametrize("quiet", [0, 49, 60_001])
+def test_a_quiet_window_out_of_range_is_invalid_params(quiet: int) -> None:
+    request = {
+        "operation": "extract",
+        "selector": "li",
+        "schema": SCHEMA,
+        "options": {"scroll": {"quiet_ms": quiet}},
+    }
+    with pytest.raises(TabPilotError) as caught:
+        build_plan(parse_request(request))
+    assert caught.value.code == ErrorCode.INVALID_PARAMS

@@ -32,7 +32,7 @@ from .strategies import SPEC_FIELDS, Strategy, StrategyStore, not_found
 STALE_ON = frozenset({"invalid_selector", "script_error", "validation_failed", "element_not_found"})
 STALE_MIN_ROWS = 3  # a strategy that used to find at least this many rows and now finds none is stale
 _TOP_LEVEL = ("selector", "schema", "script", "css_selector", "output_schema")
-_OPTIONS = ("wait_for", "paginate", "scroll", "limit")
+_OPTIONS = ("wait_for", "paginate", "scroll", "limit", "virtual")
 
 
 def spec_of(step: ExtractStep) -> dict[str, Any]:

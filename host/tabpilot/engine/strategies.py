@@ -39,6 +39,7 @@ SPEC_FIELDS = (
     "paginate",
     "scroll",
     "limit",
+    "virtual",
 )
 
 

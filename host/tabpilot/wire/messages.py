@@ -184,7 +184,7 @@ class FormField(msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown
 
     ref: str | None = None
     selector: str | None = None
-    value: str | bool | list[str]
+    value: str | bool | int | float | list[str]
 
 
 class FillForm(Command, tag="fill_form"):

@@ -65,7 +65,7 @@ class OpenedTab(TypedDict):
 class FormField(TypedDict):
     ref: NotRequired[str]
     selector: NotRequired[str]
-    value: str | bool | list[str]
+    value: str | bool | int | float | list[str]
 
 
 class PageActionResult(TypedDict):

@@ -178,10 +178,10 @@ class ExtractStep(StepBase, tag="extract"):
                 read = len(page)
                 if keep is not None:
                     page = [r for r in page if keep(r)]
-                    if self.limit is not None:
-                        page = page[: self.limit - len(rows)]
                     dropped = ctx.state.meta.get("rows_filtered_out", 0) + read - len(page)
                     ctx.state.meta["rows_filtered_out"] = dropped
+                    if self.limit is not None:
+                        page = page[: self.limit - len(rows)]
                 if isinstance(answer.get("virtual"), dict):
                     ctx.state.meta["virtual"] = answer["virtual"]  # rows read while the grid scrolled
                 if check is not None:
