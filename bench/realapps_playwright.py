@@ -110,6 +110,19 @@ def _admin(url: str) -> str:
     return f"async (page) => {{ {_in_page(_ADMIN_PAGES)} }}"
 
 
+def _admin_filter_form(url: str) -> str:
+    return f"""async (page) => {{
+  await page.goto({json.dumps(url + "customer/")});
+  await page.click("a.dropdown-toggle:has(+ .field-filters)");
+  await page.click(".field-filters a.filter:nth-child(1)");
+  await page.click("table.filters a.select2-choice");
+  await page.click("#select2-drop li.select2-result:nth-child(3)");
+  await page.fill("table.filters input.filter-val", "Norway");
+  await Promise.all([page.waitForNavigation(), page.click("#filter_form button[type=submit]")]);
+  {_in_page(_ADMIN_PAGES)}
+}}"""
+
+
 def _dash(url: str) -> str:
     return f"""async (page) => {{
   await page.waitForSelector(".dash-spreadsheet tbody tr:has(td.dash-cell)");
@@ -146,6 +159,7 @@ SCRIPTS = {
     tasks.ROUNDUP.name: _roundup,
     tasks.ADMIN_ALL.name: _admin,
     tasks.ADMIN_FILTERED.name: _admin,
+    tasks.ADMIN_FILTER_UI.name: _admin_filter_form,
     tasks.DASH_ALL.name: _dash,
     tasks.DASH_FILTERED.name: _dash_filtered,
     tasks.AGGRID.name: _grid,

@@ -1,13 +1,6 @@
 """The conveniences real tasks asked for, on the corpus: Roundup's login form filled in one
 `interact fill_form` call, and a row filter on extract (`options.where`) so that an agent asking for
-Norway's customers with a balance over 10,000 reads them from the whole list in one call.
-
-Pending (not collected: the name does not start with test_). On main at 291fbfa neither exists:
-`fill_form` answers `unknown_action`; `where` is silently dropped (the bridge's `Options` TypedDict
-ignores keys it does not know, so a misspelt option is ignored too) and all 237 rows come back with no
-error or warning. The argument shapes here are a guess from the
-issue's words (`fields: [{selector, value}]`; `where: {field: value | {op: value}}`): adjust them to
-what lands, then rename to test_conveniences.py."""
+Norway's customers with a balance over 10,000 reads them from the whole list in one call."""
 
 from __future__ import annotations
 

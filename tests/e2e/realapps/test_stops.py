@@ -1,8 +1,5 @@
 """Every paginated result says why it stopped (`metadata.pagination_stopped: {reason, page, detail}`):
-Roundup's index has no Next link on its last page, Flask-Admin's and Dash's Next are disabled there.
-
-Pending (not collected): on main at 291fbfa the metadata has no `pagination_stopped`. Rename to
-test_stops.py once it does."""
+Roundup's index has no Next link on its last page, Flask-Admin's and Dash's Next are disabled there."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
 """Roundup's login-then-every-issue as a user writes and replays it:
 - the extract step with the same `options` shape as the extract operation;
 - recorded with its login steps under `if: {exists: <the login field>}`, replayed while still logged in
-  (the login steps skip, so no password is asked for), then after the session ended (they run).
-
-Pending (not collected: the name does not start with test_); what main at 291fbfa answers is in each
-test's docstring. Rename to test_workflow.py once both work."""
+  (the login steps skip, so no password is asked for), then after the session ended (they run)."""
 
 from __future__ import annotations
 
@@ -30,8 +27,6 @@ def _workflow(url: str) -> dict[str, Any]:
 async def test_extract_step_takes_options(
     driver: webdriver.Chrome, env: dict[str, str], roundup_url: str
 ) -> None:
-    """Main at 291fbfa: `invalid_params`, "steps[4]: Object contains unknown field `options`" (the step
-    wants `paginate` at its top level, and the error does not list the fields it takes)."""
     browser.set_pilot(driver, True)
     request = _workflow(roundup_url)
     extract = request["steps"][-1]
@@ -45,8 +40,6 @@ async def test_extract_step_takes_options(
 async def test_replay_logged_in_then_after_the_session_ended(
     driver: webdriver.Chrome, env: dict[str, str], roundup_url: str
 ) -> None:
-    """Main at 291fbfa: recording works; the replay while logged in answers `invalid_params` with
-    `missing_params: ["password"]` although the steps that use it would be skipped."""
     browser.set_pilot(driver, True)
     request = _workflow(roundup_url)
     for step in request["steps"][1:4]:

@@ -1,0 +1,42 @@
+"""What `suggest` proposes on Flask-Admin's model list, used as drafted: its draft (selector, schema,
+next_selector) passed straight to extract reads every customer across the pages, identifiers
+("ACC-1001") as the text they are."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from selenium import webdriver
+
+from tests.fixtures.realapps import data, tasks
+from tests.support import browser
+from tests.support.mcp_client import call, mcp_client, scrape
+
+pytestmark = pytest.mark.anyio
+
+
+def _values(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    # The draft names fields after the headers; compare the values, leaving out links to row actions.
+    return [tuple(v for k, v in r.items() if not k.endswith("_url")) for r in rows]
+
+
+async def _drafted(client: Any, url: str, query: str, wait_for: str) -> dict[str, Any]:
+    await call(client, "interact", action="navigate", url=url)
+    await call(client, "interact", action="wait_for", selector=wait_for)
+    best = (await scrape(client, operation="suggest", query=query))["candidates"][0]
+    assert best.get("next_selector"), best
+    return await scrape(
+        client,
+        operation="extract",
+        selector=best["selector"],
+        schema=best["schema"],
+        options={"paginate": {"next_selector": best["next_selector"], "max_pages": 30}},
+    )
+
+
+async def test_flask_admin_draft(driver: webdriver.Chrome, env: dict[str, str], flask_admin_url: str) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        out = await _drafted(client, flask_admin_url + "customer/", "customers", tasks.ADMIN_ROWS)
+    assert _values(out["data"]) == [(c.code, c.name, c.country, c.balance) for c in data.customers()]
