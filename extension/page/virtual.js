@@ -55,6 +55,14 @@
     return false;
   }
 
+  /** How far below the top of the box's view the lowest drawn row starts (px; 0 when none does). */
+  function lowestDrawn(box, selector) {
+    const top = box.getBoundingClientRect().top;
+    let low = 0;
+    for (const row of document.querySelectorAll(selector)) low = Math.max(low, row.getBoundingClientRect().top - top);
+    return Math.floor(low);
+  }
+
   const frame = () => new Promise((resolve) => {
     const fallback = setTimeout(resolve, 50); // a hidden tab renders no frames
     requestAnimationFrame(() => {
@@ -69,13 +77,16 @@
    */
   agent.collectVirtual = async (selector, box, read, { limit, deadline }) => {
     const seen = new Map();
+    // Every read of a row replaces the one before: grids recycle row elements, and a recycled row can
+    // carry its new index a frame before its cells show the new row's values. The last read, a frame
+    // or more later (the row is still in view at the next position), is the settled one.
     const grab = () => {
       let added = 0;
       for (const row of document.querySelectorAll(selector)) {
         const k = indexOf(row);
-        if (k === null || seen.has(k)) continue;
+        if (k === null) continue;
+        if (!seen.has(k)) added += 1;
         seen.set(k, read(row));
-        added += 1;
       }
       return added;
     };
@@ -96,15 +107,24 @@
         break;
       }
       const before = box.scrollTop;
-      // Most of a screen at a time: the rows at the old bottom stay in view, so none is skipped.
-      box.scrollTop = before + Math.max(1, Math.floor(box.clientHeight * 0.8));
+      // On to the lowest row drawn (grids draw a buffer past the view), which stays in view so none is
+      // skipped; at least most of a screen.
+      box.scrollTop = before + Math.max(1, Math.floor(box.clientHeight * 0.8), lowestDrawn(box, selector));
       if (box.scrollTop === before) break; // the end
       scrolls += 1;
       const until = Math.min(deadline, Date.now() + STEP_MS);
+      // Drawn: rows cover the view, and a frame passed with no new row (a grid may draw over frames).
       await frame();
-      // Drawn: new rows came, or rows already drawn (a grid draws a buffer past the view) fill the view.
-      while (grab() === 0 && !covered(box, selector) && Date.now() < until) await frame();
+      let added = grab();
+      while ((added > 0 || !covered(box, selector)) && Date.now() < until) {
+        await frame();
+        added = grab();
+      }
     }
+    // The rows drawn at the end get their settled read too.
+    await frame();
+    await frame();
+    grab();
     box.scrollTop = start;
     const keys = [...seen.keys()].sort((a, b) => a - b);
     const texts = keys.map((k) => seen.get(k));
