@@ -75,8 +75,11 @@
    * Rows of a virtualised grid: `read(row)` gives one row's JSON text; at most `limit` rows; stops at
    * `deadline` (then `complete` is false). Returns {texts in index order, scrolls, complete}.
    */
-  agent.collectVirtual = async (selector, box, read, { limit, deadline }) => {
-    const seen = new Map();
+  agent.collectVirtual = async (selector, box, read, { limit, deadline, resume }) => {
+    // A read that ran out of time keeps what it had, here in the page; `resume` goes on from there.
+    const kept = resume && agent.virtualRun && agent.virtualRun.selector === selector ? agent.virtualRun : null;
+    agent.virtualRun = null;
+    const seen = kept ? kept.seen : new Map();
     // Every read of a row replaces the one before: grids recycle row elements, and a recycled row can
     // carry its new index a frame before its cells show the new row's values. The last read, a frame
     // or more later (the row is still in view at the next position), is the settled one.
@@ -91,11 +94,11 @@
       return added;
     };
     const full = () => limit !== null && seen.size >= limit;
-    const start = box.scrollTop;
-    let scrolls = 0;
+    const start = kept ? kept.start : box.scrollTop;
+    let scrolls = kept ? kept.scrolls : 0;
     let complete = true;
     // From the top: the rows in view when asked may be anywhere in the grid.
-    if (box.scrollTop !== 0) {
+    if (!kept && box.scrollTop !== 0) {
       box.scrollTop = 0;
       await frame();
       await frame();
@@ -103,6 +106,10 @@
     grab();
     while (!full()) {
       if (Date.now() > deadline) {
+        if (resume !== undefined) {
+          agent.virtualRun = { selector, seen, start, scrolls };
+          return { texts: [], scrolls, complete: false, resume: true, read: seen.size, gaps: 0 };
+        }
         complete = false;
         break;
       }

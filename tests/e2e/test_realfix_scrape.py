@@ -127,6 +127,11 @@ async def test_a_virtualised_grid_is_read_whole_and_in_order_in_one_call(
             for n in range(1, 2001)
         ]
         assert out["metadata"]["virtual"]["complete"] is True
+        # A short timeout: the read goes on where it was, call after call, and is as exact.
+        again = await scrape(
+            client, operation="extract", selector=".grid .row", schema=schema, options={"timeout_ms": 2_000}
+        )
+        assert again["data"] == out["data"] and again["metadata"]["virtual"]["calls"] > 1
         # The grid is left where it was.
         assert driver.execute_script("return document.querySelector('.viewport').scrollTop") == 0
 
