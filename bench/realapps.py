@@ -1,10 +1,12 @@
-"""Real-apps benchmark: `python -m bench.realapps [--runs N] [--json]`.
+"""Real-apps benchmark: `python -m bench.realapps [--runs N] [--pending] [--skip-playwright] [--json]`.
 
 Each task of the real-apps corpus (tests/fixtures/realapps/tasks.py: Roundup, Flask-Admin, Dash
 DataTable, AG Grid, Sphinx with furo, seeded and started on 127.0.0.1 from the apps' own virtualenv
-that `./dev test` installs) run through TabPilot's MCP as one call, `--runs` times: the time of the call
-(the scene set before it, untimed) and whether its answer matched the ground truth exactly. A dedicated
-headless profile in private directories.
+that `./dev test` installs) run through TabPilot's MCP as one call, and, when `bench/node_modules` has
+it, through Playwright MCP as one `browser_run_code_unsafe` call with an expert's script
+(bench/realapps_playwright.py), alternating, `--runs` times: the time of each call (the scene set before
+it, untimed) and whether its answer matched the ground truth exactly. TabPilot runs in a dedicated
+headless profile in private directories; Playwright MCP in its own isolated headless Chromium.
 """
 
 from __future__ import annotations
@@ -17,77 +19,123 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from mcp import StdioServerParameters
+from mcp import Client, StdioServerParameters
 from tests.fixtures.realapps import corpus, tasks
 
-from . import pilot
+from . import pilot, playwright_mcp
+from . import realapps_playwright as pw
 from .client import progress, spawn, text_of
 from .stats import machine_facts
 
 CHROMIUM = "/usr/bin/chromium"
+Caller = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
 
-async def _payload(client: Any, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
-    out = result.structured_content or json.loads(text_of(result))
-    if result.is_error:
-        raise RuntimeError(f"{out.get('error')}: {str(out.get('message'))[:200]}")
-    return out
+class Series:
+    """One product's runs of one task: durations, and whether every answer was exact."""
+
+    def __init__(self) -> None:
+        self.durations: list[float] = []
+        self.exact = True
+        self.rows: int | None = None
+        self.problem: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Rounded to 0.1 ms for the JSON output."""
+        ms = [d * 1000 for d in self.durations]
+        return {
+            "exact": self.exact and bool(ms),
+            "rows": self.rows,
+            "problem": self.problem,
+            "best_ms": round(min(ms), 1) if ms else None,
+            "median_ms": round(statistics.median(ms), 1) if ms else None,
+            "runs": len(ms),
+        }
+
+
+def _caller(client: Client) -> Caller:
+    async def call(tool: str, arguments: dict[str, Any]) -> Any:
+        result = await client.call_tool(tool, arguments)
+        text = text_of(result)
+        if result.is_error:
+            raise RuntimeError(text[:300])
+        return result.structured_content or text
+
+    return call
+
+
+async def _once(
+    series: Series,
+    call: Caller,
+    setup: list[tuple[str, dict[str, Any]]],
+    timed: tuple[str, dict[str, Any]],
+    answer: Callable[[Any], Any],
+    expected: Any,
+) -> None:
+    if series.problem and not series.durations:
+        return  # it failed outright before: do not time it again
+    for tool, arguments in setup:
+        await call(tool, arguments)
+    started = time.perf_counter()
+    try:
+        out = await call(*timed)
+    except Exception as e:  # a tool error, or the MCP client's own timeout
+        series.exact, series.problem = False, f"error: {e}"
+        return
+    series.durations.append(time.perf_counter() - started)
+    got = answer(out)
+    if isinstance(got, list):
+        series.rows = len(got)
+    if got != expected:
+        series.exact = False
+        series.problem = f"answer differs from the ground truth ({series.rows} rows got)"
 
 
 async def _series(
-    env: dict[str, str], urls: dict[str, str], chosen: list[tasks.Task], runs: int, errlog: Any
-):
-    params = StdioServerParameters(command=pilot.TABPILOT, args=["mcp"], env=env)
-    rows: list[dict[str, Any]] = []
-    async with spawn(params, errlog) as client:
-
-        async def call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-            return await _payload(client, tool, arguments)
-
+    env: dict[str, str],
+    urls: dict[str, str],
+    chosen: list[tasks.Task],
+    runs: int,
+    errlog: TextIO,
+    playwright: StdioServerParameters | None,
+) -> list[dict[str, Any]]:
+    ours = StdioServerParameters(command=pilot.TABPILOT, args=["mcp"], env=env)
+    out: list[dict[str, Any]] = []
+    async with contextlib.AsyncExitStack() as stack:
+        tabpilot = _caller(await stack.enter_async_context(spawn(ours, errlog)))
+        peer = (
+            None
+            if playwright is None
+            else _caller(await stack.enter_async_context(spawn(playwright, errlog)))
+        )
         for task in chosen:
             progress(f"{task.name}: {runs} runs")
-            url = urls[task.app]
-            durations: list[float] = []
-            exact, problem, got_rows = True, None, None
+            url, expected = urls[task.app], task.expected()
+            mine, theirs = Series(), Series()
+            peer_call = pw.call(task, url)
             for _ in range(runs):
-                for tool, arguments in task.setup(url):
-                    await call(tool, arguments)
-                tool, arguments = task.call(url)
-                started = time.perf_counter()
-                try:
-                    out = await call(tool, arguments)
-                except RuntimeError as e:
-                    exact, problem = False, str(e)
-                    break
-                durations.append(time.perf_counter() - started)
-                answer, expected = task.answer(out), task.expected()
-                if isinstance(answer, list):
-                    got_rows = len(answer)
-                if answer != expected:
-                    exact = False
-                    problem = f"answer differs from the ground truth ({got_rows} rows got)"
-            rows.append(
-                {
-                    "task": task.name,
-                    "exact": exact,
-                    "rows": got_rows,
-                    "problem": problem,
-                    "best_ms": round(min(durations) * 1000, 1) if durations else None,
-                    "median_ms": round(statistics.median(durations) * 1000, 1) if durations else None,
-                    "runs": len(durations),
-                }
-            )
-    return rows
+                await _once(mine, tabpilot, task.setup(url), task.call(url), task.answer, expected)
+                if peer is not None and peer_call is not None:
+                    await _once(theirs, peer, pw.setup(task, url), peer_call, pw.result, expected)
+            row = {"task": task.name, "tabpilot": mine.to_dict()}
+            if peer is not None and peer_call is not None:
+                row["playwright_mcp"] = theirs.to_dict()
+            out.append(row)
+    return out
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    """Start the apps and a dedicated profile, run the tasks; plain JSON-able results."""
+    """Start the apps and the browsers, run the tasks; plain JSON-able results."""
     chosen = tasks.ALL if args.pending else tasks.PASSING
     results: dict[str, Any] = {"machine": machine_facts(CHROMIUM), "runs": args.runs}
+    use_playwright = not args.skip_playwright and playwright_mcp.version() is not None
+    if not args.skip_playwright and not use_playwright:
+        progress(f"Playwright MCP is not installed ({playwright_mcp.INSTALL_HINT}): TabPilot only")
+    results["playwright_mcp"] = playwright_mcp.version() if use_playwright else None
     with contextlib.ExitStack() as stack:
         urls: dict[str, str] = {}
         for app in dict.fromkeys(t.app for t in chosen):
@@ -98,30 +146,52 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         env = stack.enter_context(pilot.private_dirs(root / "tp"))
         progress("starting a dedicated headless TabPilot profile")
         stack.enter_context(pilot.dedicated_browser(next(iter(urls.values()))))
-        results["tasks"] = asyncio.run(_series(env, urls, chosen, args.runs, errlog))
+        peer = playwright_mcp.server_params(root / "playwright", CHROMIUM) if use_playwright else None
+        try:
+            results["tasks"] = asyncio.run(_series(env, urls, chosen, args.runs, errlog, peer))
+        finally:
+            if use_playwright:
+                playwright_mcp.kill_leftovers(root / "playwright")
     return results
 
 
+def _cell(s: dict[str, Any] | None) -> str:
+    if s is None:
+        return f"{'n/a':>22}"
+    best = "-" if s["best_ms"] is None else f"{s['best_ms']:.0f}"
+    median = "-" if s["median_ms"] is None else f"{s['median_ms']:.0f}"
+    return f"{'yes' if s['exact'] else 'NO':>5} {best:>8} {median:>7}"
+
+
 def _table(results: dict[str, Any]) -> str:
-    lines = [
-        f"{'task':<70} {'exact':>5} {'rows':>5} {'best ms':>8} {'median':>8}",
-    ]
+    head = f"{'':<68} {'TabPilot':>22} {'Playwright MCP script':>22}"
+    sub = f"{'task':<68} {'exact':>5} {'best ms':>8} {'median':>7} {'exact':>5} {'best ms':>8} {'median':>7}"
+    lines = [head, sub]
     for r in results["tasks"]:
-        best = "-" if r["best_ms"] is None else f"{r['best_ms']:.0f}"
-        median = "-" if r["median_ms"] is None else f"{r['median_ms']:.0f}"
-        rows = "-" if r["rows"] is None else str(r["rows"])
-        lines.append(f"{r['task']:<70} {'yes' if r['exact'] else 'NO':>5} {rows:>5} {best:>8} {median:>8}")
-        if r["problem"]:
-            lines.append(f"    {r['problem']}")
-    lines.append(f"{results['runs']} runs per task; machine: {json.dumps(results['machine'])}")
+        mine, theirs = r["tabpilot"], r.get("playwright_mcp")
+        ratio = ""
+        if theirs and mine["exact"] and theirs["exact"]:
+            ratio = f"  {mine['best_ms'] / theirs['best_ms']:.2f}x"
+        lines.append(f"{r['task'][:68]:<68} {_cell(mine)} {_cell(theirs)}{ratio}")
+        for who, s in (("TabPilot", mine), ("Playwright MCP", theirs)):
+            if s and s["problem"]:
+                lines.append(f"    {who}: {s['problem']}")
+    peer = results["playwright_mcp"]
+    lines.append(
+        f"{results['runs']} runs per task, alternating; ratio = TabPilot best / Playwright best "
+        "(both exact); "
+        f"Playwright MCP {peer or 'not run'}"
+    )
+    lines.append(f"machine: {json.dumps(results['machine'])}")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `python -m bench.realapps`."""
     parser = argparse.ArgumentParser(prog="python -m bench.realapps", description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="runs of each task")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each task by each product")
     parser.add_argument("--pending", action="store_true", help="also the tasks TabPilot cannot do yet")
+    parser.add_argument("--skip-playwright", action="store_true", help="measure TabPilot only")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     args = parser.parse_args(argv)
     if args.runs < 1:

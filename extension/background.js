@@ -7,7 +7,7 @@ import { abortAll, abortPiloted, dispatch } from './lib/dispatch.js';
 import { configure } from './lib/identity.js';
 import { ensureAlarm, isWatchdog } from './lib/keepalive.js';
 import { connect, onClosed, onCommand, revive, sendPilotEvent } from './lib/native.js';
-import { normalizePattern } from './lib/sites.js';
+import { normalizePattern, rescope } from './lib/sites.js';
 import { KEY, applyStorageChanges, getPilot, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './lib/state.js';
 import { syncTelemetry } from './lib/telemetry.js';
 
@@ -90,6 +90,7 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area !== 'local') return;
   applyStorageChanges(changes);
+  if (changes[KEY.SITES]) rescope().catch((err) => console.warn('TabPilot: cannot apply the new sites:', err));
   if (!changes[KEY.PILOT]) return;
   const enabled = changes[KEY.PILOT].newValue === true;
   if (!enabled) abortPiloted();

@@ -180,14 +180,21 @@ const SHOWN_ACTIONS = 20;
 function showActivity(entries) {
   const list = $('activity-log');
   const recent = (Array.isArray(entries) ? entries : []).slice(-SHOWN_ACTIONS).reverse();
+  // The same thing done again within the minute is one row ("×3"): a scrape's many reads stay short.
+  const rows = [];
+  for (const e of recent) {
+    const time = new Date(e.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
+    const { what, outcome } = describe(e);
+    const last = rows[rows.length - 1];
+    if (last && last.time === time && last.what === what && last.outcome === outcome) last.times += 1;
+    else rows.push({ time, what, outcome, times: 1, at: e.at });
+  }
   list.replaceChildren(
-    ...recent.map((e) => {
+    ...rows.map((r) => {
       const li = document.createElement('li');
-      const time = new Date(e.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
-      const { what, outcome } = describe(e);
-      li.append(el('span', 'time', time), el('span', 'what', what));
-      if (outcome) li.append(el('span', 'bad', outcome));
-      li.title = new Date(e.at).toLocaleString();
+      li.append(el('span', 'time', r.time), el('span', 'what', r.times > 1 ? `${r.what} ×${r.times}` : r.what));
+      if (r.outcome) li.append(el('span', 'bad', r.outcome));
+      li.title = new Date(r.at).toLocaleString();
       return li;
     }),
   );

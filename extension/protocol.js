@@ -18,6 +18,7 @@ export const ERR = Object.freeze({
   "NAVIGATION_BLOCKED": "navigation_blocked",
   "SITE_NOT_ALLOWED": "site_not_allowed",
   "DOMAIN_MISMATCH": "domain_mismatch",
+  "SECRET_UNMASKABLE": "secret_unmaskable",
   "UNKNOWN_ACTION": "unknown_action",
   "UNKNOWN_COMMAND": "unknown_command",
   "INVALID_PARAMS": "invalid_params",

@@ -1,9 +1,12 @@
 // A picture of the tab for the agent: the viewport (default), one element (ref or selector; its
 // bounds come from the page agent), or the full page. Sized in lib/image.js to ≤ ~1,600 image tokens.
+// Every secret is under an opaque box while the picture is taken (lib/mask.js); the answer says how
+// many regions were masked (`masked`) and how many unreadable frames were covered whole (`masked_frames`).
 import { ERR } from '../protocol.js';
 import { captureFullPage, captureVisible } from '../lib/capture.js';
 import { CommandError } from '../lib/errors.js';
 import { MAX_AREA, fitScale, imageSize, reshape, splitDataUrl } from '../lib/image.js';
+import { maskTab } from '../lib/mask.js';
 import { inPage } from '../lib/page.js';
 import { onTab, tabFailure } from '../lib/target.js';
 
@@ -56,6 +59,18 @@ export async function run(msg, { signal }) {
   const box = msg.ref || msg.selector ? await elementBox(msg, signal) : null;
   const tab = await onTab(box ? box.tab_id : msg.tab_id, (id) => chrome.tabs.get(id));
   signal.throwIfAborted();
+  const masks = await maskTab(msg, tab.id, signal);
+  try {
+    const shot = await capture(msg, tab, box, { format, quality, maxWidth, signal });
+    shot.masked = masks.regions;
+    if (masks.frames) shot.masked_frames = masks.frames;
+    return shot;
+  } finally {
+    await masks.remove();
+  }
+}
+
+async function capture(msg, tab, box, { format, quality, maxWidth, signal }) {
   try {
     if (msg.full_page) return { ...(await captureFullPage(tab.id, { format, quality, maxWidth })), tab_id: tab.id, full_page: true };
     const shot = splitDataUrl(await captureVisible(tab, { format, quality, signal }));

@@ -20,7 +20,7 @@ export async function run(msg, { signal }) {
   let out = {};
   if (msg.url) {
     const matches = urlMatcher(msg.url);
-    out = await onTab(msg.tab_id, (id) => waitForUrl(id, matches, msg.url, timeoutMs, signal));
+    out = await onTab(msg.tab_id, (id) => waitForUrl(id, matches, msg.url, timeoutMs, signal), { signal });
   }
   if (!msg.selector && !msg.text) return out;
   const args = { selector: msg.selector, state: msg.state, text: msg.text };

@@ -64,16 +64,18 @@ export async function dispatch(msg, send) {
 
 /**
  * How many rows an extract answered and on which site, for the activity log. Its answer is JSON text
- * the worker does not parse; the page writes `count` and then `url` after `rows`, so the last keys of
- * those names are the top-level ones (a row's own come before, and inside strings quotes are escaped).
+ * the worker does not parse; the page writes `count`, `warnings` and `url` after `rows`: the last
+ * `count` key is the top-level one (a row's own come before it, and inside strings quotes are
+ * escaped), and the first `url` key after it is too.
  */
 function extractFacts(text) {
   const at = text.lastIndexOf('"count":');
   const m = at < 0 ? null : /^"count":(\d+)/.exec(text.slice(at, at + 30));
-  const urlAt = text.lastIndexOf('"url":');
+  const urlAt = at < 0 ? -1 : text.indexOf('"url":', at); // the first key of that name after `count`
+  const literal = urlAt < 0 ? null : /^"url":("(?:[^"\\]|\\.)*")/.exec(text.slice(urlAt, urlAt + 8200));
   let site = null;
   try {
-    site = urlAt < 0 ? null : siteOf(JSON.parse(text.slice(urlAt + 6, -1)));
+    site = literal ? siteOf(JSON.parse(literal[1])) : null;
   } catch {
     // not the shape the page writes: no site in the log
   }

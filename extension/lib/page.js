@@ -14,7 +14,7 @@ export const AGENT_FILES = [
   'page/core.js', 'page/redact.js', 'page/extract.js', 'page/virtual.js', 'page/paginate.js',
   'page/refs.js', 'page/controls.js', 'page/snapshot.js', 'page/snapshot_cmd.js',
   'page/actions.js', 'page/keyboard.js', 'page/form.js', 'page/wait.js', 'page/main_content.js',
-  'page/numbers.js', 'page/suggest_fields.js', 'page/skeleton.js', 'page/suggest.js',
+  'page/numbers.js', 'page/suggest_fields.js', 'page/skeleton.js', 'page/suggest.js', 'page/mask.js',
 ];
 
 // Runs in the page (isolated world): self-contained, only its source travels.

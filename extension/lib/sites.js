@@ -156,6 +156,19 @@ async function moved(tabId, url, { committed = false } = {}) {
   await chrome.tabs.update(tabId, { url: back.get(tabId) || 'about:blank' });
 }
 
+/** The person narrowed the scope: commands at work on a tab now outside it stop at once. */
+export async function rescope() {
+  const scope = await getScope();
+  if (scope.all) return;
+  for (const [tabId, set] of guarded) {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    const url = tab ? tab.url || tab.pendingUrl || '' : '';
+    if (!tab || allows(scope, url)) continue;
+    const err = notAllowed(url, tabId, { asked: false });
+    for (const controller of set) controller.abort(err);
+  }
+}
+
 /** A tab a guarded tab opened (a link with a target): closed when it leads outside the scope. */
 async function opened(sourceTabId, tabId, url) {
   const set = guarded.get(sourceTabId);

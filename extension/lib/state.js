@@ -1,7 +1,7 @@
 // Everything durable lives in chrome.storage (the service worker can be killed at any moment).
 //   local:   pilot, instanceId, label, profile, launchNonce, trackedTabId, trackedTabUrl,
 //            redactSelectors (the user's list, edited in the popup only), redactExtra (added by the agent),
-//            sites (the pilot's scope, {all, sites}: written only for the popup or a launch config)
+//            sites (the pilot's scope, {all, sites}: written only for the popup or a launch config),
 //            redactPatterns (the user's secret-shaped text patterns, popup only; default REDACT_PATTERNS)
 //   session: connection (what the popup shows about the native host), siteRequest (the last site
 //            the agent was refused, for the popup's Allow button)
@@ -11,7 +11,8 @@
 // chrome.storage stays the source of truth: the mirror is read from it when the worker starts (every
 // reader awaits that), follows chrome.storage.onChanged, and dies with the worker. It never lets the
 // pilot be more on than storage says: turning it off takes effect here at once, turning it on only
-// once a read of storage confirms it.
+// once a read of storage confirms it. The scope (sites) is mirrored too, and read again from storage
+// after any change to it.
 
 import { REDACT_PATTERNS } from '../protocol.js';
 

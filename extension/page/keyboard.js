@@ -22,20 +22,12 @@
   const refuse = (el, reason, detail) =>
     new PageError('not_interactable', `${agent.describe(el)} is not interactable: ${detail}`, { reason });
 
-  // Fields that hold a secret: a password input, also once the page switched it to type=text to
-  // show it (watched from the agent's arrival on), a password autocomplete field, anything the
-  // redaction covers, and a field the agent already typed a secret into. fill/type/press answer
-  // `secret: true` for them, so the host keeps what was typed out of workflows and results.
-  const secretFields = agent.secretFields || (agent.secretFields = new WeakSet());
-  for (const el of document.querySelectorAll('input[type=password]')) secretFields.add(el);
-  new MutationObserver((records) => {
-    for (const r of records) if (r.oldValue && r.oldValue.toLowerCase() === 'password') secretFields.add(r.target);
-  }).observe(document, { subtree: true, attributes: true, attributeFilter: ['type'], attributeOldValue: true });
-  agent.isSecretField = (el) => secretFields.has(el) || (el.localName === 'input' && el.type === 'password')
-    || /password/i.test(el.getAttribute?.('autocomplete') || '') || agent.isSensitive(el);
+  // fill/type/press answer `secret: true` when the field holds a secret (redact.js decides: a
+  // password now or once, a password autocomplete field, anything the redaction covers), so the host
+  // keeps what was typed out of workflows and results.
   const typedInto = (el) => {
-    if (!agent.isSecretField(el)) return {};
-    secretFields.add(el);
+    if (!agent.isSensitive(el)) return {};
+    agent.markSecret(el);
     return { secret: true };
   };
 
@@ -120,14 +112,8 @@
     }
   }
 
-  // What the agent types into a password stays a secret after the page turns it into a text field.
-  const noteSecret = (el) => {
-    if (agent.isSensitive(el)) agent.markSecret(el);
-  };
-
   agent.commands.fill = (args) => {
     const el = focusForTyping(agent.resolve(args));
-    noteSecret(el);
     const value = String(args.value ?? '');
     if (el.localName === 'input' && SET_TYPES.has(el.type)) {
       setValue(el, value);
@@ -157,7 +143,6 @@
     const target = args.ref || args.selector ? agent.resolve(args) : agent.deepActive(document);
     if (!target || target === document.body) throw new PageError('invalid_params', 'nothing has the focus: give a ref or selector');
     const el = focusForTyping(target);
-    noteSecret(el);
     if (el.localName === 'input' && SET_TYPES.has(el.type)) throw new PageError('invalid_params', `${agent.describe(el)} is a ${el.type} input: use action=fill`);
     if (!el.isContentEditable) {
       try {

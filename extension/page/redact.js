@@ -172,6 +172,23 @@
     });
   };
 
+  /** Where secret-shaped runs are in `text`: [{start, end}] (for screenshot masks). */
+  agent.patternMatches = (text) => {
+    const found = [];
+    for (const { re, check } of patterns) {
+      re.lastIndex = 0;
+      for (let m = re.exec(text); m; m = re.exec(text)) {
+        if (!m[0]) {
+          re.lastIndex += 1;
+          continue;
+        }
+        if (!check || luhn(m[0].replace(/[^0-9]/g, ''))) found.push({ start: m.index, end: m.index + m[0].length });
+      }
+      re.lastIndex = 0;
+    }
+    return found;
+  };
+
   /** `value` (JSON-safe) with every string in it masked by the pattern list. */
   agent.maskDeep = (value) => {
     if (typeof value === 'string') return agent.maskPatterns(value);

@@ -36,12 +36,34 @@
     return 0;
   }
 
-  /** Walks one subtree into `lines`; `buf` collects the current run of inline text. */
+  /**
+   * Walks one subtree into `lines`; `buf` collects the current run of inline text. A budget stops the
+   * walk early (`cut`): once `chars` of lines are out, or past `deadline` (performance.now()), so a
+   * page of 200,000 elements answers in time instead of stalling the tab until it is discarded.
+   */
   class Walker {
-    constructor(secretSelector) {
+    constructor(secretSelector, { chars = Infinity, deadline = Infinity } = {}) {
       this.lines = [];
       this.buf = '';
       this.secret = secretSelector;
+      this.size = 0; // characters in `lines`, newlines included
+      this.maxChars = chars;
+      this.deadline = deadline;
+      this.visits = 0;
+      this.cut = null; // 'size' or 'time' once the budget stopped the walk
+    }
+
+    over() {
+      if (this.cut) return true;
+      if (this.size >= this.maxChars) this.cut = 'size';
+      // The clock is read every 64 elements: reading it costs more than visiting an element.
+      else if ((++this.visits & 63) === 0 && performance.now() > this.deadline) this.cut = 'time';
+      return this.cut !== null;
+    }
+
+    push(line) {
+      this.lines.push(line);
+      this.size += line.length + 1;
     }
 
     flush() {
@@ -51,23 +73,23 @@
       if (raw.length <= 2 && !raw.includes(MARK) && !/[\p{L}\p{N}]/u.test(raw)) return; // separators like "|" or "·""
       const text = escapeText(raw);
       if (text === this.lines[this.lines.length - 1]) return;
-      this.lines.push(text);
+      this.push(text);
     }
 
     emit(line) {
       this.flush();
-      this.lines.push(line);
+      this.push(line);
     }
 
     /** Lines that `fn` produces, apart from the current output. */
     collect(fn) {
-      const saved = [this.lines, this.buf];
+      const saved = [this.lines, this.buf, this.size];
       this.lines = [];
       this.buf = '';
       fn();
       this.flush();
       const got = this.lines;
-      [this.lines, this.buf] = saved;
+      [this.lines, this.buf, this.size] = saved; // counted when the caller emits them
       return got;
     }
 
@@ -88,6 +110,7 @@
     }
 
     element(el, secret, quiet) {
+      if (this.over()) return;
       const tag = el.localName;
       if (SKIP.has(tag) || el.getAttribute('aria-hidden') === 'true' || el.inert) return;
       if (tag === 'input' && el.type === 'hidden') return;
@@ -148,7 +171,7 @@
         if (lines.length <= 8 && joined.length <= 300) this.emit(prefix + joined);
         else {
           this.emit(prefix + lines[0]);
-          for (const l of lines.slice(1)) this.lines.push(l);
+          for (const l of lines.slice(1)) this.push(l);
         }
         return;
       }
@@ -190,6 +213,7 @@
       this.flush();
       if (el.caption) this.element(el.caption, secret, false);
       for (const row of rows) {
+        if (this.over()) break;
         if (!row.checkVisibility()) continue;
         // Rows and cells are walked here, not by element(): their own secret marks are checked here.
         const rowSecret = secret || agent.isSecretRoot(row) || (row.parentElement !== el && agent.isSecretRoot(row.parentElement));
@@ -200,26 +224,28 @@
           if (cellSecret && !text && (cell.textContent || '').trim()) return R;
           return text.replaceAll('|', '\\|');
         });
-        if (cells.some(Boolean)) this.lines.push(`| ${cells.join(' | ')}`.trimEnd());
+        if (cells.some(Boolean)) this.push(`| ${cells.join(' | ')}`.trimEnd());
       }
       return true;
     }
   }
 
-  /** Every line of the page (or of `scope`), in document order. */
-  agent.renderLines = (scope) => {
+  /** Every line of the page (or of `scope`), in document order; with a `budget` ({chars, deadline}),
+   * the lines until it ran out, and `budget.cut` says why it did ('size' or 'time'). */
+  agent.renderLines = (scope, budget = {}) => {
     let root = document.body || document.documentElement;
     if (scope) {
       root = agent.query(scope);
       if (!root) throw new agent.PageError('element_not_found', `no element matches the scope ${JSON.stringify(scope)}`, { selector: scope });
     }
     agent.pruneRefs();
-    const walker = new Walker(agent.sensitiveSelector());
+    const walker = new Walker(agent.sensitiveSelector(), budget);
     // A scope inside a secret is a secret too.
     const secret = agent.isSensitive(root);
-    if (secret && root.nodeType === 1 && (root.textContent || '').trim() && !isInteractive(root, root.localName)) walker.lines.push(R);
+    if (secret && root.nodeType === 1 && (root.textContent || '').trim() && !isInteractive(root, root.localName)) walker.push(R);
     walker.element(root, secret, false);
     walker.flush();
+    budget.cut = walker.cut;
     // Secret-shaped text is masked over the whole text at once: a key block may span lines.
     const all = walker.lines.join('\n');
     return agent.patternsHit(all) ? agent.maskPatterns(all).split('\n') : walker.lines;

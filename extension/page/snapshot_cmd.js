@@ -6,6 +6,11 @@
   if (agent.commands.snapshot) return;
 
   const previous = new Map(); // scope ('' for the page) -> lines of the last snapshot taken at cursor 0
+  // The walk gets this share of the time limit: injecting, masking and carrying the answer back
+  // take the rest, which on a loaded machine is most of it.
+  const WALK_SHARE = 0.3;
+  // Characters walked at least, whatever the window: a diff needs the whole of a normal page.
+  const DIFF_BASIS = 50_000;
 
   /** Lines of `now` not in `before` as "+ line", lines of `before` gone from `now` as "- line". */
   agent.diffLines = (before, now) => {
@@ -43,13 +48,17 @@
     const max = Number.isInteger(args.max_chars) && args.max_chars > 0 ? args.max_chars : 6000;
     const cursor = Number.isInteger(args.cursor) && args.cursor > 0 ? args.cursor : 0;
     const key = args.scope || '';
-    const lines = agent.renderLines(args.scope);
+    const timeoutMs = Number.isInteger(args.timeout_ms) && args.timeout_ms > 0 ? args.timeout_ms : 5000;
+    const budget = { chars: Math.max(cursor + max + 2, DIFF_BASIS), deadline: performance.now() + timeoutMs * WALK_SHARE };
+    const lines = agent.renderLines(args.scope, budget);
     const before = previous.get(key);
-    if (cursor === 0) previous.set(key, lines);
+    // A walk the budget cut short is no basis for a diff (its missing end would read as removed).
+    if (cursor === 0 && budget.cut) previous.delete(key);
+    else if (cursor === 0) previous.set(key, lines);
     let mode = 'full';
     let full;
     const out = {};
-    if (args.mode === 'diff' && before) {
+    if (args.mode === 'diff' && before && !budget.cut) {
       mode = 'diff';
       const { added, removed } = agent.diffLines(before, lines);
       full = [...removed.map((l) => `- ${l}`), ...added.map((l) => `+ ${l}`)].join('\n');
@@ -59,11 +68,17 @@
       full = lines.join('\n');
     }
     const part = agent.window(full, cursor, max);
+    if (budget.cut === 'time') {
+      // The page goes on past what was walked: a later cursor walks further only if this one moved.
+      if (part.next === null && part.text) part.next = cursor + part.text.length + 1;
+      out.note = `the page is too large to read whole within ${timeoutMs} ms: this snapshot stops early; narrow it with `
+        + 'scope (a CSS selector)';
+    }
     const refs = new Set(part.text.match(/(?<!\\)@e\d+/g) || []); // \@e5 is page text, not a ref
     return {
       text: part.text,
       cursor_next: part.next,
-      truncated: part.next !== null,
+      truncated: part.next !== null || budget.cut !== null,
       refs: refs.size,
       mode,
       ...out,

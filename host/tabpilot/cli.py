@@ -17,17 +17,23 @@ _COMMANDS = {
     "install": "tabpilot_installer.commands:install",
     "uninstall": "tabpilot_installer.commands:uninstall",
     "doctor": "tabpilot_installer.doctor:command",
+    "status": "tabpilot.status_cli:command",
     "browser": "tabpilot.browser.commands:group",
+    "extension": "tabpilot.extension_cli:group",
     "demo": "tabpilot.demo:command",
     "scrape": "tabpilot.scrapecli.commands:scrape_command",
     "replay": "tabpilot.scrapecli.commands:replay_command",
     "workflows": "tabpilot.scrapecli.commands:workflows_group",
 }
+# Run by Chrome, not by people: it works when named but stays out of the help.
+_HIDDEN = {"native"}
+# Shells report a command ended by Ctrl-C (SIGINT) as 128 + 2.
+EXIT_INTERRUPTED = 130
 
 
 class _LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(_COMMANDS)
+        return sorted(set(_COMMANDS) - _HIDDEN)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = _COMMANDS.get(cmd_name)
@@ -38,8 +44,16 @@ class _LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the subcommand; Ctrl-C ends it with status 130 (click's own default is 1)."""
+        try:
+            return super().invoke(ctx)
+        except (KeyboardInterrupt, click.Abort):
+            click.echo("interrupted", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
 
-@click.group(cls=_LazyGroup)
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tabpilot")
 def main() -> None:
     """TabPilot: your AI agent reads and drives your own browser, locally, with no network port."""

@@ -42,10 +42,13 @@ class _NoData(logging.Formatter):
 
 
 class _OwnMessagesOnly(logging.Filter):
-    """Other libraries' lines keep their logger and place, not their text."""
+    """Other libraries' warnings and errors keep their logger and place, not their text; their
+    chatter below that (the SDK notes every request) is left out."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.name != _OURS and not record.name.startswith(f"{_OURS}."):
+            if record.levelno < logging.WARNING:
+                return False
             record.msg = "message of %s at %s:%d not logged (it may quote data)"
             record.args = (record.name, record.pathname, record.lineno)
         return True

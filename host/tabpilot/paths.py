@@ -61,10 +61,12 @@ def log_dir() -> Path:
 
 
 def repo_root() -> Path:
-    """The source checkout this package runs from (host/tabpilot/paths.py -> repo root)."""
+    """The source checkout (for developer tools and tests only: an installed package has none)."""
     return Path(__file__).resolve().parents[2]
 
 
 def extension_dir() -> Path:
-    """The unpacked extension folder to load in the browser."""
-    return repo_root() / "extension"
+    """The unpacked extension folder to load in the browser (shipped in the package)."""
+    from . import assets
+
+    return assets.extension_dir()

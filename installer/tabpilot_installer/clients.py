@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from . import mcp_clients, record
-from .hosts import Report
+from .hosts import Report, save_after_uninstall
+from .journal import Journal
 from .machine import Machine, concrete
 
 
@@ -16,17 +17,26 @@ def install_clients(machine: Machine, names: list[str], python: str = sys.execut
     data_dir = concrete(machine.tabpilot_data())
     rec = record.load(data_dir)
     command = mcp_clients.tabpilot_command(python, windows=machine.is_windows)
+    journal = Journal()
     try:
         for name in names:
             c = mcp_clients.client(name)
             path = concrete(mcp_clients.config_path(machine, name))
             entry = mcp_clients.server_entry(name, command)
-            backup = mcp_clients.add_server(path, c.key, entry)
+            fresh = not path.parent.exists()
+            journal.make_dir(path.parent)  # noted, so uninstall removes a folder made for this file
+            try:
+                backup = mcp_clients.add_server(path, c.key, entry)
+            except BaseException:
+                if fresh:
+                    journal.rollback()
+                raise
             note = f" (backup {backup})" if backup else " (new file)"
             report.add(f"added server    {mcp_clients.SERVER_NAME!r} to {path}{note}  ({c.title})")
             rec.add_mcp(record.McpEntry(name, str(path), c.key, mcp_clients.SERVER_NAME, _s(backup)))
     finally:
         # Record what did get written even when a later client refused.
+        rec.created_dirs += [str(d) for d in journal.new_dirs if str(d) not in rec.created_dirs]
         record.save(data_dir, rec)
     return report
 
@@ -50,7 +60,7 @@ def uninstall_clients(machine: Machine, names: list[str] | None = None) -> Repor
     for name in names or []:
         if not any(t.client == name for t in targets):
             report.add(f"no recorded entry for {name}: nothing removed")
-    record.save(data_dir, rec)
+    save_after_uninstall(data_dir, rec, report)
     return report
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import click
@@ -32,6 +33,17 @@ def extension_steps(names: list[str]) -> str:
             "`tabpilot browser launch` instead runs a dedicated Chromium profile with it preloaded.",
         ]
     )
+
+
+def _refuse_if_profiles_run() -> None:
+    from tabpilot.browser import process, registry
+
+    running = {n: pid for n, f in registry.known().items() if (pid := process.running_pid(f)) is not None}
+    if running:
+        names = ", ".join(f"{n} (pid {pid})" for n, pid in running.items())
+        raise click.ClickException(
+            f"stop these profiles first (tabpilot browser stop --profile NAME): {names}"
+        )
 
 
 def _fail(exc: Exception) -> click.ClickException:
@@ -71,10 +83,24 @@ def install(browser_name: str | None, user_data_dir: Path | None, clients: tuple
     help="Only the registration inside this user data dir.",
 )
 @click.option("--mcp-client", "clients", type=_CLIENT_CHOICE, multiple=True, help="Only this client.")
-def uninstall(browser_name: str | None, user_data_dir: Path | None, clients: tuple[str, ...]) -> None:
+@click.option(
+    "--purge",
+    is_flag=True,
+    help="Also delete TabPilot's own folders: dedicated profiles (and their logins), recorded "
+    "workflows, cached strategies, logs.",
+)
+def uninstall(
+    browser_name: str | None, user_data_dir: Path | None, clients: tuple[str, ...], purge: bool
+) -> None:
     """Undo what `tabpilot install` recorded (everything, or the parts you name)."""
     machine = Machine.current()
     everything = not (browser_name or user_data_dir or clients)
+    if purge and not everything:
+        raise click.UsageError(
+            "--purge removes everything: use it without --browser, --user-data-dir, --mcp-client"
+        )
+    if purge:
+        _refuse_if_profiles_run()
     try:
         lines: list[str] = []
         if everything or browser_name or user_data_dir:
@@ -87,5 +113,10 @@ def uninstall(browser_name: str | None, user_data_dir: Path | None, clients: tup
         raise _fail(exc) from exc
     click.echo("\n".join(lines))
     data_dir = Path(str(machine.tabpilot_data()))
+    if purge:
+        for folder in (data_dir, paths.state_dir(), paths.runtime_dir()):
+            if folder.exists():
+                shutil.rmtree(folder)
+                click.echo(f"removed folder    {folder}")
     if record.load(data_dir).is_empty():
         click.echo("Nothing recorded is left installed. Remove the extension in chrome://extensions.")

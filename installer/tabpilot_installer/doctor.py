@@ -17,6 +17,7 @@ from .checks import (
     COMMUNICATION,
     FORBIDDEN,
     NOT_FOUND,
+    WARN,
     Check,
     check_launcher,
     check_manifest,
@@ -42,6 +43,10 @@ class Target:
     manifest: Path | None
     install_cmd: str
     missing_detail: str = ""
+    # False for an everyday browser TabPilot was never registered with while others are: a warning.
+    required: bool = True
+    # Why this recorded registration is not checked (the browser is not installed here).
+    skipped: str = ""
 
 
 def targets(
@@ -58,36 +63,40 @@ def targets(
             )
         ]
     if browser is not None:
-        names = browsers.choose(browser, list)
-    else:
-        recorded = record.load(concrete(machine.tabpilot_data())).hosts
-        found: list[Target] = []
-        for h in recorded:
-            cmd = (
-                f"tabpilot install --user-data-dir {shlex.quote(h.user_data_dir)}" if h.user_data_dir else ""
-            )
-            found.append(
-                Target(
-                    h.user_data_dir or h.browser,
-                    Path(h.manifest),
-                    cmd or f"tabpilot install --browser {h.browser}",
-                )
-            )
-        if found:
-            return _dedupe(found)
-        names = browsers.choose(None, lambda: browsers.detect_installed(machine))
-    out: list[Target] = []
-    for name in names:
-        cmd = f"tabpilot install --browser {name}"
-        if machine.is_windows:
-            reg = registry if registry is not None else WinRegistry()
-            key = browsers.registry_key(name)
-            value = reg.get_default(key)
-            detail = "" if value else f"registry key HKCU\\{key} is missing"
-            out.append(Target(name, Path(value) if value else None, cmd, detail))
+        return _dedupe([_everyday(machine, n, registry) for n in browsers.choose(browser, list)])
+    rec = record.load(concrete(machine.tabpilot_data()))
+    # A browser's folder that install itself created (for a browser never run here) is no sign of it.
+    made = set(rec.created_dirs)
+    installed = browsers.detect_installed(
+        machine, exists=lambda p: str(p) not in made and concrete(p).exists()
+    )
+    found: list[Target] = []
+    for h in rec.hosts:
+        if h.user_data_dir:
+            cmd = f"tabpilot install --user-data-dir {shlex.quote(h.user_data_dir)}"
+            found.append(Target(h.user_data_dir, Path(h.manifest), cmd))
+        elif h.browser in installed:
+            found.append(Target(h.browser, Path(h.manifest), f"tabpilot install --browser {h.browser}"))
         else:
-            out.append(Target(name, concrete(browsers.manifest_path(machine, name)), cmd))
-    return _dedupe(out)
+            why = f"not installed on this machine (`tabpilot uninstall --browser {h.browser}` forgets it)"
+            found.append(Target(h.browser, Path(h.manifest), "", skipped=why))
+    recorded = {h.browser for h in rec.hosts if not h.user_data_dir}
+    # The everyday browsers found here: each is checked; unregistered ones fail only if nothing is.
+    for name in installed or ([] if rec.hosts else ["chromium"]):
+        if name not in recorded:
+            found.append(_everyday(machine, name, registry, required=not rec.hosts))
+    return _dedupe(found)
+
+
+def _everyday(machine: Machine, name: str, registry: Registry | None, *, required: bool = True) -> Target:
+    cmd = f"tabpilot install --browser {name}"
+    if machine.is_windows:
+        reg = registry if registry is not None else WinRegistry()
+        key = browsers.registry_key(name)
+        value = reg.get_default(key)
+        detail = "" if value else f"registry key HKCU\\{key} is missing"
+        return Target(name, Path(value) if value else None, cmd, detail, required)
+    return Target(name, concrete(browsers.manifest_path(machine, name)), cmd, required=required)
 
 
 def _dedupe(found: list[Target]) -> list[Target]:
@@ -106,6 +115,14 @@ def run_checks(machine: Machine, found: list[Target], runtime_dir: Path) -> list
     checks: list[Check] = []
     launchers: dict[Path, str] = {}
     for t in found:
+        if t.skipped:
+            checks.append(Check(f"registration ({t.label})", WARN, t.skipped))
+            continue
+        missing = t.manifest is None or not t.manifest.exists()
+        if not t.required and missing:
+            detail = f"not registered (to use TabPilot in {t.label} too, run: {t.install_cmd})"
+            checks.append(Check(f"registration ({t.label})", WARN, detail))
+            continue
         if t.manifest is None:
             checks.append(
                 fail(f"registration ({t.label})", t.missing_detail, f"run: {t.install_cmd}", NOT_FOUND)

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from . import browsers, manifest, record
-from .launcher import write_launcher
+from .journal import Journal, remove_empty_dirs
+from .launcher import launcher_path, write_launcher
 from .machine import Machine, concrete
 from .registry import Registry, WinRegistry
 
@@ -38,9 +39,40 @@ def install_hosts(
     registry: Registry | None = None,
     template: str | None = None,
 ) -> tuple[list[record.HostEntry], Report]:
-    """Write the launcher and a manifest for each browser, record them, and say what was written."""
-    report = Report()
+    """Write the launcher and a manifest for each browser, record them, and say what was written.
+
+    All or nothing: if any step fails, every file and folder this run wrote is removed again (older
+    versions restored), so a failed install leaves the machine as it found it."""
+    journal = Journal()
     reg = _registry(machine, registry)
+    keys_set: list[tuple[str, str | None]] = []
+    try:
+        return _install(machine, names, user_data_dir, python, reg, template, journal, keys_set)
+    except BaseException:
+        journal.rollback()
+        for key, old in reversed(keys_set):
+            assert reg is not None
+            if old is None:
+                reg.delete_key(key)
+            else:
+                reg.set_default(key, old)
+        raise
+
+
+def _install(
+    machine: Machine,
+    names: list[str],
+    user_data_dir: PurePath | None,
+    python: str,
+    reg: Registry | None,
+    template: str | None,
+    journal: Journal,
+    keys_set: list[tuple[str, str | None]],
+) -> tuple[list[record.HostEntry], Report]:
+    report = Report()
+    data_dir = concrete(machine.tabpilot_data())
+    rec = record.load(data_dir)
+    journal.will_write(concrete(launcher_path(machine)))
     launcher = write_launcher(machine, python)
     report.add(f"wrote launcher  {launcher}")
     data = manifest.render(launcher, template)
@@ -50,21 +82,23 @@ def install_hosts(
     entries: list[record.HostEntry] = []
     for name in names:
         path = browsers.manifest_path(machine, name, user_data_dir)
+        journal.will_write(concrete(path))
         manifest.write(concrete(path), data)
         key = None
         if reg is not None:
             key = browsers.registry_key(name)
+            keys_set.append((key, reg.get_default(key)))
             reg.set_default(key, str(path))
             report.add(f"wrote registry  HKCU\\{key} = {path}  ({name})")
         else:
             report.add(f"wrote manifest  {path}  ({name})")
         udd = str(user_data_dir) if user_data_dir is not None else None
         entries.append(record.HostEntry(name, str(path), key, udd))
-    data_dir = concrete(machine.tabpilot_data())
-    rec = record.load(data_dir)
     rec.launcher = str(launcher)
     for entry in entries:
         rec.add_host(entry)
+    journal.will_write(record.record_path(data_dir))
+    rec.created_dirs += [str(d) for d in journal.new_dirs if str(d) not in rec.created_dirs]
     report.add(f"recorded in     {record.save(data_dir, rec)}")
     return entries, report
 
@@ -116,5 +150,17 @@ def uninstall_hosts(
         rec.launcher = None
     if not removing:
         report.add("no recorded native host registration matched")
-    record.save(data_dir, rec)
+    save_after_uninstall(data_dir, rec, report)
     return report
+
+
+def save_after_uninstall(data_dir: Path, rec: record.InstallRecord, report: Report) -> None:
+    """Save the record; once nothing of ours is left, remove it and the folders install made (those
+    that are empty: a folder someone else put files in stays)."""
+    if rec.hosts or rec.mcp_clients or rec.launcher is not None:
+        record.save(data_dir, rec)
+        return
+    made, rec.created_dirs = rec.created_dirs, []
+    record.save(data_dir, rec)  # empty: the file goes
+    for folder in remove_empty_dirs([*made, str(data_dir)]):
+        report.add(f"removed folder    {folder}")

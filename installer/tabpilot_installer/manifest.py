@@ -9,14 +9,14 @@ import tempfile
 from pathlib import Path, PurePath
 from typing import Any, cast
 
-from tabpilot import paths
+from tabpilot import assets, paths
 
 TEMPLATE_NAME = f"{paths.HOST_NAME}.json"
 
 
 def template_path() -> Path:
-    """The manifest template shipped in the repository's `manifests/` folder."""
-    return paths.repo_root() / "manifests" / TEMPLATE_NAME
+    """The manifest template shipped in the package (the repository's `manifests/` folder)."""
+    return assets.manifests_dir() / TEMPLATE_NAME
 
 
 def _substitute(value: Any, mapping: dict[str, str]) -> Any:

@@ -10,6 +10,8 @@ from datetime import datetime
 from pathlib import Path, PurePath
 from typing import Any, cast
 
+import json5
+
 from .machine import Machine
 from .manifest import atomic_write
 
@@ -95,7 +97,12 @@ def _load(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise ConfigError(f"{path} is not valid JSON ({exc}); fix it or add the entry by hand") from None
+        # VS Code (and others) write JSONC: comments and trailing commas. Rewriting drops the
+        # comments, which the backup taken before every write keeps.
+        try:
+            data = json5.loads(text)
+        except ValueError:
+            raise ConfigError(f"{path} is not valid JSON ({exc}); fix it or add the entry by hand") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} does not hold a JSON object; fix it or add the entry by hand")
     return cast(dict[str, Any], data)

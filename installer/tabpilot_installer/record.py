@@ -36,6 +36,9 @@ class InstallRecord(msgspec.Struct, omit_defaults=True):
     launcher: str | None = None
     hosts: list[HostEntry] = msgspec.field(default_factory=list[HostEntry])
     mcp_clients: list[McpEntry] = msgspec.field(default_factory=list[McpEntry])
+    # Folders install created (a browser's config folder when that browser is not installed, the
+    # launcher's bin/): uninstall removes those that are empty again.
+    created_dirs: list[str] = msgspec.field(default_factory=list[str])
 
     def add_host(self, entry: HostEntry) -> None:
         """Remember a host manifest, replacing an older entry for the same file."""
@@ -49,7 +52,7 @@ class InstallRecord(msgspec.Struct, omit_defaults=True):
 
     def is_empty(self) -> bool:
         """Nothing left to undo."""
-        return not self.hosts and not self.mcp_clients and self.launcher is None
+        return not self.hosts and not self.mcp_clients and self.launcher is None and not self.created_dirs
 
 
 def record_path(data_dir: Path) -> Path:

@@ -15,7 +15,7 @@ from tests.support import procnet
 
 def test_demo_records_and_replays_a_scrape_behind_a_login(env: dict[str, str]) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "tabpilot.cli", "demo"],
+        [sys.executable, "-m", "tabpilot.cli", "demo", "--json"],
         env={**os.environ, **env},
         capture_output=True,
         text=True,

@@ -7,11 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
+from tests.support.host import host_pool
 from tests.support.mcp_client import call, call_error, mcp_client
 
 pytestmark = pytest.mark.anyio
@@ -49,6 +51,12 @@ async def test_stored_data_is_refused_while_the_pilot_is_off(
 
         browser.set_pilot(driver, False)
         try:
+            # The host hears of the switch by an event; its copy must say off before the calls below,
+            # or they would test the host's trust in its copy rather than its refusal.
+            async with host_pool(env) as pool:
+                with anyio.fail_after(10):
+                    while any(b.pilot for b in await pool.browsers()):
+                        await anyio.sleep(0.02)
             import_file = tmp_path / "exported-before.json"
             export_to = tmp_path / "exported-while-off.json"
             out = str(export_to)
@@ -71,6 +79,11 @@ async def test_stored_data_is_refused_while_the_pilot_is_off(
             # An import reads the agent's file first; the host then refuses to store it.
             import_file.write_text('{"format": "tabpilot.workflow/1"}')
             err = await call_error(client, "configure", action="import_workflow", path=str(import_file))
+            assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
+            # Nor does it tell whether a file exists.
+            err = await call_error(
+                client, "configure", action="import_workflow", path=f"{tmp_path}/none.json"
+            )
             assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
             status = await call(client, "configure", action="status")
             assert status["pilot_enabled"] is False

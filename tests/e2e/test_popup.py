@@ -16,7 +16,7 @@ from tabpilot.demo.server import DEMO_PASSWORD
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client
-from tests.support.popup import by_id, opened, set_sites, shoot, shown
+from tests.support.popup import by_id, opened, set_sites, shoot, shown, sites
 from tests.support.snap import ref, snapshot
 
 pytestmark = pytest.mark.anyio
@@ -165,8 +165,21 @@ async def test_every_state_is_drawn_and_photographed(
     other = site.replace("127.0.0.1", "localhost")
     browser.set_pilot(driver, False)
     set_sites(driver, only=None)
-    driver.get(f"{site}/sites/list.html")
     try:
+        # A tab with no web site: "This site" cannot be chosen, and the popup says why.
+        driver.get("about:blank")
+        with opened(driver):
+            by_id(driver, "pilot-toggle").click()
+            assert not by_id(driver, "pilot-this-site").is_enabled() and shown(driver, "pilot-this-site-why")
+            assert not shown(driver, "this-site")
+            assert (
+                not by_id(driver, "track-tab").is_enabled()
+                and "no web page" in by_id(driver, "track-why").text
+            )
+            shoot(driver, "0-no-site-in-this-tab")
+            by_id(driver, "pilot-cancel").click()
+            assert not shown(driver, "pilot-choice") and not by_id(driver, "pilot-toggle").is_selected()
+        driver.get(f"{site}/sites/list.html")
         with opened(driver):
             toggle = by_id(driver, "pilot-toggle")
             browser.wait_until(
@@ -264,3 +277,49 @@ async def test_every_state_is_drawn_and_photographed(
         browser.set_pilot(driver, False)
         set_sites(driver, only=None)
         browser.set_pilot(driver, True)
+
+
+async def test_sites_are_added_and_removed_in_the_popup(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    host = urlsplit(site).netloc
+    browser.set_pilot(driver, True)
+    set_sites(driver, only=[])
+    driver.get(f"{site}/index.html")
+    try:
+        async with mcp_client(env) as client:
+            refused = await call_error(client, "interact", action="navigate", url=f"{site}/second.html")
+            assert refused["error"] == ErrorCode.SITE_NOT_ALLOWED
+        with opened(driver):
+            assert by_id(driver, "pilot-hint").text.startswith("On, but no site is allowed yet")
+            browser.wait_until(lambda: shown(driver, "site-request") or None, what="the request")
+            by_id(driver, "site-request-dismiss").click()
+            browser.wait_until(
+                lambda: not shown(driver, "site-request") or None, what="the request dismissed"
+            )
+
+            field = by_id(driver, "site-add-input")
+            field.send_keys("not a site")
+            driver.find_element(By.CSS_SELECTOR, "#site-add button").click()
+            browser.wait_until(lambda: "not a site" in by_id(driver, "sites-status").text or None)
+            assert field.get_attribute("value") == "not a site"  # kept, to be corrected
+            field.clear()
+            field.send_keys("https://Docs.Example.TEST/guide")
+            driver.find_element(By.CSS_SELECTOR, "#site-add button").click()
+            browser.wait_until(
+                lambda: sites(driver) == ["docs.example.test"] or None, what="the pasted URL's host"
+            )
+            assert by_id(driver, "sites-status").text == ""
+
+            by_id(driver, "this-site-button").click()  # "Allow" the tab's own site
+            browser.wait_until(lambda: sites(driver) == ["docs.example.test", host] or None, what="this site")
+            assert by_id(driver, "this-site-button").text == "Remove"
+        async with mcp_client(env) as client:
+            assert (await call(client, "interact", action="navigate", url=f"{site}/second.html"))["title"]
+        with opened(driver):
+            by_id(driver, "this-site-button").click()
+            browser.wait_until(
+                lambda: sites(driver) == ["docs.example.test"] or None, what="this site removed"
+            )
+    finally:
+        set_sites(driver, only=None)

@@ -50,7 +50,7 @@ async def test_cards_links_images_numbers_lists_and_form_values(
             field("title_html", ".title", "html"),
         ]
         out = await call(pool, m.Extract(id=0, selector="article.card", fields=fields))
-        assert set(out) == {"rows", "count", "warnings", "url"}
+        assert set(out) == {"rows", "count", "warnings", "url", "type"}
         assert out["count"] == 4 and out["url"] == f"{base}/cards.html"
         alpha, beta, gamma, delta = out["rows"]
         assert alpha == [
@@ -99,7 +99,7 @@ async def test_no_match_is_empty_and_bad_selectors_are_told_apart(
     async with host_pool(env) as pool:
         await _open(pool, f"{base}/cards.html")
         none = await call(pool, m.Extract(id=0, selector="table.nothing tr", fields=[field("x", "td")]))
-        assert none == {"rows": [], "count": 0, "warnings": [], "url": f"{base}/cards.html"}
+        assert none == {"rows": [], "count": 0, "warnings": [], "url": f"{base}/cards.html", "type": "text/html"}
 
         bad = await call_error(pool, m.Extract(id=0, selector="article[", fields=[field("x", "a")]))
         assert bad.code == ErrorCode.INVALID_SELECTOR

@@ -25,8 +25,9 @@ async def test_a_dedicated_profile_stays_logged_in_across_launches(env: dict[str
             assert done["url"] == f"{site}/private/table-1.html"
         browser.tabpilot_cli("browser", "stop", "--profile", PROFILE, env=env)
 
-        # A new browser process on the same profile (the pilot stays on: the person opted it in once).
-        browser.tabpilot_cli(*launch, env=env)
+        # A new browser process on the same profile; the pilot is on only because this launch asks again
+        # (a launch without --pilot leaves it off).
+        browser.tabpilot_cli(*launch, "--pilot", env=env)
         async with mcp_client(env) as client:
             status = await call(client, "configure", action="status")
             assert status["pilot_enabled"] is True and status["browsers"][0]["profile"] == PROFILE

@@ -218,7 +218,7 @@ async def test_the_agent_the_host_and_pages_cannot_change_the_scope(
     driver.switch_to.new_window("tab")
     try:
         # Another page of the extension (not the popup), and a content script in a web page.
-        driver.get(f"{paths.EXTENSION_ORIGIN}offscreen.html")
+        driver.get(f"{paths.EXTENSION_ORIGIN}popup.css")
         answers = driver.execute_async_script(
             """
             const done = arguments[arguments.length - 1];
@@ -306,6 +306,9 @@ async def test_launch_with_sites_sets_the_scope_and_a_relaunch_without_pilot_tur
                 client, "interact", action="navigate", url=f"{_other(site)}/index.html", browser=instance
             )
             assert err["error"] == SITE_NOT_ALLOWED
+        async with host_pool(env) as pool:
+            # The extension's status names the sites (null: every site), for `tabpilot status`.
+            assert (await pool.call(m.GetStatus(id=0), browser=instance))["sites"] == [_netloc(site)]
         assert _cli(env, "browser", "stop", "--profile", "scoped").returncode == 0
 
         again = _cli(env, *launch)
@@ -318,3 +321,43 @@ async def test_launch_with_sites_sets_the_scope_and_a_relaunch_without_pilot_tur
     finally:
         _cli(env, "browser", "stop", "--profile", "scoped")
     assert not procnet.pids_with_cmdline(f"{env['TABPILOT_DATA_DIR']}/profiles/scoped", "--user-data-dir")
+
+
+async def test_narrowing_the_sites_stops_a_command_at_work_on_a_site_left_out(
+    driver: webdriver.Chrome, env: dict[str, str], site: str, only_here: str
+) -> None:
+    other = _netloc(_other(site))
+    async with mcp_client(env) as client:
+        page = await call(client, "interact", action="navigate", url=f"{site}/index.html")
+        outcome: dict[str, Any] = {}
+        async with anyio.create_task_group() as tg:
+
+            async def slow() -> None:
+                outcome.update(
+                    await call_error(
+                        client,
+                        "interact",
+                        action="execute_js",
+                        script="await new Promise((r) => setTimeout(r, 20000)); return 1",
+                        tab_id=page["tab_id"],
+                        timeout_ms=25000,
+                    )
+                )
+
+            tg.start_soon(slow)
+
+            def badge() -> str:
+                return driver.execute_async_script(
+                    "const done = arguments[arguments.length - 1]; chrome.action.getBadgeText({}).then(done);"
+                )
+
+            with opened(driver):
+                # The badge says the command is at work; then the person leaves only another site.
+                await anyio.to_thread.run_sync(
+                    lambda: browser.wait_until(lambda: badge() == "AI" or None, what="the command at work")
+                )
+            with anyio.fail_after(15):  # well before the script's own 20 s
+                await anyio.to_thread.run_sync(lambda: set_sites(driver, only=[other]))
+                while not outcome:
+                    await anyio.sleep(0.05)  # polling the task's result, bounded above
+        assert outcome["error"] == SITE_NOT_ALLOWED and outcome["data"]["site"] == only_here

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import time
@@ -116,3 +117,29 @@ async def test_a_refused_socket_is_removed_only_once_it_is_not_brand_new(tp_dirs
     finally:
         sock.close()
         await pool.aclose()
+
+
+async def test_a_call_waits_a_while_for_a_host_that_just_went(tp_dirs: dict[str, str]) -> None:
+    # An extension process that crashed is revived by its watchdog alarm about 2 s later, longer than
+    # a call waits for a browser that was never there.
+    first = FakeExtension(tp_dirs)
+    await first.start()
+    pool = HostPool(connect_wait_s=0.2)
+    second = FakeExtension(tp_dirs)
+    try:
+        assert await pool.call(m.Ping(id=0)) == {"pong": True}
+        await first.stop()
+
+        async def comes_back() -> None:
+            await asyncio.sleep(1.0)  # the scenario: back later than connect_wait_s
+            await second.start()
+
+        revival = asyncio.get_running_loop().create_task(comes_back())
+        try:
+            assert await pool.call(m.Ping(id=0)) == {"pong": True}
+        finally:
+            await revival
+    finally:
+        await pool.aclose()
+        if second.proc is not None:
+            await second.stop()

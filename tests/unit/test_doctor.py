@@ -209,14 +209,38 @@ def test_cli_all_good_with_a_connected_browser(tp_dirs: dict[str, str], tmp_path
 def test_targets_default_to_recorded_registrations(tmp_path: Path) -> None:
     machine = Machine("linux", tmp_path / "home", {}, tmp_path / "data")
     assert [t.label for t in doctor.targets(machine, "edge", None)] == ["edge"]
+    (tmp_path / "home" / ".config" / "google-chrome").mkdir(parents=True)  # Chrome has run here
     hosts.install_hosts(machine, ["chrome"])
     hosts.install_hosts(machine, ["chromium"], user_data_dir=tmp_path / "prof")
     found = doctor.targets(machine, None, None)
-    assert [t.manifest for t in found] == [
+    assert [t.manifest for t in found][:2] == [
         tmp_path / "home" / ".config" / "google-chrome" / "NativeMessagingHosts" / "com.tabpilot.host.json",
         tmp_path / "prof" / "NativeMessagingHosts" / "com.tabpilot.host.json",
     ]
     assert found[1].install_cmd == f"tabpilot install --user-data-dir {tmp_path / 'prof'}"
+    assert all(t.required and not t.skipped for t in found[:2])
+
+
+def test_doctor_checks_everyday_browsers_and_skips_ones_not_installed(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    machine = Machine("linux", home, {}, tmp_path / "data")
+    (home / ".config" / "BraveSoftware" / "Brave-Browser").mkdir(parents=True)  # Brave has run here
+    # Installing for Edge creates its folder; that is no sign Edge is installed.
+    hosts.install_hosts(machine, ["edge"])
+    with_brave = {t.label: t for t in doctor.targets(machine, None, None)}
+    assert with_brave["edge"].skipped and "not installed" in with_brave["edge"].skipped
+    assert with_brave["brave"].required is False  # found, never registered, while edge is
+    run = tmp_path / "run"
+    result = doctor.run_checks(machine, list(with_brave.values()), run)
+    by_name = {c.name: c for c in result}
+    assert by_name["registration (edge)"].status == checks.WARN
+    assert by_name["registration (brave)"].status == checks.WARN
+    assert "tabpilot install --browser brave" in by_name["registration (brave)"].detail
+    hosts.uninstall_hosts(machine)
+    assert not (home / ".config" / "microsoft-edge").exists()
+    # Nothing registered at all: a browser found here without registration is a failure to fix.
+    [brave] = [t for t in doctor.targets(machine, None, None) if t.label == "brave"]
+    assert brave.required
 
 
 def test_windows_target_reads_the_registry(tmp_path: Path) -> None:

@@ -172,3 +172,62 @@ def test_cli_install_and_uninstall(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     result = runner.invoke(commands.uninstall, [])
     assert result.exit_code == 0, result.output
     assert not (target / "com.tabpilot.host.json").exists()
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if not p.is_dir()) if root.exists() else []
+
+
+def test_a_failed_install_leaves_nothing_behind(linux: Machine) -> None:
+    home = Path(str(linux.home))
+    home.mkdir()
+    # Edge's folder is in the way (a file where the folder goes): its manifest cannot be written.
+    (home / ".config").mkdir()
+    (home / ".config" / "microsoft-edge").write_text("not a folder")
+    with pytest.raises(OSError):
+        hosts.install_hosts(linux, ["chromium", "edge"])
+    assert _files(home) == [home / ".config" / "microsoft-edge"]
+    assert not (home / ".config" / "chromium").exists()
+    assert not Path(str(linux.tabpilot_data())).exists()
+
+
+def test_a_failed_reinstall_restores_the_earlier_files(linux: Machine) -> None:
+    hosts.install_hosts(linux, ["chromium"], python="/usr/bin/python3")
+    data = Path(str(linux.tabpilot_data()))
+    before = {p: p.read_bytes() for p in [*_files(data), *_files(Path(str(linux.home)))]}
+    blocker = Path(str(linux.home)) / ".config" / "microsoft-edge"
+    blocker.write_text("not a folder")
+    with pytest.raises(OSError):
+        hosts.install_hosts(linux, ["chromium", "edge"], python="/opt/other/python3")
+    blocker.unlink()
+    after = {p: p.read_bytes() for p in [*_files(data), *_files(Path(str(linux.home)))]}
+    assert after == before
+
+
+def test_uninstall_removes_the_folders_install_created(linux: Machine, tmp_path: Path) -> None:
+    home = Path(str(linux.home))
+    (home / ".config" / "chromium").mkdir(parents=True)  # the browser's own: it stays
+    hosts.install_hosts(linux, ["chromium", "chrome", "edge", "brave"])
+    assert (home / ".config" / "BraveSoftware" / "Brave-Browser" / "NativeMessagingHosts").is_dir()
+    hosts.uninstall_hosts(linux)
+    assert sorted(p.relative_to(home) for p in home.rglob("*")) == [Path(".config"), Path(".config/chromium")]
+    assert not Path(str(linux.tabpilot_data())).exists()
+
+
+def test_cli_uninstall_purge_leaves_no_tabpilot_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for env, name in ((paths.ENV_DATA, "data"), (paths.ENV_STATE, "state"), (paths.ENV_RUNTIME, "run")):
+        monkeypatch.setenv(env, str(tmp_path / name))
+    (tmp_path / "state" / "log").mkdir(parents=True)
+    (tmp_path / "state" / "log" / "host.log").write_text("x")
+    runner = CliRunner()
+    assert runner.invoke(commands.install, ["--browser", "chromium"]).exit_code == 0
+    (tmp_path / "data" / "workflows").mkdir()
+    (tmp_path / "data" / "workflows" / "wf-a-20261123.json").write_text("{}")
+    partial = runner.invoke(commands.uninstall, ["--purge", "--browser", "chromium"])
+    assert partial.exit_code == 2 and (tmp_path / "data" / "workflows").exists()
+    result = runner.invoke(commands.uninstall, ["--purge"])
+    assert result.exit_code == 0, result.output
+    assert _files(tmp_path) == []

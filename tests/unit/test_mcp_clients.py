@@ -97,7 +97,7 @@ def test_add_creates_missing_file(tmp_path: Path) -> None:
     assert json.loads(cfg.read_text()) == {"mcpServers": {"tabpilot": {"command": "tp"}}}
 
 
-@pytest.mark.parametrize("text", ['{"servers": {', "// comment\n{}", "[1, 2]", '{"servers": []}'])
+@pytest.mark.parametrize("text", ['{"servers": {', "// comment\n{", "[1, 2]", '{"servers": []}'])
 def test_add_refuses_unusable_file_without_writing(tmp_path: Path, text: str) -> None:
     cfg = tmp_path / "mcp.json"
     cfg.write_text(text)
@@ -105,6 +105,21 @@ def test_add_refuses_unusable_file_without_writing(tmp_path: Path, text: str) ->
         mcp_clients.add_server(cfg, "servers", {"command": "tp"})
     assert cfg.read_text() == text
     assert list(tmp_path.iterdir()) == [cfg]
+
+
+def test_add_accepts_jsonc_with_comments_and_trailing_commas(tmp_path: Path) -> None:
+    # VS Code writes mcp.json as JSONC; the rewrite is plain JSON and the backup keeps the comments.
+    cfg = tmp_path / "mcp.json"
+    original = '{\n  // mine\n  "servers": {"keep": {"command": "k",},},\n  /* block */ "inputs": [],\n}\n'
+    cfg.write_text(original)
+    backup = mcp_clients.add_server(cfg, "servers", {"command": "tp"}, now=NOW)
+    assert json.loads(cfg.read_text()) == {
+        "servers": {"keep": {"command": "k"}, "tabpilot": {"command": "tp"}},
+        "inputs": [],
+    }
+    assert backup is not None and backup.read_text() == original
+    removed, _ = mcp_clients.remove_server(cfg, "servers", now=NOW)
+    assert removed and json.loads(cfg.read_text()) == {"servers": {"keep": {"command": "k"}}, "inputs": []}
 
 
 def test_remove_only_our_entry(tmp_path: Path) -> None:

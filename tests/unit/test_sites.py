@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tabpilot.browser import profile
+from tabpilot.browser import launch, profile
 from tabpilot.wire.errors import ErrorCode, TabPilotError
 from tests.unit.test_extension_js import _run_node, needs_node  # pyright: ignore[reportPrivateUsage]
 
@@ -144,3 +144,24 @@ def test_activity_rows_read_as_sentences() -> None:
         {"what": "took a screenshot of a.test", "outcome": ""},
         {"what": "brand new", "outcome": ""},
     ]
+
+
+def test_a_launch_sets_the_pilot_and_sites_and_a_restart_by_the_bridge_keeps_them(
+    tp_dirs: dict[str, str], tmp_path: Path
+) -> None:
+    # A browser that exits at once: enough to see the launch config each launch leaves behind.
+    fake = tmp_path / "fake-chromium"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    written: list[dict[str, object]] = []
+    for pilot, sites in ((True, ["a.test"]), (None, None), (False, None)):
+        with pytest.raises(TabPilotError):
+            launch.launch_profile("scoped", headless=True, pilot=pilot, sites=sites, browser_binary=str(fake))
+        config = profile.previous_config(profile.profile_dir("scoped"))
+        assert config is not None
+        written.append(config)
+    person, restart, without_pilot = written
+    assert person["pilot"] is True and person["sites"] == ["a.test"]
+    assert restart == person  # same nonce: the extension changes nothing
+    assert without_pilot["pilot"] is False and without_pilot["sites"] is None
+    assert without_pilot["nonce"] != person["nonce"]

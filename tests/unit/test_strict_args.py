@@ -3,6 +3,7 @@ every level: tool, action, nested option, workflow step; echoed inputs stay shor
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -52,6 +53,15 @@ async def test_an_unknown_field_is_refused_and_nothing_is_sent(
     assert out["data"]["field"] == field
     assert f'"{guess}"' in out["message"]
     assert pool.sent == [], "a refused call reaches no browser"
+
+
+async def test_an_object_sent_as_a_json_string_is_checked_as_the_sdk_reads_it() -> None:
+    options = json.dumps({"paginate": {"next_selector": "a", "max_page": 3}})
+    out = payload(await call(FakePool(), "interact", action="scrape", operation="extract", options=options))
+    assert out["error"] == ErrorCode.INVALID_PARAMS and out["data"]["field"] == "options.paginate.max_page"
+    deep = "[" * 100 + "]" * 100
+    out = payload(await call(FakePool(), "interact", action="scrape", operation="workflow", steps=deep))
+    assert out["error"] == ErrorCode.INVALID_PARAMS and out["data"]["field"] == "steps"
 
 
 async def test_a_field_of_another_action_is_refused() -> None:

@@ -32,6 +32,10 @@ _INFO_TIMEOUT_S = 2.0
 _POLL_S = 0.05
 _MTIME_SETTLED_NS = 2_000_000_000
 _STALE_SOCKET_S = 2.0
+# A host the pool was talking to has just gone (a browser restarting; an extension process that
+# crashed, revived by its watchdog alarm in ~2 s): for a while, a call waits this long for it.
+_COMEBACK_WINDOW_S = 60.0
+_COMEBACK_WAIT_S = 8.0
 _info_decoder = msgspec.json.Decoder(m.BrowserInfo)
 OnProgress = Callable[[m.Progress], Awaitable[None]]
 
@@ -178,6 +182,7 @@ class HostPool:
         self._conns: dict[Path, HostConnection] = {}
         self._listed_mtime: int | None = None  # the directory's mtime when listed; None: list again
         self._lock = asyncio.Lock()
+        self._lost_at = -_COMEBACK_WINDOW_S  # when a connection to a host last ended
 
     def _unchanged(self) -> list[HostConnection] | None:
         """The open connections, if nothing can have changed since the directory was listed."""
@@ -201,6 +206,7 @@ class HostPool:
                 if conn is not None and conn.closed:
                     await conn.aclose()
                     conn = None
+                    self._lost_at = time.monotonic()
                 if conn is None:
                     conn = await self._connect(path)
                     if conn is None:
@@ -209,6 +215,7 @@ class HostPool:
                 live.append(conn)
             for path in set(self._conns) - {c.path for c in live}:
                 await self._conns.pop(path).aclose()
+                self._lost_at = time.monotonic()
             self._conns = {c.path: c for c in live}
             # Directory times can be as coarse as the kernel's tick: a listing made in the same tick as
             # a change could miss a socket that arrived after it yet left the mtime as it was.
@@ -239,12 +246,16 @@ class HostPool:
         return [c.info for c in await self._discover() if c.info is not None]
 
     async def _pick(self, browser: str | None) -> HostConnection:
-        deadline = time.monotonic() + self.connect_wait_s
+        started = time.monotonic()
         while True:
             conns = await self._discover()
             if conns:
                 return _choose(conns, browser)
-            if time.monotonic() >= deadline:
+            now = time.monotonic()
+            wait = self.connect_wait_s
+            if now - self._lost_at < _COMEBACK_WINDOW_S:  # known once the listing has seen it go
+                wait = max(wait, _COMEBACK_WAIT_S)
+            if now - started >= wait:
                 raise TabPilotError(ErrorCode.EXTENSION_NOT_CONNECTED, NOT_CONNECTED_FIX)
             # A restarting browser takes ~0.6 s to bring its host back: look again shortly.
             await asyncio.sleep(_POLL_S)
@@ -307,3 +318,15 @@ def _choose(conns: list[HostConnection], browser: str | None) -> HostConnection:
             + "; ".join(describe(i) for i in infos),
         )
     return by_info[id(chosen)]
+
+
+class PinnedPool(HostPool):
+    """A pool whose calls go to one named browser unless a call names another (`tabpilot mcp --browser`),
+    so a person with several piloted browsers need not name one in every call."""
+
+    def __init__(self, pinned: str, runtime_dir: Path | None = None, connect_wait_s: float = 2.5) -> None:
+        super().__init__(runtime_dir, connect_wait_s)
+        self.pinned = pinned
+
+    async def _pick(self, browser: str | None) -> HostConnection:
+        return await super()._pick(browser or self.pinned)

@@ -27,14 +27,20 @@ log = logging.getLogger("tabpilot.bridge")
     help="Start this dedicated browser profile when a call finds no browser connected.",
 )
 @click.option("--headless", is_flag=True, help="Launch that profile headless.")
+@click.option(
+    "--browser",
+    "pinned",
+    metavar="BROWSER",
+    help="Send every call to this browser (instance id, label or profile) unless the call names another.",
+)
 @click.option("--log-file", is_flag=True, help="Log at INFO to bridge.log in TabPilot's log directory.")
-def command(launch: str | None, headless: bool, log_file: bool) -> None:
+def command(launch: str | None, headless: bool, pinned: str | None, log_file: bool) -> None:
     """Serve TabPilot's MCP tools on stdio (your MCP client starts this)."""
     _setup_logging(log_file)
     from .faststart import run
 
     # The SDK loads on a thread while faststart answers the handshake from its cache.
-    run(lambda: load(launch, headless))
+    run(lambda: load(launch, headless, pinned))
 
 
 def _setup_logging(to_file: bool) -> None:
@@ -49,13 +55,13 @@ def _setup_logging(to_file: bool) -> None:
     root.addHandler(handler)
 
 
-def load(launch: str | None = None, headless: bool = False) -> Serve:
+def load(launch: str | None = None, headless: bool = False, pinned: str | None = None) -> Serve:
     """Import the SDK and build the server (the slow part of starting); return what serves stdio."""
-    from .hosts import HostPool
+    from .hosts import HostPool, PinnedPool
     from .tools.app import build_server
     from .tools.base import Backend
 
-    pool = HostPool()
+    pool = HostPool() if pinned is None else PinnedPool(pinned)
     start = launcher(launch, headless=headless) if launch else None
     server = build_server(Backend(pool, launch=start, launch_name=launch))
 

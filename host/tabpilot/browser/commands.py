@@ -11,7 +11,7 @@ from types import FrameType
 import click
 
 from ..wire.errors import TabPilotError
-from . import profile
+from . import process, profile, registry
 from .launch import CONNECT_TIMEOUT_S, launch_profile, stop_profile
 
 
@@ -19,8 +19,16 @@ def _error(exc: TabPilotError) -> click.ClickException:
     return click.ClickException(f"[{exc.code}] {exc.message}")
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, handled like Ctrl-C but reported with its own exit status."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+    raise _Terminated(signum)
 
 
 def _stop_on_termination() -> None:
@@ -104,10 +112,11 @@ def launch(
     )
     try:
         code = launched.wait()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         result = launched.stop()
         click.echo(f"stopped (pid {result.pid}, {result.signal})", err=True)
-        return
+        # Shells report a command ended by signal N as 128 + N (Ctrl-C: 130).
+        sys.exit(128 + (exc.signum if isinstance(exc, _Terminated) else signal.SIGINT))
     click.echo(f"browser exited with code {code}", err=True)
     sys.exit(0 if code == 0 else 1)
 
@@ -117,7 +126,7 @@ def launch(
 @click.option(
     "--user-data-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="The folder it was launched with, if not the default.",
+    help="The folder it was launched with (default: the one its last launch used).",
 )
 @click.option("--timeout", default=10.0, show_default=True, help="Seconds after SIGINT before SIGKILL.")
 def stop(name: str, user_data_dir: Path | None, timeout: float) -> None:
@@ -130,3 +139,21 @@ def stop(name: str, user_data_dir: Path | None, timeout: float) -> None:
     click.echo(json.dumps(report))
     if not result.stopped:
         click.echo(f"profile {name!r} was not running", err=True)
+
+
+@group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def list_command(as_json: bool) -> None:
+    """The dedicated profiles on this machine, where they live and whether they run."""
+    rows = [
+        {"profile": name, "user_data_dir": str(folder), "pid": process.running_pid(folder)}
+        for name, folder in registry.known().items()
+    ]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        click.echo("No dedicated profile yet: tabpilot browser launch --profile NAME creates one.")
+    for row in rows:
+        state = f"running (pid {row['pid']})" if row["pid"] else "stopped"
+        click.echo(f"{row['profile']}  {state}  {row['user_data_dir']}")

@@ -17,7 +17,7 @@ from typing import Any
 from .. import paths
 from ..native import localsock
 from ..wire.errors import ErrorCode, TabPilotError
-from . import argv, process, profile
+from . import argv, process, profile, registry
 from .urlcheck import ensure_url
 
 LOG_FILE = "browser.log"
@@ -190,6 +190,7 @@ def launch_profile(
             start_new_session=True,
         )
     process.write_pid(folder, proc.pid)
+    registry.remember(name, folder)
     launched = LaunchedBrowser(proc.pid, name, folder, instance, sock, log, proc)
     if binary.note:
         launched.notes.append(binary.note.format(extension=extension))
@@ -206,8 +207,9 @@ def launch_profile(
 def stop_profile(
     name: str = profile.DEFAULT_PROFILE, *, user_data_dir: Path | None = None, timeout_s: float = 10.0
 ) -> process.Stopped:
-    """Terminate the profile's browser if it runs (SIGINT, then SIGKILL after `timeout_s`)."""
-    folder = profile.profile_dir(name, user_data_dir)
+    """Terminate the profile's browser if it runs (SIGINT, then SIGKILL after `timeout_s`); without
+    `user_data_dir`, the folder the profile was last launched with."""
+    folder = profile.profile_dir(name, user_data_dir) if user_data_dir else registry.locate(name)
     pid = process.running_pid(folder)
     if pid is None:
         return process.Stopped(None, None)

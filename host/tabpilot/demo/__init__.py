@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -54,6 +55,49 @@ def workflow(url: str) -> list[dict[str, Any]]:
             "paginate": {"next_selector": "#next", "max_pages": 10, "delay_ms": 0},
         },
     ]
+
+
+_PREVIEW_ROWS = 5
+
+
+def _prog() -> str:
+    """How the person runs `tabpilot`: the bare name when it is on PATH, else the script's path."""
+    script = Path(sys.executable).with_name("tabpilot")
+    found = shutil.which("tabpilot")
+    if found and Path(found).resolve() == script.resolve():
+        return "tabpilot"
+    return str(script) if script.exists() else f"{sys.executable} -m tabpilot.cli"
+
+
+def summary_line(outcome: dict[str, Any]) -> str:
+    """One line: what the demo did and how long the recorded and the replayed call took."""
+    rec, rep = outcome["recorded"], outcome["replayed"]
+    return (
+        f"demo: {outcome['workflow_id']}: signed in, {rep['pages_scraped']} pages, "
+        f"{len(outcome['rows'])} rows; recorded in {rec['call_ms']} ms, replayed in {rep['call_ms']} ms "
+        f"(engine {rep['engine_ms']} ms) with one MCP call each"
+    )
+
+
+def report(outcome: dict[str, Any], prog: str) -> str:
+    """What a person reads at the end: the summary, a few rows, and what to do next."""
+    rows: list[dict[str, Any]] = outcome["rows"]
+    lines = [summary_line(outcome), ""]
+    for row in rows[:_PREVIEW_ROWS]:
+        lines.append("  " + "  ".join(str(v) for v in row.values()))
+    if len(rows) > _PREVIEW_ROWS:
+        lines.append(f"  … {len(rows) - _PREVIEW_ROWS} more rows (`{prog} demo --json` prints them all)")
+    lines += [
+        "",
+        "Next, use TabPilot with your own browser:",
+        f"  1. {prog} install                      register the native host with your browsers",
+        f"  2. {prog} extension path               load that folder: chrome://extensions, Developer mode,"
+        " Load unpacked",
+        f"  3. {prog} install --mcp-client NAME    claude-code, claude-desktop, cursor or vscode",
+        "  4. switch on AI Web Pilot in the extension's popup, then ask your agent to read a page",
+        f"  `{prog} status` shows what is connected; `{prog} doctor` checks every link.",
+    ]
+    return "\n".join(lines)
 
 
 def _mcp_command() -> tuple[str, list[str]]:
@@ -120,7 +164,8 @@ async def _drive(url: str, profile: str) -> dict[str, Any]:
 @click.command()
 @click.option("--profile", default="demo", show_default=True, help="Dedicated profile to use.")
 @click.option("--keep", is_flag=True, help="Leave the browser running afterwards.")
-def command(profile: str, keep: bool) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the whole outcome (every row) as JSON.")
+def command(profile: str, keep: bool, as_json: bool) -> None:
     """Record and replay a scrape of the bundled demo site in a dedicated headless profile, via MCP."""
     from ..browser.launch import launch_profile
 
@@ -136,12 +181,8 @@ def command(profile: str, keep: bool) -> None:
         finally:
             if not keep:
                 launched.stop()
-    click.echo(json.dumps(outcome, indent=2))
-    rec, rep = outcome["recorded"], outcome["replayed"]
-    click.echo(
-        f"demo: {outcome['workflow_id']}: signed in, {rep['pages_scraped']} pages, "
-        f"{len(outcome['rows'])} rows; "
-        f"recorded in {rec['call_ms']} ms, replayed in {rep['call_ms']} ms "
-        f"(engine {rep['engine_ms']} ms) with one MCP call each",
-        err=True,
-    )
+    if as_json:
+        click.echo(json.dumps(outcome, indent=2))
+        click.echo(summary_line(outcome), err=True)
+        return
+    click.echo(report(outcome, _prog()))

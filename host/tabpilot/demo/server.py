@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
-SITE = Path(__file__).resolve().parent / "site"
+from .. import assets
+
+SITE = assets.demo_site_dir()
 PRIVATE = "/private/"
 COOKIE = "tp_session"
 DEMO_USER = "demo"

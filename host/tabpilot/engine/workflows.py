@@ -10,6 +10,7 @@ from typing import Any, cast
 import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
+from .fields import explain
 from .model import Request
 from .plan import Plan, build_plan, invalid, params_needed
 from .runner import Outcome
@@ -151,12 +152,11 @@ def replay_plan(req: Request, store: WorkflowStore) -> Plan:
             f"this workflow needs params {missing} (secrets are never stored); pass them in params",
             data={"missing_params": missing},
         )
+    value = {"operation": "workflow", **tree, "params": params, "tab_id": req.tab_id}
     try:
-        workflow = msgspec.convert(
-            {"operation": "workflow", **tree, "params": params, "tab_id": req.tab_id}, Request
-        )
+        workflow = msgspec.convert(value, Request)
     except msgspec.ValidationError as exc:
-        raise invalid(f"replay of {doc.id}: {exc}") from None
+        raise invalid(f"replay of {doc.id}: {explain(exc, Request, value)}") from None
     plan = build_plan(workflow)
     plan.replayed_from = doc.id
     if not req.allow_domain_change and doc.domains:
@@ -183,8 +183,9 @@ def listing(store: WorkflowStore) -> list[dict[str, Any]]:
 def validate(doc: WorkflowDoc) -> None:
     """Check an imported workflow as strictly as a request (steps, schemas, variables)."""
     params = {**doc.params, **dict.fromkeys(doc.required_params, "")}
+    value = {"operation": "workflow", **doc.workflow, "params": params}
     try:
-        req = msgspec.convert({"operation": "workflow", **doc.workflow, "params": params}, Request)
+        req = msgspec.convert(value, Request)
     except msgspec.ValidationError as exc:
-        raise invalid(f"workflow {doc.id}: {exc}") from None
+        raise invalid(f"workflow {doc.id}: {explain(exc, Request, value)}") from None
     build_plan(req)

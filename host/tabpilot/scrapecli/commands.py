@@ -22,19 +22,25 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import paths
-from ..engine import workflows as stored
-from ..engine.files import read_import, write_export
-from ..engine.store import WorkflowStore, encode_doc
 from ..native import localsock
 from ..wire.errors import TabPilotError
-from . import output
+from . import output, workflowfiles
 from .run import Bar, Target, describe_error, scrape, workflow_op
 
 _err = Console(stderr=True)
 
 
+def cli_words(message: str, data: Any = None) -> str:
+    """An engine message in the words of this command line (`--param KEY=…`, not `params`)."""
+    missing: Any = cast(dict[str, Any], data).get("missing_params") if isinstance(data, dict) else None
+    if isinstance(missing, list) and missing:
+        wanted = " ".join(f"--param {k}=…" for k in cast(list[Any], missing))
+        return f"this workflow needs {wanted} (secrets are never stored)"
+    return message.replace("override_params: ", "--override ")
+
+
 def _fail(exc: TabPilotError) -> click.ClickException:
-    return click.ClickException(f"{exc.code}: {exc.message}")
+    return click.ClickException(f"{exc.code}: {cli_words(exc.message, exc.data)}")
 
 
 def _pairs(values: tuple[str, ...], what: str) -> dict[str, Any]:
@@ -89,7 +95,11 @@ _headless = click.option("--headless", is_flag=True, help="Start that profile wi
 _pilot = click.option(
     "--pilot", is_flag=True, help="Switch AI Web Pilot on in a profile started here (you opt it in)."
 )
-_browser_opt = click.option("--browser", "browser", help="Instance id or label when several are connected.")
+# `--browser` names a browser kind in install and doctor; here it is a running instance: --target.
+_target = click.option(
+    "--target", "target", metavar="BROWSER", help="Instance id, label or profile when several are connected."
+)
+_browser_alias = click.option("--browser", "browser_alias", hidden=True)
 _out = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write rows here.")
 _fmt = click.option("--format", "fmt", type=click.Choice(output.FORMATS), help="Default: by --out suffix.")
 _full = click.option("--full", is_flag=True, help="Write the whole result (status, metadata) as JSON.")
@@ -123,7 +133,8 @@ def _run(
     if meta.get("truncated"):
         summary += " (truncated: raise options.max_bytes)"
     if value.get("status") != "complete":
-        _err.print(f"[red]{value.get('status')}[/]: {describe_error(value)}; {summary}", highlight=False)
+        reason = cli_words(describe_error(value), value)
+        _err.print(f"[red]{value.get('status')}[/]: {reason}; {summary}", highlight=False)
         sys.exit(1)
     if not quiet:
         _err.print(summary, highlight=False)
@@ -135,14 +146,15 @@ def _run(
 @_out
 @_fmt
 @_full
-@_browser_opt
+@_target
+@_browser_alias
 @_profile
 @_headless
 @_pilot
 @_quiet
 def scrape_command(
-    file: Any, params: tuple[str, ...], out: Path | None, fmt: str | None, full: bool, browser: str | None,
-    profile: str | None, headless: bool, pilot: bool, quiet: bool,
+    file: Any, params: tuple[str, ...], out: Path | None, fmt: str | None, full: bool, target: str | None,
+    browser_alias: str | None, profile: str | None, headless: bool, pilot: bool, quiet: bool,
 ) -> None:  # fmt: skip
     """Run a scrape request from FILE (JSON: extract or workflow; - for stdin)."""
     try:
@@ -154,9 +166,9 @@ def scrape_command(
     request = {str(k): v for k, v in cast(dict[str, Any], loaded).items() if k != "action"}
     if params:
         request["params"] = {**request.get("params", {}), **_pairs(params, "--param")}
-    with _browser(profile, headless, pilot) as target:
-        target.browser = browser or target.browser
-        _run(request, target, out, fmt, full, quiet)
+    with _browser(profile, headless, pilot) as chosen:
+        chosen.browser = target or browser_alias or chosen.browser
+        _run(request, chosen, out, fmt, full, quiet)
 
 
 @click.command("replay")
@@ -169,15 +181,16 @@ def scrape_command(
 @_out
 @_fmt
 @_full
-@_browser_opt
+@_target
+@_browser_alias
 @_profile
 @_headless
 @_pilot
 @_quiet
 def replay_command(
     workflow_id: str, params: tuple[str, ...], overrides: tuple[str, ...], allow_domain_change: bool,
-    out: Path | None, fmt: str | None, full: bool, browser: str | None, profile: str | None, headless: bool,
-    pilot: bool, quiet: bool,
+    out: Path | None, fmt: str | None, full: bool, target: str | None, browser_alias: str | None,
+    profile: str | None, headless: bool, pilot: bool, quiet: bool,
 ) -> None:  # fmt: skip
     """Replay a recorded workflow (see `tabpilot workflows list`)."""
     request: dict[str, Any] = {"operation": "replay", "workflow_id": workflow_id}
@@ -187,21 +200,14 @@ def replay_command(
         request["override_params"] = _pairs(overrides, "--override")
     if allow_domain_change:
         request["allow_domain_change"] = True
-    with _browser(profile, headless, pilot) as target:
-        target.browser = browser or target.browser
-        _run(request, target, out, fmt, full, quiet)
+    with _browser(profile, headless, pilot) as chosen:
+        chosen.browser = target or browser_alias or chosen.browser
+        _run(request, chosen, out, fmt, full, quiet)
 
 
 @click.group("workflows")
 def workflows_group() -> None:
-    """Recorded workflows: list, export, import, delete."""
-
-
-def _op(browser: str | None, op: str, **fields: Any) -> Any:
-    try:
-        return asyncio.run(workflow_op(Target(browser), op, **fields))
-    except TabPilotError as exc:
-        raise _fail(exc) from exc
+    """Recorded workflows: list, export, import, delete (files on this machine; no browser needed)."""
 
 
 # Reading the store needs no browser and no pilot: the person at this machine reads their own files
@@ -216,11 +222,14 @@ _ignored_browser = click.option("--browser", "_browser", hidden=True)
 def list_command(_browser: str | None, as_json: bool) -> None:
     """The recorded workflows, most recently used first."""
     try:
-        found = stored.listing(WorkflowStore(paths.data_dir()))
+        found = workflowfiles.summaries(workflowfiles.store())
     except TabPilotError as exc:
         raise _fail(exc) from exc
     if as_json:
         click.echo(json.dumps(found, indent=2))
+        return
+    if not found:
+        click.echo("No recorded workflow yet: a scrape with record: true and a name stores one.", err=True)
         return
     table = Table("workflow_id", "domains", "steps", "needs params", box=None)
     for w in found:
@@ -237,28 +246,29 @@ def list_command(_browser: str | None, as_json: bool) -> None:
 def export_command(workflow_id: str, path: Path, _browser: str | None) -> None:
     """Write a recorded workflow to a JSON file (owner-readable only)."""
     try:
-        doc = WorkflowStore(paths.data_dir()).get(workflow_id, touch=False)
-        click.echo(str(write_export(path, encode_doc(doc).decode())))
+        click.echo(str(workflowfiles.export(workflowfiles.store(), workflow_id, path)))
     except TabPilotError as exc:
         raise _fail(exc) from exc
 
 
 @workflows_group.command("import")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
-@_browser_opt
-def import_command(path: Path, browser: str | None) -> None:
+@_ignored_browser
+def import_command(path: Path, _browser: str | None) -> None:
     """Store a workflow from a JSON file (checked like any request)."""
     try:
-        document = read_import(path)
+        click.echo(workflowfiles.import_file(workflowfiles.store(), path))
     except TabPilotError as exc:
         raise _fail(exc) from exc
-    click.echo(_op(browser, "import", document=document)["workflow_id"])
 
 
 @workflows_group.command("delete")
 @click.argument("workflow_id")
-@_browser_opt
-def delete_command(workflow_id: str, browser: str | None) -> None:
+@_ignored_browser
+def delete_command(workflow_id: str, _browser: str | None) -> None:
     """Remove a recorded workflow."""
-    _op(browser, "delete", workflow_id=workflow_id)
+    try:
+        workflowfiles.store().delete(workflow_id)
+    except TabPilotError as exc:
+        raise _fail(exc) from exc
     click.echo(f"deleted {workflow_id}")

@@ -28,6 +28,7 @@ class ErrorCode(enum.StrEnum):
     NAVIGATION_BLOCKED = "navigation_blocked"
     SITE_NOT_ALLOWED = "site_not_allowed"
     DOMAIN_MISMATCH = "domain_mismatch"
+    SECRET_UNMASKABLE = "secret_unmaskable"
     # Requests
     UNKNOWN_ACTION = "unknown_action"
     UNKNOWN_COMMAND = "unknown_command"

@@ -14,7 +14,9 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.mark.parametrize(
-    ("task", "pages"), [(tasks.ADMIN_ALL, 12), (tasks.ADMIN_FILTERED, 3)], ids=["all", "norway"]
+    ("task", "pages"),
+    [(tasks.ADMIN_ALL, 12), (tasks.ADMIN_FILTERED, 3), (tasks.ADMIN_FILTER_UI, 3)],
+    ids=["all", "norway", "filter-form"],
 )
 async def test_every_row_of_a_model_list(
     driver: webdriver.Chrome, env: dict[str, str], flask_admin_url: str, task: tasks.Task, pages: int

@@ -14,7 +14,7 @@ from ... import __version__
 from ...wire.echo import show
 from ...wire.errors import ErrorCode, TabPilotError
 from ..transport import Incoming, Outgoing, Writer
-from . import TOOLS
+from . import TOOLS, metadata
 from .base import Backend, error
 from .composite import CompositeTool
 from .strict import MAX_DEPTH, too_deep
@@ -71,7 +71,7 @@ def build_server(backend: Backend) -> BridgeServer:
     server = BridgeServer(
         "tabpilot",
         version=__version__,
-        tools=[tool.build(backend) for tool in TOOLS],
+        tools=[metadata.apply(tool.build(backend)) for tool in TOOLS],
         log_level="WARNING",
     )
     server.composites = {tool.name: tool for tool in TOOLS}

@@ -8,6 +8,7 @@ requires) and its return type joins the tool's output schema, so adding an actio
 from __future__ import annotations
 
 import inspect
+import json
 import logging
 import typing
 from collections.abc import Awaitable, Callable, Mapping
@@ -22,8 +23,9 @@ from pydantic import ConfigDict, Field, JsonValue, RootModel, ValidatorFunctionW
 
 from ...wire.echo import clip, nearest, show, unknown_field
 from ...wire.errors import ErrorCode, TabPilotError
+from . import outschema
 from .base import Backend, Call, Encoded, Image, error, ok
-from .strict import nested_names, stray_field
+from .strict import MAX_DEPTH, nested_names, stray_field, too_deep
 
 log = logging.getLogger("tabpilot.bridge")
 
@@ -36,7 +38,7 @@ def _null_is_absent(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
 
 
 _NULL_IS_ABSENT = WrapValidator(_null_is_absent)
-_BROWSER_DOC = "Browser instance id or label; needed only when several browsers are connected."
+_BROWSER_DOC = "Browser id, label or profile; only when several are connected."
 
 
 @dataclass(frozen=True)
@@ -108,8 +110,10 @@ class CompositeTool:
         return fn
 
     def description(self) -> str:
-        """The tool's docstring plus one line per action: what the agent reads on every request."""
-        lines = [self.doc, *(f"{self.selector}={a.name}: {a.summary}" for a in self.actions.values())]
+        """The tool's docstring plus one line per action: what the agent reads on every request (kept
+        terse: the whole tool list is read on every request)."""
+        lines = [f"{self.doc} `{self.selector}` picks one of:"]
+        lines += [f"- {a.name}: {a.summary}" for a in self.actions.values()]
         return "\n".join(lines)
 
     def _signature(self) -> inspect.Signature:
@@ -160,7 +164,7 @@ class CompositeTool:
         )
         tool.parameters = self.schema = compact_schema(tool.parameters)
         if tool.fn_metadata.output_schema is not None:
-            tool.fn_metadata.output_schema = compact_schema(tool.fn_metadata.output_schema)
+            tool.fn_metadata.output_schema = outschema.flatten(tool.fn_metadata.output_schema)
         return tool
 
     async def dispatch(
@@ -216,6 +220,10 @@ class CompositeTool:
         defs: dict[str, Any] = self.schema.get("$defs", {})
         for key, value in args.items():
             if key in act.params:
+                if isinstance(value, str) and act.params[key][0] is not str:
+                    value = _as_sdk_reads(value)
+                    if too_deep(value):
+                        return _refused(f"{key} nests deeper than {MAX_DEPTH} levels", key)
                 problem = stray_field(value, props.get(key), defs, key)
                 if problem is not None:
                     return _refused(f"{self.name} {self.selector}={name}: {problem[0]}", problem[1])
@@ -234,6 +242,16 @@ class CompositeTool:
         if inner:
             return f'{show(key)} is not a field of {where}; did you mean "{inner[0]}"?'
         return unknown_field(key, [self.selector, *act.params, "browser"], where)
+
+
+def _as_sdk_reads(text: str) -> Any:
+    """A string argument for a non-string parameter, as the SDK reads it (JSON, if it parses)."""
+    if not text.startswith(("{", "[")):
+        return text
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # left to the input schema's validation, as the SDK does
+        return text
 
 
 def _refused(message: str, key: str) -> TabPilotError:

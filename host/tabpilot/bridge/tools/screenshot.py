@@ -24,6 +24,8 @@ class ScreenshotResult(TypedDict):
     mime: str
     width: int
     height: int
+    masked: int
+    masked_frames: NotRequired[int]
     element: NotRequired[Box]
     full_page: NotRequired[bool]
     truncated: NotRequired[bool]
@@ -44,7 +46,9 @@ async def screenshot(
     timeout_ms: int = 10_000,
 ) -> Image[ScreenshotResult]:
     """the viewport (or the element ref/selector, or full_page) as an image of at most ~1,600 tokens
-    (scaled to max_width and 1.2 megapixels); the text part gives its size."""
+    (scaled to max_width and 1.2 megapixels); the text part gives its size. Secrets are under opaque
+    boxes: masked counts them, masked_frames the frames that could not be read and were covered whole
+    (error secret_unmaskable, and no picture, when one can be neither)."""
     value = await call.send(
         Screenshot(
             id=0,
@@ -63,7 +67,10 @@ async def screenshot(
         "mime": value["mime"],
         "width": value["width"],
         "height": value["height"],
+        "masked": int(value.get("masked", 0)),
     }
+    if value.get("masked_frames"):
+        meta["masked_frames"] = int(value["masked_frames"])
     if "element" in value:
         meta["element"] = value["element"]
     if value.get("full_page"):

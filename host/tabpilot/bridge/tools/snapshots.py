@@ -23,6 +23,7 @@ class PageSnapshot(TypedDict):
     tab_id: int
     added: NotRequired[int]
     removed: NotRequired[int]
+    note: NotRequired[str]  # the page was too large to walk whole in time
 
 
 async def take(

@@ -12,6 +12,7 @@ from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
 from ...engine.files import read_import, write_export
+from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import WorkflowOp
 from .base import Call
 from .configure import CONFIGURE
@@ -51,7 +52,17 @@ async def export_workflow(call: Call, workflow_id: WorkflowId, path: FilePath) -
 @CONFIGURE.action
 async def import_workflow(call: Call, path: FilePath) -> WorkflowFileResult:
     """store a workflow from a JSON file written by export_workflow (checked like any request)."""
-    value = await call.send(WorkflowOp(id=0, op="import", document=read_import(Path(path))))
+    try:
+        document = read_import(Path(path))
+    except TabPilotError as unreadable:
+        # While the pilot is off, say so rather than whether the file exists or is readable.
+        try:
+            await call.send(WorkflowOp(id=0, op="list"))
+        except TabPilotError as exc:
+            if exc.code == ErrorCode.AI_WEB_PILOT_DISABLED:
+                raise
+        raise unreadable from None
+    value = await call.send(WorkflowOp(id=0, op="import", document=document))
     return {"workflow_id": value["workflow_id"], "path": str(Path(path).expanduser())}
 
 

@@ -1,0 +1,59 @@
+// Opaque boxes over every secret for the time of one screenshot (page/mask.js draws them). The top
+// document masks itself and its same-origin frames; each cross-origin frame is masked by its own page
+// agent, found among the tab's frames (webNavigation) by its address; a frame that cannot be reached
+// (a data: URL, a page the extension may not script, one that navigated away from its src) is covered
+// whole by the document that holds it. If even that fails, the capture is refused: pixels of a
+// secret never leave.
+import { ERR } from '../protocol.js';
+import { CommandError } from './errors.js';
+import { inPage } from './page.js';
+
+const bare = (url) => String(url || '').split('#')[0];
+
+/**
+ * Mask the secrets of tab `tabId`. Answers {regions, frames, remove}: how many secret regions got a
+ * box, how many unreadable frames were covered whole, and the function that takes the boxes away.
+ */
+export async function maskTab(msg, tabId, signal) {
+  const masked = [];
+  const out = { regions: 0, frames: 0 };
+  const at = { ...msg, tab_id: tabId };
+  const all = (await chrome.webNavigation.getAllFrames({ tabId })) || [];
+  const claimed = new Set([0]);
+
+  async function maskFrame(frameId) {
+    const got = await inPage(at, 'mask', {}, { signal, frameId });
+    masked.push(frameId);
+    out.regions += got.regions;
+    const uncovered = [];
+    for (const [k, url] of (got.frames || []).entries()) {
+      const frame = all.find((f) => !claimed.has(f.frameId) && bare(f.url) === bare(url));
+      if (!frame) {
+        uncovered.push(k);
+        continue;
+      }
+      claimed.add(frame.frameId);
+      try {
+        await maskFrame(frame.frameId);
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        uncovered.push(k);
+      }
+    }
+    if (!uncovered.length) return;
+    const cover = await inPage(at, 'cover_frames', { frames: uncovered }, { signal, frameId });
+    out.frames += cover.covered;
+    if (cover.covered < uncovered.length) {
+      throw new CommandError(ERR.SECRET_UNMASKABLE, `${uncovered.length - cover.covered} frame(s) of tab ${tabId} can be neither read nor covered, so their secrets could not be masked: no screenshot was taken`, { data: { tab_id: tabId } });
+    }
+  }
+
+  const remove = () => Promise.all(masked.map((frameId) => inPage(at, 'unmask', {}, { frameId }).catch(() => null)));
+  try {
+    await maskFrame(0);
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+  return { ...out, remove };
+}

@@ -1,0 +1,153 @@
+"""The `tabpilot` command line as a person meets it: help, hidden plumbing, Ctrl-C, the extension
+folder and zip, status, workflows without a browser, and errors in the command line's own words."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import zipfile
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from tabpilot import cli, paths
+from tabpilot.engine.store import FORMAT, WorkflowDoc, WorkflowStore
+from tabpilot.scrapecli.commands import cli_words, replay_command, scrape_command
+from tabpilot.wire.errors import ErrorCode
+from tests.unit.test_doctor import _fake_host, _info
+
+
+def _all_commands() -> list[list[str]]:
+    """Every command path, groups and their subcommands included."""
+    found: list[list[str]] = []
+    ctx = click.Context(cli.main)
+    for name in cli._COMMANDS:
+        command = cli.main.get_command(ctx, name)
+        assert command is not None
+        found.append([name])
+        if isinstance(command, click.Group):
+            found += [[name, sub] for sub in command.list_commands(ctx)]
+    return found
+
+
+@pytest.mark.parametrize("path", _all_commands(), ids=" ".join)
+def test_every_command_takes_dash_h(path: list[str]) -> None:
+    result = CliRunner().invoke(cli.main, [*path, "-h"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Usage: ")
+
+
+def test_native_runs_but_stays_out_of_the_help() -> None:
+    listed = CliRunner().invoke(cli.main, ["-h"]).output
+    commands = {line.split()[0] for line in listed.split("Commands:")[1].splitlines() if line.strip()}
+    assert "native" not in commands
+    assert {"status", "extension", "mcp", "install", "browser"} <= commands
+    assert CliRunner().invoke(cli.main, ["native", "-h"]).exit_code == 0
+
+
+def test_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
+    @click.command()
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(cli._COMMANDS, "interrupted", f"{__name__}:INTERRUPTED")
+    monkeypatch.setattr(f"{__name__}.INTERRUPTED", interrupted, raising=False)
+    result = CliRunner().invoke(cli.main, ["interrupted"])
+    assert result.exit_code == cli.EXIT_INTERRUPTED == 130
+
+
+INTERRUPTED: click.Command | None = None
+
+
+def test_extension_path_is_the_shipped_folder() -> None:
+    result = CliRunner().invoke(cli.main, ["extension", "path"])
+    assert result.exit_code == 0
+    folder = Path(result.output.strip())
+    assert folder == paths.extension_dir()
+    assert json.loads((folder / "manifest.json").read_text())["manifest_version"] == 3
+
+
+def test_extension_pack_writes_a_store_zip(tmp_path: Path) -> None:
+    out = tmp_path / "tabpilot.zip"
+    result = CliRunner().invoke(cli.main, ["extension", "pack", str(out)])
+    assert result.exit_code == 0, result.output
+    with zipfile.ZipFile(out) as zf:
+        names = set(zf.namelist())
+        manifest = json.loads(zf.read("manifest.json"))
+    assert {"manifest.json", "background.js", "popup.html"} <= names
+    assert "README.md" not in names and not any(n.startswith(".") for n in names)
+    # The store assigns its own id: a zip carrying the pinned key is refused there.
+    assert "key" not in manifest and manifest["name"]
+    bad = CliRunner().invoke(cli.main, ["extension", "pack", str(tmp_path / "x.tar")])
+    assert bad.exit_code == 2 and not (tmp_path / "x.tar").exists()
+
+
+def test_status_without_a_browser_says_what_to_do(tp_dirs: dict[str, str]) -> None:
+    result = CliRunner().invoke(cli.main, ["status"])
+    assert result.exit_code == 0
+    assert "No browser is connected" in result.output and "tabpilot browser launch" in result.output
+    as_json = json.loads(CliRunner().invoke(cli.main, ["status", "--json"]).output)
+    assert as_json == {"connected": False, "browsers": []}
+
+
+def test_status_lists_connected_browsers_and_their_pilot(tp_dirs: dict[str, str]) -> None:
+    run = Path(tp_dirs[paths.ENV_RUNTIME])
+    run.mkdir(mode=0o700)
+
+    async def scenario() -> tuple[str, str]:
+        server = await _fake_host(run / "0123456789abcdef.sock", _info(label="Work", pilot=True))
+        async with server:
+            text = await asyncio.to_thread(CliRunner().invoke, cli.main, ["status"])
+            js = await asyncio.to_thread(CliRunner().invoke, cli.main, ["status", "--json"])
+            return text.output, js.output
+
+    text, js = asyncio.run(scenario())
+    assert "0123456789abcdef" in text and "Work" in text and "pilot on" in text
+    [browser] = json.loads(js)["browsers"]
+    assert browser["label"] == "Work" and browser["pilot"] is True
+
+
+def _doc(workflow_id: str) -> WorkflowDoc:
+    steps = [
+        {"type": "navigate", "url": "https://shop.example/"},
+        {"type": "fill", "selector": "#pw", "value": "{{params.password}}"},
+    ]
+    return WorkflowDoc(
+        FORMAT, workflow_id, "shop", {"steps": steps}, domains=["shop.example"], required_params=["password"]
+    )
+
+
+def test_workflows_list_export_import_delete_need_no_browser(tp_dirs: dict[str, str], tmp_path: Path) -> None:
+    store = WorkflowStore(Path(tp_dirs[paths.ENV_DATA]))
+    store.save(_doc("wf-shop-20261123"))
+    run = CliRunner()
+    listed = run.invoke(cli.main, ["workflows", "list", "--json"])
+    assert listed.exit_code == 0, listed.output
+    [row] = json.loads(listed.output)
+    assert row["workflow_id"] == "wf-shop-20261123" and row["required_params"] == ["password"]
+    out = tmp_path / "wf.json"
+    assert run.invoke(cli.main, ["workflows", "export", "wf-shop-20261123", str(out)]).exit_code == 0
+    assert json.loads(out.read_text())["format"] == FORMAT
+    assert run.invoke(cli.main, ["workflows", "delete", "wf-shop-20261123"]).exit_code == 0
+    assert json.loads(run.invoke(cli.main, ["workflows", "list", "--json"]).output) == []
+    imported = run.invoke(cli.main, ["workflows", "import", str(out)])
+    assert imported.exit_code == 0 and imported.output.strip() == "wf-shop-20261123"
+    missing = run.invoke(cli.main, ["workflows", "export", "wf-nope-20261123", str(tmp_path / "n.json")])
+    assert missing.exit_code == 1 and ErrorCode.WORKFLOW_NOT_FOUND in missing.output
+
+
+def test_engine_errors_are_told_in_command_line_words() -> None:
+    said = cli_words("this workflow needs params ['password']", {"missing_params": ["password", "otp"]})
+    assert "--param password=… --param otp=…" in said and "params" not in said.replace("--param", "")
+    assert cli_words("override_params: 'x' is not a path", None).startswith("--override 'x'")
+
+
+def test_scrape_and_replay_name_a_running_browser_with_target() -> None:
+    for command in (scrape_command, replay_command):
+        options = {o for p in command.params for o in p.opts}
+        assert "--target" in options and "--browser" in options
+        hidden = [p for p in command.params if "--browser" in p.opts]
+        assert all(getattr(p, "hidden", False) for p in hidden)
+        assert "--browser" not in CliRunner().invoke(command, ["-h"]).output
