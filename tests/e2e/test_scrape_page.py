@@ -99,7 +99,13 @@ async def test_no_match_is_empty_and_bad_selectors_are_told_apart(
     async with host_pool(env) as pool:
         await _open(pool, f"{base}/cards.html")
         none = await call(pool, m.Extract(id=0, selector="table.nothing tr", fields=[field("x", "td")]))
-        assert none == {"rows": [], "count": 0, "warnings": [], "url": f"{base}/cards.html", "type": "text/html"}
+        assert none == {
+            "rows": [],
+            "count": 0,
+            "warnings": [],
+            "url": f"{base}/cards.html",
+            "type": "text/html",
+        }
 
         bad = await call_error(pool, m.Extract(id=0, selector="article[", fields=[field("x", "a")]))
         assert bad.code == ErrorCode.INVALID_SELECTOR
