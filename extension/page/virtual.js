@@ -97,13 +97,18 @@
     const start = kept ? kept.start : box.scrollTop;
     let scrolls = kept ? kept.scrolls : 0;
     let complete = true;
+    // Drawn: rows cover the view, and a frame passed with no new row (a grid may draw over frames).
+    const settle = async (until) => {
+      await frame();
+      let added = grab();
+      while ((added > 0 || !covered(box, selector)) && Date.now() < until) {
+        await frame();
+        added = grab();
+      }
+    };
     // From the top: the rows in view when asked may be anywhere in the grid.
-    if (!kept && box.scrollTop !== 0) {
-      box.scrollTop = 0;
-      await frame();
-      await frame();
-    }
-    grab();
+    if (!kept) box.scrollTop = 0;
+    await settle(Math.min(deadline, Date.now() + STEP_MS));
     while (!full()) {
       if (Date.now() > deadline) {
         if (resume !== undefined) {
@@ -119,19 +124,10 @@
       box.scrollTop = before + Math.max(1, Math.floor(box.clientHeight * 0.8), lowestDrawn(box, selector));
       if (box.scrollTop === before) break; // the end
       scrolls += 1;
-      const until = Math.min(deadline, Date.now() + STEP_MS);
-      // Drawn: rows cover the view, and a frame passed with no new row (a grid may draw over frames).
-      await frame();
-      let added = grab();
-      while ((added > 0 || !covered(box, selector)) && Date.now() < until) {
-        await frame();
-        added = grab();
-      }
+      await settle(Math.min(deadline, Date.now() + STEP_MS));
     }
-    // The rows drawn at the end get their settled read too.
-    await frame();
-    await frame();
-    grab();
+    // The rows drawn at the end get their settled read too (within the time the worker gives the call).
+    await settle(Math.min(Date.now() + STEP_MS, Math.max(deadline, Date.now()) + 300));
     box.scrollTop = start;
     const keys = [...seen.keys()].sort((a, b) => a - b);
     const texts = keys.map((k) => seen.get(k));
