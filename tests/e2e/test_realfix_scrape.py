@@ -103,6 +103,7 @@ async def test_suggest_keeps_identifiers_as_text_and_the_draft_extracts_them_who
         schema = best["schema"]
         assert not schema["account"].endswith("| number") and not schema["sku"].endswith("| number")
         assert schema["balance"].endswith("| number") and schema["orders"].endswith("| number")
+        assert best["next_selector"] == "button.next-page", "an icon-only button named by its class"
         out = await scrape(client, operation="extract", selector=best["selector"], schema=schema)
         assert out["data"][0] == {
             "account": "ACC-1001",
