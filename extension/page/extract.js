@@ -189,7 +189,7 @@
   }
 
   /** A virtualised grid's rows, collected while its box scrolls (page/virtual.js). */
-  async function extractVirtual(selector, plans, box, limit, maxChars, timeoutMs) {
+  async function extractVirtual(selector, plans, box, limit, maxChars, timeoutMs, resume) {
     const anySecret = agent.hasSensitive(document.documentElement);
     const relative = plans.some((p) => p.relative);
     const read = (row) => {
@@ -197,7 +197,10 @@
       return JSON.stringify(rowValues(row, plans, anySecret));
     };
     const deadline = Date.now() + Math.max(100, timeoutMs - 500);
-    const { texts, scrolls, complete, gaps } = await agent.collectVirtual(selector, box, read, { limit, deadline });
+    const got = await agent.collectVirtual(selector, box, read, { limit, deadline, resume });
+    // Out of time: the rows stay in the page until the host asks again with resume.
+    if (got.resume) return answer([], 0, [], { virtual: { rows: got.read, scrolls: got.scrolls, complete: false, resume: true } });
+    const { texts, scrolls, complete, gaps } = got;
     let size = 0;
     texts.forEach((text, i) => {
       size += text.length + 1;
@@ -213,7 +216,7 @@
   // MAX_RESULT_BYTES); building more would only be thrown away. `virtual`: null finds out whether the
   // rows are a virtualised grid's (they carry a row index and scroll in a box of their own), true
   // insists, false never scrolls.
-  agent.commands.extract = ({ selector, fields, limit, max_chars: maxChars, virtual = null, timeout_ms: timeoutMs = 10_000 }) => {
+  agent.commands.extract = ({ selector, fields, limit, max_chars: maxChars, virtual = null, resume = false, timeout_ms: timeoutMs = 10_000 }) => {
     if (typeof selector !== 'string' || !selector.trim()) {
       throw new agent.PageError('invalid_params', 'selector must be a CSS selector for the rows, e.g. "table tbody tr"');
     }
@@ -222,7 +225,7 @@
     const cap = Number.isInteger(limit) && limit >= 0 ? limit : null;
     const box = virtual === false || cap === 0 ? null : agent.virtualGrid(matched, virtual === true);
     agent.forgetPositions(); // the page may have changed since the last call
-    if (box) return extractVirtual(selector, plans, box, cap, maxChars, timeoutMs);
+    if (box) return extractVirtual(selector, plans, box, cap, maxChars, timeoutMs, resume === true);
     const n = cap === null ? matched.length : Math.min(cap, matched.length);
     // Most pages hold no secret at all: one look here spares a look per row (and per value) later.
     const anySecret = agent.hasSensitive(document.documentElement);

@@ -189,6 +189,8 @@
         const bare = normalise(text.replace(/[^\p{L}\s]/gu, ' '));
         if (NEXT_TEXT.test(text) || (bare && NEXT_TEXT.test(bare))) score += 2;
       }
+      // An icon-only button named by its class (Dash DataTable's button.next-page).
+      if ([...el.classList].some((c) => /(^|[-_])next([-_]|$)/i.test(c))) score += 2;
       if (score === 0 || agent.isSensitive(el) || !agent.isVisible(el)) continue;
       if (el.closest('.pagination, .pager, .paging, [class*="paginat"], nav[aria-label*="pag" i]')) score += 1;
       if (el.getAttribute('aria-disabled') === 'true' || el.disabled) score -= 1;

@@ -55,6 +55,14 @@
     return false;
   }
 
+  /** How far below the top of the box's view the lowest drawn row starts (px; 0 when none does). */
+  function lowestDrawn(box, selector) {
+    const top = box.getBoundingClientRect().top;
+    let low = 0;
+    for (const row of document.querySelectorAll(selector)) low = Math.max(low, row.getBoundingClientRect().top - top);
+    return Math.floor(low);
+  }
+
   const frame = () => new Promise((resolve) => {
     const fallback = setTimeout(resolve, 50); // a hidden tab renders no frames
     requestAnimationFrame(() => {
@@ -67,44 +75,59 @@
    * Rows of a virtualised grid: `read(row)` gives one row's JSON text; at most `limit` rows; stops at
    * `deadline` (then `complete` is false). Returns {texts in index order, scrolls, complete}.
    */
-  agent.collectVirtual = async (selector, box, read, { limit, deadline }) => {
-    const seen = new Map();
+  agent.collectVirtual = async (selector, box, read, { limit, deadline, resume }) => {
+    // A read that ran out of time keeps what it had, here in the page; `resume` goes on from there.
+    const kept = resume && agent.virtualRun && agent.virtualRun.selector === selector ? agent.virtualRun : null;
+    agent.virtualRun = null;
+    const seen = kept ? kept.seen : new Map();
+    // Every read of a row replaces the one before: grids recycle row elements, and a recycled row can
+    // carry its new index a frame before its cells show the new row's values. The last read, a frame
+    // or more later (the row is still in view at the next position), is the settled one.
     const grab = () => {
       let added = 0;
       for (const row of document.querySelectorAll(selector)) {
         const k = indexOf(row);
-        if (k === null || seen.has(k)) continue;
+        if (k === null) continue;
+        if (!seen.has(k)) added += 1;
         seen.set(k, read(row));
-        added += 1;
       }
       return added;
     };
     const full = () => limit !== null && seen.size >= limit;
-    const start = box.scrollTop;
-    let scrolls = 0;
+    const start = kept ? kept.start : box.scrollTop;
+    let scrolls = kept ? kept.scrolls : 0;
     let complete = true;
+    // Drawn: rows cover the view, and a frame passed with no new row (a grid may draw over frames).
+    const settle = async (until) => {
+      await frame();
+      let added = grab();
+      while ((added > 0 || !covered(box, selector)) && Date.now() < until) {
+        await frame();
+        added = grab();
+      }
+    };
     // From the top: the rows in view when asked may be anywhere in the grid.
-    if (box.scrollTop !== 0) {
-      box.scrollTop = 0;
-      await frame();
-      await frame();
-    }
-    grab();
+    if (!kept) box.scrollTop = 0;
+    await settle(Math.min(deadline, Date.now() + STEP_MS));
     while (!full()) {
       if (Date.now() > deadline) {
+        if (resume !== undefined) {
+          agent.virtualRun = { selector, seen, start, scrolls };
+          return { texts: [], scrolls, complete: false, resume: true, read: seen.size, gaps: 0 };
+        }
         complete = false;
         break;
       }
       const before = box.scrollTop;
-      // Most of a screen at a time: the rows at the old bottom stay in view, so none is skipped.
-      box.scrollTop = before + Math.max(1, Math.floor(box.clientHeight * 0.8));
+      // On to the lowest row drawn (grids draw a buffer past the view), which stays in view so none is
+      // skipped; at least most of a screen.
+      box.scrollTop = before + Math.max(1, Math.floor(box.clientHeight * 0.8), lowestDrawn(box, selector));
       if (box.scrollTop === before) break; // the end
       scrolls += 1;
-      const until = Math.min(deadline, Date.now() + STEP_MS);
-      await frame();
-      // Drawn: new rows came, or rows already drawn (a grid draws a buffer past the view) fill the view.
-      while (grab() === 0 && !covered(box, selector) && Date.now() < until) await frame();
+      await settle(Math.min(deadline, Date.now() + STEP_MS));
     }
+    // The rows drawn at the end get their settled read too (within the time the worker gives the call).
+    await settle(Math.min(Date.now() + STEP_MS, Math.max(deadline, Date.now()) + 300));
     box.scrollTop = start;
     const keys = [...seen.keys()].sort((a, b) => a - b);
     const texts = keys.map((k) => seen.get(k));

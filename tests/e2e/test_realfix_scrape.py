@@ -103,6 +103,7 @@ async def test_suggest_keeps_identifiers_as_text_and_the_draft_extracts_them_who
         schema = best["schema"]
         assert not schema["account"].endswith("| number") and not schema["sku"].endswith("| number")
         assert schema["balance"].endswith("| number") and schema["orders"].endswith("| number")
+        assert best["next_selector"] == "button.next-page", "an icon-only button named by its class"
         out = await scrape(client, operation="extract", selector=best["selector"], schema=schema)
         assert out["data"][0] == {
             "account": "ACC-1001",
@@ -127,6 +128,11 @@ async def test_a_virtualised_grid_is_read_whole_and_in_order_in_one_call(
             for n in range(1, 2001)
         ]
         assert out["metadata"]["virtual"]["complete"] is True
+        # A short timeout: the read goes on where it was, call after call, and is as exact.
+        again = await scrape(
+            client, operation="extract", selector=".grid .row", schema=schema, options={"timeout_ms": 2_000}
+        )
+        assert again["data"] == out["data"] and again["metadata"]["virtual"]["calls"] > 1
         # The grid is left where it was.
         assert driver.execute_script("return document.querySelector('.viewport').scrollTop") == 0
 

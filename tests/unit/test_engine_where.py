@@ -113,5 +113,42 @@ async def test_virtual_reaches_the_page_and_the_grid_s_report_the_agent() -> Non
         )
     )
     out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
-    assert out["metadata"]["virtual"] == {"rows": 20, "scrolls": 3, "complete": True}
+    assert out["metadata"]["virtual"] == {"rows": 20, "scrolls": 3, "complete": True, "calls": 1}
     assert [c.virtual for c in browser.sent if isinstance(c, m.Extract)] == [True]
+
+
+async def test_a_grid_read_that_runs_out_of_time_goes_on_where_it_was() -> None:
+    site = TableSite([TICKETS])
+    browser = site.install(ScriptedBrowser())
+    page = site.extract
+    calls = iter([False, False, True])
+
+    def extract(c: m.Extract) -> Any:
+        if next(calls):
+            return page(c) | {"virtual": {"rows": 20, "scrolls": 9, "complete": True}}
+        return {
+            "rows": [],
+            "count": 0,
+            "url": site.url,
+            "virtual": {"rows": 7, "complete": False, "resume": True},
+        }
+
+    browser.handlers["extract"] = extract
+    p = build_plan(parse_request({"operation": "extract", "selector": "tr", "schema": SCHEMA}))
+    out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    assert [r["id"] for r in out["data"]] == [t[0] for t in TICKETS]
+    assert [c.resume for c in browser.sent if isinstance(c, m.Extract)] == [False, True, True]
+    assert out["metadata"]["virtual"]["calls"] == 3
+
+
+async def test_a_grid_that_never_finishes_is_a_timeout_not_a_hang() -> None:
+    browser = TableSite([TICKETS]).install(ScriptedBrowser())
+    browser.handlers["extract"] = lambda c: {
+        "rows": [],
+        "count": 0,
+        "virtual": {"complete": False, "resume": True},
+    }
+    p = build_plan(parse_request({"operation": "extract", "selector": "tr", "schema": SCHEMA}))
+    out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    assert out["error"] == ErrorCode.TIMEOUT
+    assert len([c for c in browser.sent if isinstance(c, m.Extract)]) == 21

@@ -353,6 +353,9 @@ class Extract(Command, tag="extract"):
     # A virtualised grid is scrolled through and read whole (`"virtual": {rows, scrolls, complete}`
     # in the result): null when the rows carry a row index and scroll in a box of their own.
     virtual: bool | None = None
+    # A grid's read that ran out of time answers `"virtual": {..., "resume": true}` and no rows; the
+    # page keeps what it read, and the same command with resume goes on from there.
+    resume: bool = False
 
 
 class Suggest(Command, tag="suggest"):

@@ -47,8 +47,7 @@ def _steps() -> dict[str, Any]:
 
 @OBSERVE.action
 async def help(call: Call) -> HelpResult:  # the action's name as the agent calls it
-    """the workflow step types with their fields (types, defaults), the objects they hold, and how a
-    recorded workflow copes with a login page; needs no browser."""
+    """each workflow step type's fields, and how a replay copes with a login page (no browser needed)."""
     objects = (Condition, ExtractOptions, PaginateOptions, ScrollOptions, Options, ErrorRecovery)
     return {
         "steps": _steps(),

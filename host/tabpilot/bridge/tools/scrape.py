@@ -160,8 +160,8 @@ async def scrape(
     options: Annotated[
         Options | None,
         Field(
-            description="extract: paginate, scroll, limit, where ({field: value | {op: value}}, op = != > "
-            ">= < <= in contains, on converted values), virtual (grids); workflow: delay_ms between steps."
+            description="extract: paginate, scroll, limit, where {field: value | {op: value}}, virtual; "
+            "workflow: delay_ms."
         ),
     ] = None,
     steps: Annotated[
@@ -169,9 +169,8 @@ async def scrape(
         Field(
             description="workflow: [{type: navigate|wait|click|fill|type|press|select|check|hover|scroll|"
             "extract|execute_js|screenshot, ..., if/unless: {exists: css}, save_as, timeout_ms}]; strings "
-            "may use {{name}}, {{params.x}}; each type's fields: observe what=help. A navigate landing on a "
-            "login page goes on to later steps whose `if` holds there (params only for steps that run); "
-            "navigate allow_redirect: true accepts any page."
+            "may use {{name}}, {{params.x}}; fields: observe what=help. A navigate landing on a login page "
+            "goes on to later steps whose `if` holds there; allow_redirect: true accepts any page."
         ),
     ] = None,
     name: str | None = None,

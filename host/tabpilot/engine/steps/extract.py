@@ -62,6 +62,14 @@ async def _off_loop(
     return await asyncio.to_thread(convert, rows)
 
 
+# How many more timeouts a virtualised grid's read may take (each one answers, so none is a hang).
+MAX_RESUMES = 20
+
+
+def _resumable(answer: dict[str, Any]) -> bool:
+    return bool(obj(answer.get("virtual")).get("resume"))
+
+
 _END_DETAIL: dict[str, str] = {
     "no_next": "no visible element matches {sel}: the last page",
     "next_disabled": "{sel} is disabled: the last page",
@@ -163,6 +171,18 @@ class ExtractStep(StepBase, tag="extract"):
                     virtual=self.virtual,
                 )
                 answer = obj(await ctx.call(command, t))
+                resumed = 0
+                while _resumable(answer) and resumed < MAX_RESUMES:  # a long grid, read a timeout at a time
+                    resumed += 1
+                    ctx.progress()
+                    answer = obj(await ctx.call(msgspec.structs.replace(command, resume=True), t))
+                if _resumable(answer):
+                    raise TabPilotError(
+                        ErrorCode.TIMEOUT,
+                        f"the grid was still being read after {MAX_RESUMES + 1} timeouts of {t} ms; "
+                        "pass options.limit, or a longer options.timeout_ms",
+                        retryable=True,
+                    )
                 kind = stopped.not_html(answer) if pages else None
                 if kind is not None:
                     where = answer.get("url") or "the next page"
@@ -183,7 +203,8 @@ class ExtractStep(StepBase, tag="extract"):
                     if self.limit is not None:
                         page = page[: self.limit - len(rows)]
                 if isinstance(answer.get("virtual"), dict):
-                    ctx.state.meta["virtual"] = answer["virtual"]  # rows read while the grid scrolled
+                    # Rows read while the grid scrolled, over this many calls.
+                    ctx.state.meta["virtual"] = obj(answer["virtual"]) | {"calls": resumed + 1}
                 if check is not None:
                     page = await asyncio.to_thread(check.page, page)  # validation: off the loop
                 warned: list[Any] = answer.get("warnings") or []
