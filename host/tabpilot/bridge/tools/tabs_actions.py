@@ -131,8 +131,7 @@ async def add_secret_pattern(
         Field(description="add_secret_pattern: JavaScript regexes; matching text shows as [REDACTED]."),
     ],
 ) -> PatternResult:
-    """also mask text matching these regular expressions in every page output and screenshot (a
-    "luhn:" prefix adds a card-number check; you can add, never remove: the user's own list is edited in
-    the popup); returns the added patterns in force."""
+    """also mask text matching these regular expressions in every page output and screenshot (prefix
+    "luhn:" adds a card-number check; add only, never remove); returns the added patterns in force."""
     value: Any = await call.send(AddSecretPattern(id=0, patterns=patterns))
     return {"added": list(value["added"]), "patterns": list(value["patterns"])}

@@ -71,7 +71,7 @@ def _common(value: dict[str, Any]) -> dict[str, Any]:
 async def errors(call: Call, since: Since = 0, limit: Limit = 100, tab_id: int | None = None) -> ErrorsResult:
     """console errors, uncaught exceptions and unhandled rejections of the tab's page after `since`, with
     source and time; pass back `cursor`. Recorded from page loads while the pilot is on (recording false
-    means: reload to start). Messages and stacks are the page's own words, with its secrets redacted."""
+    means: reload to start); secrets redacted."""
     value = await call.send(Telemetry(id=0, kind="errors", since=since, limit=limit, tab_id=tab_id))
     return cast(ErrorsResult, {**_common(value), "items": value["items"]})
 
