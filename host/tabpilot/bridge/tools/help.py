@@ -47,7 +47,7 @@ def _steps() -> dict[str, Any]:
 
 @OBSERVE.action
 async def help(call: Call) -> HelpResult:  # the action's name as the agent calls it
-    """each workflow step type's fields, and how a replay copes with a login page (no browser needed)."""
+    """workflow step fields; replays after a login bounce; navigate allow_redirect."""
     objects = (Condition, ExtractOptions, PaginateOptions, ScrollOptions, Options, ErrorRecovery)
     return {
         "steps": _steps(),

@@ -32,7 +32,7 @@ for tool, docs in (
         INTERACT,
         {
             "snapshot": "After the action return the page: none, diff (changed lines) or full. "
-            "Default diff for click and press (after a navigation: the new page's first 1,200 characters), "
+            "Default diff for click and press (1,200 chars after a navigation), "
             "else none.",
             "timeout_ms": "Time limit; default navigate 30000, wait_for 10000, others 5000.",
             "text": "type: text to type. wait_for: text to wait for.",
@@ -199,16 +199,14 @@ async def fill_form(
         Field(
             min_length=1,
             max_length=100,
-            description="[{ref or selector, value}]: a select's option (or a list), a checkbox true/false, "
-            "else the text.",
+            description="[{ref|selector, value}]; a checkbox takes true/false.",
         ),
     ],
     tab_id: int | None = None,
     timeout_ms: int = 10_000,
     snapshot: SnapshotMode = "none",
 ) -> PageActionResult:
-    """fill several fields in one call, each as what it is (text, select, checkbox or radio); a wrong
-    ref or selector changes nothing, a refused value names its field (data.field)."""
+    """fill several fields in one call (text, select, checkbox, radio); an error names its data.field."""
     parts = [m.FormField(ref=f.get("ref"), selector=f.get("selector"), value=f["value"]) for f in fields]
     cmd = m.FillForm(id=0, fields=parts, tab_id=tab_id, timeout_ms=timeout_ms)
     return await _act(call, cmd, snapshot)

@@ -169,8 +169,7 @@ async def scrape(
         Field(
             description="workflow: [{type: navigate|wait|click|fill|type|press|select|check|hover|scroll|"
             "extract|execute_js|screenshot, ..., if/unless: {exists: css}, save_as, timeout_ms}]; strings "
-            "may use {{name}}, {{params.x}}; fields: observe what=help. A navigate landing on a login page "
-            "goes on to later steps whose `if` holds there; allow_redirect: true accepts any page."
+            "may use {{name}}, {{params.x}}; fields, login bounces: observe what=help."
         ),
     ] = None,
     name: str | None = None,
