@@ -46,9 +46,8 @@ async def screenshot(
     timeout_ms: int = 10_000,
 ) -> Image[ScreenshotResult]:
     """the viewport (or the element ref/selector, or full_page) as an image of at most ~1,600 tokens
-    (scaled to max_width and 1.2 megapixels); the text part gives its size. Secrets are under opaque
-    boxes: masked counts them, masked_frames the frames that could not be read and were covered whole
-    (error secret_unmaskable, and no picture, when one can be neither)."""
+    (scaled to max_width and 1.2 megapixels); the text part gives its size. Secrets are boxed out
+    (masked: how many; masked_frames: unreadable frames covered whole; else secret_unmaskable)."""
     value = await call.send(
         Screenshot(
             id=0,
