@@ -77,8 +77,8 @@ async def execute_js(
     """run script in the page; returns {success, result} with a JSON-serializable result (arrays over
     10,000 items cut, with capped: true), or {success: false, error, stack} if it threw. Works under a
     strict CSP; a script past timeout_ms is stopped and the error's data says how the tab was recovered.
-    It reads all the page's scripts can; redacted values and secret-shaped text are scrubbed from the
-    result (redacted: n): this catches accidents, not a script written to leak."""
+    It reads all the page's scripts can; secrets in the result are scrubbed (redacted: n): a guard
+    against accidents, not against a script written to leak."""
     value = await call.send(ExecuteJs(id=0, script=script, tab_id=tab_id, timeout_ms=timeout_ms))
     out: ExecuteJsResult
     if value.get("success"):

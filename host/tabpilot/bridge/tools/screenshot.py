@@ -46,8 +46,8 @@ async def screenshot(
     timeout_ms: int = 10_000,
 ) -> Image[ScreenshotResult]:
     """the viewport (or the element ref/selector, or full_page) as an image of at most ~1,600 tokens
-    (scaled to max_width and 1.2 megapixels); the text part gives its size. Secrets are boxed over
-    (masked: how many; masked_frames: unreadable frames covered whole)."""
+    (scaled to max_width and 1.2 megapixels); the text part gives its size. Secrets are boxed out
+    (masked: how many; masked_frames: unreadable frames covered whole; else secret_unmaskable)."""
     value = await call.send(
         Screenshot(
             id=0,
