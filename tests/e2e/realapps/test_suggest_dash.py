@@ -1,9 +1,5 @@
 """What `suggest` proposes on Dash's table, used as drafted: its draft (selector, schema,
-next_selector) passed straight to extract must read every row across the in-place pages.
-
-Pending (not collected: the name does not start with test_). On main at 5c0ef69 the draft reads the
-rows right (identifiers stay text) but proposes no next_selector for the table's `button.next-page`,
-so only the first 10 of 95 rows can be had from it. Rename to test_suggest_dash.py once it does."""
+next_selector) passed straight to extract must read every row across the in-place pages."""
 
 from __future__ import annotations
 
