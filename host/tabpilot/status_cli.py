@@ -4,6 +4,7 @@ sites it may act on (as far as the extension reports them)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any, cast
 
@@ -12,16 +13,30 @@ import msgspec
 
 from .wire.errors import TabPilotError
 
+_STATUS_TIMEOUT_S = 2.0
+
 
 async def _browsers() -> list[dict[str, Any]]:
     from .bridge.hosts import HostPool
+    from .wire.messages import GetStatus
 
     pool = HostPool()
+    found: list[dict[str, Any]] = []
     try:
-        infos = await pool.browsers()
+        for info in await pool.browsers():
+            seen = cast(dict[str, Any], msgspec.to_builtins(info))
+            live: dict[str, Any] = {}
+            # The extension owns the pilot flag and the sites: ask it rather than trust the hello.
+            with contextlib.suppress(TabPilotError):
+                live = await pool.call(GetStatus(id=0), browser=info.instance_id, timeout_s=_STATUS_TIMEOUT_S)
+            if "pilot" in live:
+                seen["pilot"] = bool(live["pilot"])
+            if "sites" in live:
+                seen["sites"] = live["sites"]
+            found.append(seen)
     finally:
         await pool.aclose()
-    return [cast(dict[str, Any], msgspec.to_builtins(info)) for info in infos]
+    return found
 
 
 def _line(b: dict[str, Any]) -> str:
@@ -30,7 +45,9 @@ def _line(b: dict[str, Any]) -> str:
     text = f"{b['instance_id']}  {b.get('label') or '-'}  {name}  pilot {pilot}"
     sites = b.get("sites")
     if isinstance(sites, list):
-        text += "  sites: " + (", ".join(str(s) for s in cast(list[Any], sites)) or "all")
+        text += "  sites: " + (", ".join(str(s) for s in cast(list[Any], sites)) or "none")
+    elif "sites" in b:
+        text += "  sites: all"
     return text
 
 

@@ -309,6 +309,11 @@ async def test_launch_with_sites_sets_the_scope_and_a_relaunch_without_pilot_tur
         async with host_pool(env) as pool:
             # The extension's status names the sites (null: every site), for `tabpilot status`.
             assert (await pool.call(m.GetStatus(id=0), browser=instance))["sites"] == [_netloc(site)]
+        shown = _cli(env, "status", "--json")
+        assert shown.returncode == 0, shown.stderr
+        (listed,) = [b for b in json.loads(shown.stdout)["browsers"] if b["instance_id"] == instance]
+        assert listed["pilot"] is True and listed["sites"] == [_netloc(site)]
+        assert f"sites: {_netloc(site)}" in _cli(env, "status").stdout
         assert _cli(env, "browser", "stop", "--profile", "scoped").returncode == 0
 
         again = _cli(env, *launch)
