@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 
@@ -53,9 +53,3 @@ def decode_step(value: Any) -> StepBase:
 def step_types() -> list[str]:
     """The `type` names a step may have."""
     return [str(t.__struct_config__.tag) for t in STEP_TYPES]
-
-
-def step_class(value: Any) -> type[StepBase] | None:
-    """The step type a JSON value names with `type`, if it names one."""
-    tag = cast(dict[str, Any], value).get("type") if isinstance(value, dict) else None
-    return next((t for t in STEP_TYPES if t.__struct_config__.tag == tag), None)
