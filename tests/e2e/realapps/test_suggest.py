@@ -1,6 +1,6 @@
-"""What `suggest` proposes on Flask-Admin's model list, used as drafted: its draft (selector, schema,
-next_selector) passed straight to extract reads every customer across the pages, identifiers
-("ACC-1001") as the text they are."""
+"""What `suggest` proposes, used as drafted: its draft (selector, schema, next_selector) passed straight
+to extract reads every row across the pages: Flask-Admin's customers over linked pages, identifiers
+("ACC-1001") as the text they are, and Dash's table over its in-place pages."""
 
 from __future__ import annotations
 
@@ -40,3 +40,10 @@ async def test_flask_admin_draft(driver: webdriver.Chrome, env: dict[str, str], 
     async with mcp_client(env) as client:
         out = await _drafted(client, flask_admin_url + "customer/", "customers", tasks.ADMIN_ROWS)
     assert _values(out["data"]) == [(c.code, c.name, c.country, c.balance) for c in data.customers()]
+
+
+async def test_dash_draft(driver: webdriver.Chrome, env: dict[str, str], dash_url: str) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        out = await _drafted(client, dash_url, "orders", tasks.DASH_ROWS)
+    assert _values(out["data"]) == [(o.id, o.customer, o.fruit, o.quantity, o.total) for o in data.orders()]
