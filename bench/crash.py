@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.support import browser
+from tests.support import browser, procnet
 from tests.support.browser import Chromium
 
 from tabpilot.bridge.hosts import HostPool
@@ -30,31 +30,13 @@ from .stats import machine_facts
 _LIMIT_S = 60.0
 
 
-def _extension_process(chromium: Chromium) -> int:
-    """The browser's extension renderer (Chromium rewrites process titles: one space-separated line)."""
-    children: dict[int, list[tuple[int, bytes]]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append((int(entry.name), cmdline))
-    stack = [chromium.browser_pid()]
-    while stack:
-        for pid, cmdline in children.get(stack.pop(), []):
-            if b" --extension-process" in cmdline:
-                return pid
-            stack.append(pid)
-    raise RuntimeError("no extension process")
-
-
 async def _one(chromium: Chromium, run: Path) -> tuple[float, float]:
     [sock] = list(run.glob("*.sock"))
     old = sock.stat().st_ino
-    os.kill(_extension_process(chromium), signal.SIGKILL)
+    renderers = procnet.extension_processes(chromium.browser_pid())
+    if not renderers:
+        raise RuntimeError("no extension process")
+    os.kill(renderers[0], signal.SIGKILL)
     started = time.monotonic()
     while not [s for s in run.glob("*.sock") if s.stat().st_ino != old]:
         if time.monotonic() - started > _LIMIT_S:

@@ -1,4 +1,5 @@
-"""Which processes hold internet sockets: read /proc/<pid>/fd and /proc/net/{tcp,tcp6,udp,udp6}."""
+"""What /proc says of processes: which hold internet sockets (/proc/<pid>/fd, /proc/net/{tcp,tcp6,udp,udp6}),
+which run a command line, and which are a browser's extension renderers."""
 
 from __future__ import annotations
 
@@ -64,3 +65,27 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return "State:\tZ" not in status
+
+
+def extension_processes(browser_pid: int) -> list[int]:
+    """Pids of the extension renderer processes (`--extension-process`) below the browser `browser_pid`."""
+    children: dict[int, list[tuple[int, bytes]]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append((int(entry.name), cmdline))
+    found: list[int] = []
+    stack = [browser_pid]
+    while stack:
+        for pid, cmdline in children.get(stack.pop(), []):
+            stack.append(pid)
+            # Chromium rewrites its processes' titles: one space-separated line, not NUL-separated.
+            if b" --extension-process" in cmdline:
+                found.append(pid)
+    return found
