@@ -15,10 +15,10 @@ from msgspec import Meta
 
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract, Paginate, ScrollLoad, WaitFor
+from ...wire.scrape import ExtractOptions, PaginateOptions, ScrollOptions
 from .. import outschema, stopped
 from ..context import Context, obj
 from ..convert import Conversions
-from ..model import ExtractOptions, PaginateOptions, ScrollOptions
 from ..schema import FieldSpec, parse_schema
 from ..where import RowFilter
 from .base import Selector, StepBase
