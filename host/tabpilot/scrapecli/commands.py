@@ -23,7 +23,7 @@ from rich.table import Table
 
 from .. import paths
 from ..engine.plan import parse_request
-from ..native import localsock
+from ..link import localsock
 from ..wire.errors import TabPilotError
 from ..wire.scrape import ReplayRequest, ScrapeRequest
 from . import output, workflowfiles
