@@ -12,14 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 import pytest
 
-from tabpilot.bridge import fastcall, hosts
+from tabpilot.bridge import fastcall
 from tabpilot.bridge.fastcall import FastCalls
 from tabpilot.bridge.faststart import CACHE_FILE, ENV_DISABLE, Cache, Front
-from tabpilot.bridge.hosts import HostPool
 from tabpilot.bridge.tools.app import build_server
 from tabpilot.bridge.tools.base import Backend
+from tabpilot.link import client as hosts
+from tabpilot.link.client import HostPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
 from tests.support.fake_extension import FakeError, FakeExtension
@@ -210,7 +212,7 @@ def test_its_copies_of_the_wire_facts_match_the_wire() -> None:
     ]
     assert fastcall.SOCKET_MAX_FRAME == m.SOCKET_MAX_FRAME
     assert fastcall.PROTOCOL_VERSION == m.PROTOCOL_VERSION
-    defaults = {f.name: f.default for f in m.msgspec.structs.fields(m.BrowserInfo)}
+    defaults = {f.name: f.default for f in msgspec.structs.fields(m.BrowserInfo)}
     assert {k: defaults[k] for k in fastcall.BROWSER_FIELDS if k != "instance_id"} == {
         k: v for k, v in fastcall.BROWSER_FIELDS.items() if k != "instance_id"
     }
