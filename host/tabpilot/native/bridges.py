@@ -120,6 +120,8 @@ class BridgeListener:
             msg_id, kind = m.peek(frame)
             known = kind in {m.tag_of(c) for c in (*m.EXTENSION_COMMANDS, *m.HOST_COMMANDS)}
             code = ErrorCode.MALFORMED_MESSAGE if known or kind is None else ErrorCode.UNKNOWN_COMMAND
+            if kind == "scrape" and "`$.request" in str(exc):  # the agent's request, not the envelope
+                code = ErrorCode.INVALID_PARAMS
             bridge.send(m.Error(id=msg_id, code=code, message=f"cannot read {kind!r} message: {exc}"))
             return
         mismatch = self._host.mismatch()
