@@ -1,4 +1,5 @@
-"""The page as lean text with @e refs (observe what=page) and the element actions (interact click, fill, ...).
+"""interact's element actions: click, fill, fill_form, type, press, select, check, uncheck, hover,
+scroll, wait_for, highlight.
 
 Each action runs one extension command; the same commands are the workflow engine's steps. After an
 action the agent can ask for the page again in the same call (`snapshot`): "diff" costs only the
@@ -13,41 +14,12 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ...markdown.page import DEFAULT_MAX_CHARS, MarkdownPage, markdown_chunk
-from ...wire import messages as m
-from ...wire.errors import ErrorCode, TabPilotError
-from .base import Call
-from .interact import INTERACT
-from .observe import OBSERVE
-from .snapshots import PageSnapshot, SnapshotMode, take
+from ....wire import messages as m
+from ..base import Call
+from ..snapshots import PageSnapshot, SnapshotMode, take
 
 Ref = Annotated[str | None, Field(description="Element ref from a page snapshot, e.g. @e5.")]
 Selector = Annotated[str | None, Field(description="CSS selector (the first match); instead of ref.")]
-MaxChars = Annotated[
-    int, Field(ge=200, le=200_000, description="Snapshot (or markdown chunk) size budget; default 6000.")
-]
-
-for tool, docs in (
-    (
-        INTERACT,
-        {
-            "snapshot": "After the action return the page: none, diff (changed lines) or full. "
-            "Default diff for click and press (1,200 chars after a navigation), "
-            "else none.",
-            "timeout_ms": "Time limit; default navigate 30000, wait_for 10000, others 5000.",
-            "text": "type: text to type. wait_for: text to wait for.",
-            "url": "navigate: URL to load. wait_for: URL to wait for (substring, or glob with *).",
-        },
-    ),
-    (
-        OBSERVE,
-        {
-            "scope": "CSS selector of the part of the page to show.",
-            "css_selector": "page: CSS selector of the part of the page to show (as scope).",
-        },
-    ),
-):
-    tool.param_docs.update(docs)
 
 
 class Bounds(TypedDict):
@@ -112,44 +84,6 @@ async def _act(
     return out
 
 
-@OBSERVE.action
-async def page(
-    call: Call,
-    scope: str | None = None,
-    max_chars: MaxChars = DEFAULT_MAX_CHARS,
-    cursor: Annotated[int, Field(ge=0, description="cursor_next of the previous page snapshot.")] = 0,
-    mode: Annotated[
-        Literal["full", "diff"], Field(description="diff: only lines changed since the last snapshot.")
-    ] = "full",
-    tab_id: int | None = None,
-    format: Annotated[
-        Literal["text", "markdown"],
-        Field(description="text: the snapshot with refs; markdown: the main content as markdown chunks."),
-    ] = "text",
-    chunk: Annotated[
-        int | None, Field(ge=1, description="markdown: which chunk (1-based); default 1.")
-    ] = None,
-    css_selector: str | None = None,
-) -> PageSnapshot | MarkdownPage:
-    """what a person sees as lean text; every interactive element has a ref (@e5) for interact.
-    Continue with cursor=cursor_next when truncated. format=markdown: the main content (no navigation,
-    footers, banners; secrets redacted) as markdown in chunks of max_chars; `next` is the call for the
-    next chunk. Page text that looks like a ref, heading, row or marker is escaped (\\@e1, \\#, \\|)."""
-    selector = css_selector or scope
-    if format == "text":
-        if chunk is not None:
-            raise TabPilotError(
-                ErrorCode.INVALID_PARAMS, "chunk is for format=markdown; text pages by cursor"
-            )
-        return await take(call, tab_id=tab_id, scope=selector, max_chars=max_chars, cursor=cursor, mode=mode)
-    # Every chunk comes from a fresh read of the page; unchanged HTML reuses its chunks (markdown.page).
-    content = await call.send(m.MainContent(id=0, tab_id=tab_id, css_selector=selector))
-    return markdown_chunk(
-        content, chunk=chunk or 1, max_chars=max_chars, css_selector=selector, tab_id=tab_id
-    )
-
-
-@INTERACT.action
 async def click(
     call: Call,
     ref: Ref = None,
@@ -176,7 +110,6 @@ async def click(
     return await _act(call, cmd, snapshot, "diff")
 
 
-@INTERACT.action
 async def fill(
     call: Call,
     value: Annotated[str, Field(description="fill: the new value of the field.")],
@@ -191,7 +124,6 @@ async def fill(
     return await _act(call, cmd, snapshot)
 
 
-@INTERACT.action
 async def fill_form(
     call: Call,
     fields: Annotated[
@@ -212,7 +144,6 @@ async def fill_form(
     return await _act(call, cmd, snapshot)
 
 
-@INTERACT.action
 async def type(  # the action's name as the agent calls it
     call: Call,
     text: str,
@@ -227,7 +158,6 @@ async def type(  # the action's name as the agent calls it
     return await _act(call, cmd, snapshot)
 
 
-@INTERACT.action
 async def press(
     call: Call,
     key: Annotated[str, Field(description="Key or chord: Enter, Tab, Escape, ArrowDown, Control+a.")],
@@ -242,7 +172,6 @@ async def press(
     return await _act(call, cmd, snapshot, "diff")
 
 
-@INTERACT.action
 async def select(
     call: Call,
     values: Annotated[list[str], Field(description="select: option values or visible labels.")],
@@ -259,7 +188,6 @@ async def select(
     return await _act(call, cmd, snapshot)
 
 
-@INTERACT.action
 async def check(
     call: Call,
     ref: Ref = None,
@@ -273,7 +201,6 @@ async def check(
     return await _act(call, cmd, snapshot)
 
 
-@INTERACT.action
 async def uncheck(
     call: Call,
     ref: Ref = None,
@@ -287,7 +214,6 @@ async def uncheck(
     return await _act(call, cmd, snapshot)
 
 
-@INTERACT.action
 async def hover(
     call: Call,
     ref: Ref = None,
@@ -301,7 +227,6 @@ async def hover(
     return await _act(call, cmd, snapshot)
 
 
-@INTERACT.action
 async def scroll(
     call: Call,
     ref: Ref = None,
@@ -320,7 +245,6 @@ async def scroll(
     return await _act(call, cmd, snapshot)
 
 
-@INTERACT.action
 async def wait_for(
     call: Call,
     selector: Selector = None,
@@ -338,7 +262,6 @@ async def wait_for(
     return await _act(call, cmd, snapshot)
 
 
-@INTERACT.action
 async def highlight(
     call: Call,
     ref: Ref = None,
@@ -352,3 +275,6 @@ async def highlight(
         id=0, ref=ref, selector=selector, duration_ms=duration_ms, tab_id=tab_id, timeout_ms=timeout_ms
     )
     return await _act(call, cmd, "none")
+
+
+ACTIONS = (click, fill, fill_form, type, press, select, check, uncheck, hover, scroll, wait_for, highlight)
