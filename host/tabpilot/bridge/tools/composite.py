@@ -52,6 +52,7 @@ class Action:
     params: Mapping[str, tuple[Any, tuple[Any, ...]]]  # name -> (type without None, Annotated metadata)
     required: frozenset[str]
     result: Any
+    command: Any = None  # the wire command it sends, when it is declared from one (fromwire)
 
 
 def action_of(fn: ActionFn) -> Action:

@@ -1,7 +1,9 @@
 """interact's element actions: click, fill, fill_form, type, press, select, check, uncheck, hover,
 scroll, wait_for, highlight.
 
-Each action runs one extension command; the same commands are the workflow engine's steps. After an
+Each one sends one extension command (the same commands are the workflow engine's steps) and is
+declared from that command's wire struct (`fromwire`): the struct's fields are the action's
+arguments, and `FIELDS` says what the agent reads about a field beyond its wire type. After an
 action the agent can ask for the page again in the same call (`snapshot`): "diff" costs only the
 changed lines, so it is the default for click and press, the actions whose effect the agent cannot
 predict; the others default to "none".
@@ -16,10 +18,9 @@ from typing_extensions import TypedDict  # pydantic needs this one on Python < 3
 
 from ....wire import messages as m
 from ..base import Call
+from ..composite import Action
+from ..fromwire import from_struct
 from ..snapshots import PageSnapshot, SnapshotMode, take
-
-Ref = Annotated[str | None, Field(description="Element ref from a page snapshot, e.g. @e5.")]
-Selector = Annotated[str | None, Field(description="CSS selector (the first match); instead of ref.")]
 
 
 class Bounds(TypedDict):
@@ -84,197 +85,85 @@ async def _act(
     return out
 
 
-async def click(
-    call: Call,
-    ref: Ref = None,
-    selector: Selector = None,
-    button: Literal["left", "middle", "right"] = "left",
-    click_count: Annotated[int, Field(ge=1, le=3)] = 1,
-    modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = None,
-    tab_id: int | None = None,
-    timeout_ms: int = 5_000,
-    snapshot: SnapshotMode | None = None,
-) -> PageActionResult:
-    """click the element (ref or selector); if that navigates, waits for the new page (navigated, url);
-    a link to a new tab gives opened_tab."""
-    cmd = m.Click(
-        id=0,
-        ref=ref,
-        selector=selector,
-        button=button,
-        click_count=click_count,
-        modifiers=list(modifiers or []),
-        tab_id=tab_id,
-        timeout_ms=timeout_ms,
-    )
-    return await _act(call, cmd, snapshot, "diff")
-
-
-async def fill(
-    call: Call,
-    value: Annotated[str, Field(description="fill: the new value of the field.")],
-    ref: Ref = None,
-    selector: Selector = None,
-    tab_id: int | None = None,
-    timeout_ms: int = 5_000,
-    snapshot: SnapshotMode = "none",
-) -> PageActionResult:
-    """clear the input, textarea or editable element and type value (input and change events fire)."""
-    cmd = m.Fill(id=0, value=value, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms)
-    return await _act(call, cmd, snapshot)
-
-
-async def fill_form(
-    call: Call,
-    fields: Annotated[
+# What the agent reads about a command's field beyond its wire type: choices, bounds, a description.
+# One entry per name, so a field reads the same in every action; `fromwire` refuses an entry that
+# means something else on the wire than the field it refines.
+FIELDS: dict[str, Any] = {
+    "ref": Annotated[str | None, Field(description="Element ref from a page snapshot, e.g. @e5.")],
+    "selector": Annotated[str | None, Field(description="CSS selector (the first match); instead of ref.")],
+    "button": Literal["left", "middle", "right"],
+    "click_count": Annotated[int, Field(ge=1, le=3)],
+    "modifiers": list[Literal["Alt", "Control", "Meta", "Shift"]],
+    "value": Annotated[str, Field(description="fill: the new value of the field.")],
+    "fields": Annotated[
         list[FormField],
         Field(
-            min_length=1,
-            max_length=100,
-            description="[{ref|selector, value}]; a checkbox takes true/false.",
+            min_length=1, max_length=100, description="[{ref|selector, value}]; a checkbox takes true/false."
         ),
     ],
-    tab_id: int | None = None,
-    timeout_ms: int = 10_000,
-    snapshot: SnapshotMode = "none",
-) -> PageActionResult:
-    """fill several fields in one call (text, select, checkbox, radio); an error names its data.field."""
-    parts = [m.FormField(ref=f.get("ref"), selector=f.get("selector"), value=f["value"]) for f in fields]
-    cmd = m.FillForm(id=0, fields=parts, tab_id=tab_id, timeout_ms=timeout_ms)
-    return await _act(call, cmd, snapshot)
+    "key": Annotated[str, Field(description="Key or chord: Enter, Tab, Escape, ArrowDown, Control+a.")],
+    "values": Annotated[list[str], Field(description="select: option values or visible labels.")],
+    "to": Literal["top", "bottom"],
+    "state": Literal["visible", "hidden", "attached", "detached"],
+    "duration_ms": Annotated[int, Field(ge=1, le=600_000)],
+}
 
 
-async def type(  # the action's name as the agent calls it
-    call: Call,
-    text: str,
-    ref: Ref = None,
-    selector: Selector = None,
-    tab_id: int | None = None,
-    timeout_ms: int = 5_000,
-    snapshot: SnapshotMode = "none",
-) -> PageActionResult:
-    """type text at the end of the element's value (or into the focused element)."""
-    cmd = m.TypeText(id=0, text=text, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms)
-    return await _act(call, cmd, snapshot)
+def _element(
+    command: type[m.Command],
+    summary: str,
+    *,
+    default: Literal["none", "diff"] | None = "none",
+    name: str | None = None,
+    fixed: dict[str, Any] | None = None,
+) -> Action:
+    """The action sending `command`; `default` is its page snapshot when none is asked for (None: the
+    action takes no `snapshot`)."""
 
+    async def run(call: Call, cmd: m.Command, snapshot: str | None = None) -> PageActionResult:
+        return await _act(call, cmd, snapshot, default or "none")
 
-async def press(
-    call: Call,
-    key: Annotated[str, Field(description="Key or chord: Enter, Tab, Escape, ArrowDown, Control+a.")],
-    ref: Ref = None,
-    selector: Selector = None,
-    tab_id: int | None = None,
-    timeout_ms: int = 5_000,
-    snapshot: SnapshotMode | None = None,
-) -> PageActionResult:
-    """press a key on the element or the focused one (Enter submits a form, Tab moves focus)."""
-    cmd = m.Press(id=0, key=key, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms)
-    return await _act(call, cmd, snapshot, "diff")
-
-
-async def select(
-    call: Call,
-    values: Annotated[list[str], Field(description="select: option values or visible labels.")],
-    ref: Ref = None,
-    selector: Selector = None,
-    tab_id: int | None = None,
-    timeout_ms: int = 5_000,
-    snapshot: SnapshotMode = "none",
-) -> PageActionResult:
-    """choose options of a select by value or label (several for a multi-select)."""
-    cmd = m.SelectOption(
-        id=0, values=values, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms
+    extra = {} if default is None else {"snapshot": SnapshotMode}
+    return from_struct(
+        command, summary, run, PageActionResult, refine=FIELDS, extra=extra, fixed=fixed, name=name
     )
-    return await _act(call, cmd, snapshot)
 
 
-async def check(
-    call: Call,
-    ref: Ref = None,
-    selector: Selector = None,
-    tab_id: int | None = None,
-    timeout_ms: int = 5_000,
-    snapshot: SnapshotMode = "none",
-) -> PageActionResult:
-    """check a checkbox or radio (no change if it already is)."""
-    cmd = m.Check(id=0, checked=True, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms)
-    return await _act(call, cmd, snapshot)
-
-
-async def uncheck(
-    call: Call,
-    ref: Ref = None,
-    selector: Selector = None,
-    tab_id: int | None = None,
-    timeout_ms: int = 5_000,
-    snapshot: SnapshotMode = "none",
-) -> PageActionResult:
-    """uncheck a checkbox."""
-    cmd = m.Check(id=0, checked=False, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms)
-    return await _act(call, cmd, snapshot)
-
-
-async def hover(
-    call: Call,
-    ref: Ref = None,
-    selector: Selector = None,
-    tab_id: int | None = None,
-    timeout_ms: int = 5_000,
-    snapshot: SnapshotMode = "none",
-) -> PageActionResult:
-    """move the pointer over the element (mouse events fire; CSS :hover does not apply)."""
-    cmd = m.Hover(id=0, ref=ref, selector=selector, tab_id=tab_id, timeout_ms=timeout_ms)
-    return await _act(call, cmd, snapshot)
-
-
-async def scroll(
-    call: Call,
-    ref: Ref = None,
-    selector: Selector = None,
-    dx: int = 0,
-    dy: int = 0,
-    to: Literal["top", "bottom"] | None = None,
-    tab_id: int | None = None,
-    timeout_ms: int = 5_000,
-    snapshot: SnapshotMode = "none",
-) -> PageActionResult:
-    """scroll the element into view; with dx/dy or to=top or bottom, scroll it (or the page) instead."""
-    cmd = m.Scroll(
-        id=0, ref=ref, selector=selector, dx=dx, dy=dy, to=to, tab_id=tab_id, timeout_ms=timeout_ms
-    )
-    return await _act(call, cmd, snapshot)
-
-
-async def wait_for(
-    call: Call,
-    selector: Selector = None,
-    state: Literal["visible", "hidden", "attached", "detached"] = "visible",
-    text: str | None = None,
-    url: str | None = None,
-    tab_id: int | None = None,
-    timeout_ms: int = 10_000,
-    snapshot: SnapshotMode = "none",
-) -> PageActionResult:
-    """wait until the URL matches, then a selector reaches state or a text is shown; timeout error."""
-    cmd = m.WaitFor(
-        id=0, selector=selector, state=state, text=text, url=url, tab_id=tab_id, timeout_ms=timeout_ms
-    )
-    return await _act(call, cmd, snapshot)
-
-
-async def highlight(
-    call: Call,
-    ref: Ref = None,
-    selector: Selector = None,
-    duration_ms: Annotated[int, Field(ge=1, le=600_000)] = 5_000,
-    tab_id: int | None = None,
-    timeout_ms: int = 5_000,
-) -> PageActionResult:
-    """outline the element in red for the human for duration_ms; returns its bounds."""
-    cmd = m.Highlight(
-        id=0, ref=ref, selector=selector, duration_ms=duration_ms, tab_id=tab_id, timeout_ms=timeout_ms
-    )
-    return await _act(call, cmd, "none")
-
-
-ACTIONS = (click, fill, fill_form, type, press, select, check, uncheck, hover, scroll, wait_for, highlight)
+ACTIONS = (
+    _element(
+        m.Click,
+        "click the element (ref or selector); if that navigates, waits for the new page (navigated, url); "
+        "a link to a new tab gives opened_tab.",
+        default="diff",
+    ),
+    _element(
+        m.Fill, "clear the input, textarea or editable element and type value (input and change events fire)."
+    ),
+    _element(
+        m.FillForm,
+        "fill several fields in one call (text, select, checkbox, radio); an error names its data.field.",
+    ),
+    _element(m.TypeText, "type text at the end of the element's value (or into the focused element)."),
+    _element(
+        m.Press,
+        "press a key on the element or the focused one (Enter submits a form, Tab moves focus).",
+        default="diff",
+    ),
+    _element(m.SelectOption, "choose options of a select by value or label (several for a multi-select)."),
+    _element(m.Check, "check a checkbox or radio (no change if it already is).", fixed={"checked": True}),
+    _element(m.Check, "uncheck a checkbox.", name="uncheck", fixed={"checked": False}),
+    _element(m.Hover, "move the pointer over the element (mouse events fire; CSS :hover does not apply)."),
+    _element(
+        m.Scroll,
+        "scroll the element into view; with dx/dy or to=top or bottom, scroll it (or the page) instead.",
+    ),
+    _element(
+        m.WaitFor,
+        "wait until the URL matches, then a selector reaches state or a text is shown; timeout error.",
+    ),
+    _element(
+        m.Highlight,
+        "outline the element in red for the human for duration_ms; returns its bounds.",
+        default=None,
+    ),
+)
