@@ -69,11 +69,11 @@ def fast_calls(launch: str | None) -> Calls | None:
 
 def load(launch: str | None = None, headless: bool = False, pinned: str | None = None) -> Serve:
     """Import the SDK and build the server (the slow part of starting); return what serves stdio."""
-    from ..link.client import HostPool, PinnedPool
+    from ..link.client import BrowserPool, PinnedBrowserPool
     from .tools.app import build_server
     from .tools.base import Backend
 
-    pool = HostPool() if pinned is None else PinnedPool(pinned)
+    pool = BrowserPool() if pinned is None else PinnedBrowserPool(pinned)
     start = launcher(launch, headless=headless) if launch else None
     server = build_server(Backend(pool, launch=start, launch_name=launch))
 
