@@ -119,6 +119,7 @@ def _extract_step(req: Request) -> ExtractStep:
             where=o.where,
             virtual=o.virtual,
             timeout_ms=o.timeout_ms,
+            follow=req.follow,
         )
     except SchemaError as exc:
         raise invalid(f"schema: {exc}") from None
@@ -126,7 +127,16 @@ def _extract_step(req: Request) -> ExtractStep:
         raise invalid(f"extract: {exc}") from None
 
 
-_NOT_FOR_SUGGEST = ("selector", "schema", "script", "output_schema", "steps", "extraction_id", "key_fields")
+_NOT_FOR_SUGGEST = (
+    "selector",
+    "schema",
+    "script",
+    "output_schema",
+    "steps",
+    "extraction_id",
+    "key_fields",
+    "follow",
+)
 
 
 def _suggest_step(req: Request) -> SuggestStep:

@@ -157,6 +157,13 @@ async def scrape(
     key_fields: Annotated[
         list[str] | None, Field(description="extract: fields that identify a row when pages aggregate.")
     ] = None,
+    follow: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="extract: {field (a row's URL field), schema, selector?, wait_for?, concurrency? "
+            "1-8}: read each row's page in a background tab, merge its fields into the row."
+        ),
+    ] = None,
     options: Annotated[
         Options | None,
         Field(
@@ -200,6 +207,7 @@ async def scrape(
         "extraction_id": extraction_id,
         "use_cache": use_cache,
         "key_fields": key_fields,
+        "follow": follow,
         "options": options,
         "steps": steps,
         "name": name,

@@ -18,7 +18,9 @@ from ...wire.messages import Extract, Paginate, ScrollLoad, WaitFor
 from .. import outschema, stopped
 from ..context import Context, obj
 from ..convert import Conversions
-from ..model import ExtractOptions, PaginateOptions, ScrollOptions
+from ..follow import check as check_follow
+from ..follow import follow_rows
+from ..model import ExtractOptions, Follow, PaginateOptions, ScrollOptions
 from ..schema import FieldSpec, parse_schema
 from ..where import RowFilter
 from .base import Selector, StepBase
@@ -91,6 +93,7 @@ class ExtractStep(StepBase, tag="extract"):
     limit: Annotated[int, Meta(ge=0)] | None = None
     where: dict[str, Any] | None = None  # keep only these rows (engine/where.py)
     virtual: bool | None = None  # scroll a virtualised grid through (null: when the rows are one's)
+    follow: Follow | None = None  # each row's link opened and its fields merged (engine/follow.py)
     # The same shape as the extract operation's options; moved to the fields above when the step is read.
     options: ExtractOptions | None = None
 
@@ -109,6 +112,8 @@ class ExtractStep(StepBase, tag="extract"):
                     "where and virtual go with selector and schema; a script filters its rows itself"
                 )
             check_script(self.script, self.paginate is not None or self.scroll is not None)
+            if self.follow is not None:
+                raise ValueError("follow goes with selector and schema (a script can read its own pages)")
             return
         if self.selector is None or self.schema is None:
             raise ValueError('extract needs selector (the rows) and schema (field -> "css | op")')
@@ -117,6 +122,8 @@ class ExtractStep(StepBase, tag="extract"):
         )  # a SchemaError (ValueError) becomes a validation error naming this step
         if self.where is not None:
             RowFilter(self.where, [f.name for f in specs])  # a bad condition is refused before anything runs
+        if self.follow is not None:
+            check_follow(self.follow, [f.name for f in specs])
 
     def _take_options(self, options: ExtractOptions) -> None:
         """`options.paginate` is `paginate` (one place in the step, so a recording keeps one form)."""
@@ -205,6 +212,8 @@ class ExtractStep(StepBase, tag="extract"):
                 if isinstance(answer.get("virtual"), dict):
                     # Rows read while the grid scrolled, over this many calls.
                     ctx.state.meta["virtual"] = obj(answer["virtual"]) | {"calls": resumed + 1}
+                if self.follow is not None:
+                    await follow_rows(ctx, self.follow, page, t)
                 if check is not None:
                     page = await asyncio.to_thread(check.page, page)  # validation: off the loop
                 warned: list[Any] = answer.get("warnings") or []
