@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tabpilot.engine import result, runner
-from tabpilot.engine.cache import spec_of
+from tabpilot.engine.orchestrator import spec_of
 from tabpilot.engine.plan import build_plan, parse_request
 from tabpilot.engine.steps.extract import ExtractStep
 from tabpilot.wire import messages as m
