@@ -2,14 +2,13 @@
 // run's tab without activating it, wait for its load (and wait_for), read the fields with the page
 // agent's own extract (redaction included), and close the tab whatever happened: an error, a timeout
 // or a cancel. The site scope is checked before loading and watched through redirects.
-import { ERR } from '../protocol.js';
+import { ERR, MAX_RESULT_BYTES } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
+import { waitForLoad } from '../lib/navwatch.js';
+import { inPage } from '../lib/page.js';
 import { checkUrl, guardTab } from '../lib/sites.js';
 import { checkNavigable } from '../lib/urls.js';
-import * as extract from './extract.js';
-import { waitForLoad } from './navigate.js';
-import * as waitFor from './wait_for.js';
 
 export const name = 'extract_tab';
 export const needsPilot = true;
@@ -47,8 +46,13 @@ export async function run(msg, { signal }) {
     // A redirect elsewhere (a login page) is for the host to judge: it gets the URL, and no rows.
     if (withoutHash(landed) !== withoutHash(url)) return { rows: [], count: 0, warnings: [], landed, status, redirected: true };
     const left = () => Math.max(end - Date.now(), 1);
-    if (msg.wait_for) await waitFor.run({ tab_id: tab.id, selector: msg.wait_for, timeout_ms: left() }, { signal });
-    const out = await extract.run({ tab_id: tab.id, selector: msg.selector || ':root', fields: msg.fields, limit: 1, timeout_ms: left() }, { signal });
+    // The page agent's own wait and extract (the page times out first, with what it saw).
+    if (msg.wait_for) {
+      const wait = { selector: msg.wait_for, state: 'visible', wait_ms: left() };
+      await inPage({ tab_id: tab.id, timeout_ms: left() + 1_000 }, 'wait_for', wait, { signal });
+    }
+    const read = { selector: msg.selector || ':root', fields: msg.fields, limit: 1, max_chars: MAX_RESULT_BYTES, virtual: false, resume: false };
+    const out = await inPage({ tab_id: tab.id, timeout_ms: left() }, 'extract', read, { signal });
     // `landed`, not `url`: the host takes a `url` in an answer for where the run's own tab is.
     const { url: _read, tab_id: _tab, ...value } = typeof out?.text === 'string' ? JSON.parse(out.text) : out;
     return { ...value, landed, status, redirected: false };
