@@ -19,9 +19,9 @@ from urllib.parse import urljoin, urlsplit
 from ..wire.echo import nearest, show
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.messages import ExtractTab
+from ..wire.scrape import Follow
 from .context import Context, obj
 from .convert import Conversions
-from .model import Follow
 from .schema import parse_schema
 from .steps.navigate import is_login_redirect
 
