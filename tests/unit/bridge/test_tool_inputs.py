@@ -17,7 +17,7 @@ from tabpilot.bridge.tools.fromwire import from_struct, wire_fields
 from tabpilot.bridge.tools.interact import elements
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
-from tests.unit.test_bridge import FakePool, call, payload
+from tests.unit.bridge.test_tools import FakePool, call, payload
 
 pytestmark = pytest.mark.anyio
 
