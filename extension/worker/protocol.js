@@ -249,7 +249,7 @@ export const DEFAULTS = Object.freeze({
 /**
  * The script's JSON result (secrets redacted, `capped` when cut), or what it threw. (answers execute_js)
  * @typedef {Object} ExecuteJsReply
- * @property {boolean} [success]
+ * @property {(boolean|null)} [success]
  * @property {*} [result]
  * @property {(boolean|null)} [capped]
  * @property {(number|null)} [redacted]
