@@ -155,6 +155,13 @@ async def scrape(
     key_fields: Annotated[
         list[str] | None, Field(description="extract: fields that identify a row when pages aggregate.")
     ] = None,
+    follow: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="extract: {field (a row's URL field), schema, selector?, wait_for?, concurrency? "
+            "1-8}: read each row's page in a background tab, merge its fields into the row."
+        ),
+    ] = None,
     options: Annotated[
         Options | None,
         Field(
