@@ -56,6 +56,7 @@ export const REDACT_PATTERNS = Object.freeze([
   "\\bsk-ant-[A-Za-z0-9_-]{20,}",
   "\\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}"
 ]);
+export const SECRET_QUERY_NAME = "pass|pwd|secret|token|key|otp|pin|cookie|session|auth|code|sig";
 export const DEFAULTS = Object.freeze({
   "check": {
     "checked": true,

@@ -58,7 +58,7 @@ def _fingerprint() -> str:
     with different options share the cache.)"""
     parts = [__version__, sys.version]
     here = Path(__file__).parent
-    files = [here / "faststart.py", *sorted((here / "tools").glob("*.py"))]
+    files = [here / "faststart.py", *sorted((here / "tools").rglob("*.py"))]  # tools/ may hold packages
     for mod in ("mcp", "mcp_types", "pydantic"):
         spec = importlib.util.find_spec(mod)
         if spec is not None and spec.origin:

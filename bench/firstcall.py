@@ -1,0 +1,76 @@
+"""Spawn → first result: a new MCP server process, its opening, and one trivial tool call, timed from
+the spawn to the call's reply. A bare JSON-RPC client over pipes (no SDK client) so that what is timed
+is the server's side: TabPilot's `observe {what: "tabs"}` and Playwright MCP's `browser_tabs list`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import time
+from typing import Any
+
+from mcp import StdioServerParameters
+
+OPENING_VERSION = "2025-06-18"  # a revision both products speak
+TABPILOT_CALL = {"name": "observe", "arguments": {"what": "tabs"}}
+PLAYWRIGHT_CALL = {"name": "browser_tabs", "arguments": {"action": "list"}}
+_TIMEOUT_S = 60.0
+
+
+def _line(msg: dict[str, Any]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", **msg}).encode() + b"\n"
+
+
+async def _reply(stdout: asyncio.StreamReader, msg_id: int) -> dict[str, Any]:
+    """The reply with `msg_id`, skipping the server's notifications and requests."""
+    while True:
+        raw = await stdout.readline()
+        if not raw:
+            raise RuntimeError("the server closed its stdout before answering")
+        msg = json.loads(raw)
+        if msg.get("id") == msg_id and "method" not in msg:
+            return msg
+
+
+async def spawn_to_first_result(params: StdioServerParameters, call: dict[str, Any]) -> float:
+    """Seconds from spawning the server to the reply to `call`, its first tool call (an error raises)."""
+    env = {**os.environ, **(params.env or {})}
+    started = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        params.command,
+        *params.args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=env,
+        cwd=params.cwd,
+        limit=1 << 24,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        async with asyncio.timeout(_TIMEOUT_S):
+            init = {
+                "protocolVersion": OPENING_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"},
+            }
+            proc.stdin.write(_line({"id": 0, "method": "initialize", "params": init}))
+            await _reply(proc.stdout, 0)
+            proc.stdin.write(_line({"method": "notifications/initialized"}))
+            proc.stdin.write(_line({"id": 1, "method": "tools/call", "params": call}))
+            reply = await _reply(proc.stdout, 1)
+        elapsed = time.perf_counter() - started
+        if "error" in reply or reply["result"].get("isError"):
+            raise RuntimeError(f"first call failed: {json.dumps(reply)[:300]}")
+        return elapsed
+    finally:
+        proc.stdin.close()
+        try:
+            async with asyncio.timeout(10):
+                await proc.wait()
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
