@@ -275,6 +275,17 @@ export const DEFAULTS = Object.freeze({
  * @property {(number|null)} [redacted]
  */
 /**
+ * The page's rows (at most one), where it landed, its HTTP status; `redirected`: landed elsewhere than asked (a login page) and not read. (answers extract_tab)
+ * @typedef {Object} ExtractTabReply
+ * @property {Array<Array<*>>} [rows]
+ * @property {number} [count]
+ * @property {Array<FieldWarning>} [warnings]
+ * @property {(string|null)} [landed]
+ * @property {(string|null)} [type]
+ * @property {(number|null)} [status]
+ * @property {boolean} [redirected]
+ */
+/**
  * One compiled schema field: what the page reads for it from each row. `selector` "" means the row element itself. `take` is text | html | attr | url (an attribute as an absolute URL; `attr` names it, default href/src). `all` gives every match as a list. Type conversions (number, boolean) happen in the host; redaction happens in the page.
  * @typedef {Object} FieldPlan
  * @property {string} [name]

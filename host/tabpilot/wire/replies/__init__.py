@@ -8,6 +8,7 @@ from __future__ import annotations
 from .. import messages as m
 from .actions import ActionReply, Bounds, FillFormReply, OpenedTab, ScreenshotReply, WaitForReply
 from .base import Reply, TabReply, decode_reply
+from .detail import ExtractTabReply
 from .reading import (
     Candidate,
     CountReply,
@@ -45,6 +46,7 @@ REPLIES: dict[type[m.Command], type[Reply]] = {
     m.Cancel: CancelReply,
     m.Count: CountReply,
     m.Extract: ExtractReply,
+    m.ExtractTab: ExtractTabReply,
     m.Suggest: SuggestReply,
     m.Paginate: PaginateReply,
     m.ScrollLoad: ScrollLoadReply,
@@ -87,6 +89,7 @@ __all__ = [
     "ExecuteJsReply",
     "ExtractReply",
     "ExtractScriptReply",
+    "ExtractTabReply",
     "FieldWarning",
     "FillFormReply",
     "MainContentReply",
