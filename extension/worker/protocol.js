@@ -4,7 +4,7 @@ export const HOST_NAME = "com.tabpilot.host";
 export const EXT_CHUNK_CHARS = 262144;
 export const CHROME_TO_HOST_MAX = 67108864;
 export const MAX_RESULT_BYTES = 268435456;
-export const COMMANDS = Object.freeze(["add_redaction", "add_secret_pattern", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
+export const COMMANDS = Object.freeze(["add_redaction", "add_secret_pattern", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "extract_tab", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
 export const ERR = Object.freeze({
   "EXTENSION_NOT_CONNECTED": "extension_not_connected",
   "EXTENSION_DISCONNECTED": "extension_disconnected",
@@ -56,6 +56,7 @@ export const REDACT_PATTERNS = Object.freeze([
   "\\bsk-ant-[A-Za-z0-9_-]{20,}",
   "\\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}"
 ]);
+export const SECRET_QUERY_NAME = "pass|pwd|secret|token|key|otp|pin|cookie|session|auth|code|sig";
 export const DEFAULTS = Object.freeze({
   "check": {
     "checked": true,
@@ -78,6 +79,10 @@ export const DEFAULTS = Object.freeze({
     "timeout_ms": 10000
   },
   "extract_script": {
+    "timeout_ms": 10000
+  },
+  "extract_tab": {
+    "selector": ":root",
     "timeout_ms": 10000
   },
   "fill": {

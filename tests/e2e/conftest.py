@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from mcp import Client
 from selenium import webdriver
 
 from tests.support import browser, pages
+from tests.support.mcp_client import mcp_client
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -60,3 +62,16 @@ def chromium(user_data_dir: Path, env: dict[str, str]) -> Iterator[browser.Chrom
 def driver(chromium: browser.Chromium) -> webdriver.Chrome:
     assert chromium.driver is not None
     return chromium.driver
+
+
+@pytest.fixture
+def pilot_on(driver: webdriver.Chrome) -> None:
+    """AI Web Pilot switched on in the popup, as a person does before asking the agent to act."""
+    browser.set_pilot(driver, True)
+
+
+@pytest.fixture
+async def client(pilot_on: None, env: dict[str, str]) -> AsyncIterator[Client]:
+    """The pilot on and `tabpilot mcp` spawned by the real MCP client: the opening of most tests."""
+    async with mcp_client(env) as connected:
+        yield connected

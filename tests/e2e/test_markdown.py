@@ -12,20 +12,15 @@ from mcp import Client
 from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser, pages
+from tests.support import pages
 from tests.support.mcp_client import call, call_error, mcp_client
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
 SOURCE = (pages.PAGES / "markdown" / "docs.md").read_text()
 LEFT_OUT = ["NAVTEXT", "SIDEBARTEXT", "FOOTERTEXT", "COOKIETEXT", "DIALOGTEXT", "PROMOTEXT", "ARIAHIDDENTEXT"]
 SECRETS = ["hunter2-PASSWORD-SECRET", "tok_SENSITIVE_VALUE_42"]
 SETTINGS_HEADER = "| Setting | Type | Default | Description |\n| --- | --- | --- | --- |\n"
-
-
-@pytest.fixture(autouse=True)
-def _pilot_on(driver: webdriver.Chrome) -> None:
-    browser.set_pilot(driver, True)
 
 
 async def markdown(client: Client, **args: Any) -> dict[str, Any]:

@@ -3,17 +3,16 @@ with every row still returned, an invalid schema refused, a workflow extract ste
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from selenium import webdriver
 
-from tabpilot.demo.server import Site, serve_site
+from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
 from tests.support.mcp_client import call, mcp_client, scrape_error
 
 pytestmark = pytest.mark.anyio
+site = pages.site_with_login  # these tests need the server's sign-in and sessions
 
 FIELDS = {"name": ".name", "price": ".price", "stock": ".stock", "on_sale": ".sale"}
 PRODUCT = {
@@ -33,12 +32,6 @@ COERCED = [
     {"name": "Espresso machine", "price": "call us", "stock": 1, "on_sale": False},
     {"name": "Mug", "price": 3, "stock": 120, "on_sale": True},
 ]
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site(pages.PAGES) as running:
-        yield running
 
 
 async def test_extract_coerces_and_reports_the_bad_row(

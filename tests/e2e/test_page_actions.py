@@ -7,18 +7,11 @@ import json
 
 import pytest
 from mcp import Client
-from selenium import webdriver
 
-from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client
 from tests.support.snap import js, ref, snapshot
 
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(autouse=True)
-def _pilot_on(driver: webdriver.Chrome) -> None:
-    browser.set_pilot(driver, True)
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
 
 async def _form(client: Client, site: str) -> str:

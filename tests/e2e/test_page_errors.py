@@ -3,62 +3,56 @@
 from __future__ import annotations
 
 import pytest
+from mcp import Client
 from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
 
-@pytest.fixture(autouse=True)
-def _pilot_on(driver: webdriver.Chrome) -> None:
-    browser.set_pilot(driver, True)
+async def test_each_error_code(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/form.html")
 
+    async def fails(code: ErrorCode, **args: object) -> dict[str, object]:
+        err = await call_error(client, "interact", **args)
+        assert err["error"] == code, err
+        return err
 
-async def test_each_error_code(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/form.html")
+    await fails(ErrorCode.ELEMENT_NOT_FOUND, action="click", selector="#nope")
+    await fails(ErrorCode.INVALID_SELECTOR, action="click", selector="#f[")
+    await fails(ErrorCode.INVALID_SELECTOR, action="wait_for", selector="a[", timeout_ms=500)
+    await fails(ErrorCode.INVALID_PARAMS, action="click")
+    await fails(ErrorCode.INVALID_PARAMS, action="press", key="Hyper+x")
+    await fails(ErrorCode.INVALID_PARAMS, action="select", selector="#name", values=["x"])
+    await fails(ErrorCode.INVALID_PARAMS, action="fill", selector="#birthday", value="yesterday")
+    missing = await fails(ErrorCode.ELEMENT_NOT_FOUND, action="select", selector="#size", values=["XXL"])
+    assert "Small" in str(missing["message"])
+    for args, reason in (
+        ({"action": "click", "selector": "#ghost"}, "hidden"),
+        ({"action": "click", "selector": "#locked"}, "disabled"),
+        ({"action": "fill", "selector": "#locked", "value": "x"}, "disabled"),
+        ({"action": "fill", "selector": "#fixed", "value": "x"}, "readonly"),
+        ({"action": "click", "selector": "#under"}, "covered"),
+        ({"action": "hover", "selector": "#under"}, "covered"),
+    ):
+        err = await fails(ErrorCode.NOT_INTERACTABLE, **args)
+        assert err["data"]["reason"] == reason, err  # type: ignore[index]
+        if reason == "covered":
+            assert "<span#cover>" in str(err["message"])
+    assert await call(
+        client, "interact", action="execute_js", script="document.getElementById('result').textContent"
+    ) == {
+        "success": True,
+        "result": "",
+    }, "a refused click did not click"
 
-        async def fails(code: ErrorCode, **args: object) -> dict[str, object]:
-            err = await call_error(client, "interact", **args)
-            assert err["error"] == code, err
-            return err
-
-        await fails(ErrorCode.ELEMENT_NOT_FOUND, action="click", selector="#nope")
-        await fails(ErrorCode.INVALID_SELECTOR, action="click", selector="#f[")
-        await fails(ErrorCode.INVALID_SELECTOR, action="wait_for", selector="a[", timeout_ms=500)
-        await fails(ErrorCode.INVALID_PARAMS, action="click")
-        await fails(ErrorCode.INVALID_PARAMS, action="press", key="Hyper+x")
-        await fails(ErrorCode.INVALID_PARAMS, action="select", selector="#name", values=["x"])
-        await fails(ErrorCode.INVALID_PARAMS, action="fill", selector="#birthday", value="yesterday")
-        missing = await fails(ErrorCode.ELEMENT_NOT_FOUND, action="select", selector="#size", values=["XXL"])
-        assert "Small" in str(missing["message"])
-        for args, reason in (
-            ({"action": "click", "selector": "#ghost"}, "hidden"),
-            ({"action": "click", "selector": "#locked"}, "disabled"),
-            ({"action": "fill", "selector": "#locked", "value": "x"}, "disabled"),
-            ({"action": "fill", "selector": "#fixed", "value": "x"}, "readonly"),
-            ({"action": "click", "selector": "#under"}, "covered"),
-            ({"action": "hover", "selector": "#under"}, "covered"),
-        ):
-            err = await fails(ErrorCode.NOT_INTERACTABLE, **args)
-            assert err["data"]["reason"] == reason, err  # type: ignore[index]
-            if reason == "covered":
-                assert "<span#cover>" in str(err["message"])
-        assert await call(
-            client, "interact", action="execute_js", script="document.getElementById('result').textContent"
-        ) == {
-            "success": True,
-            "result": "",
-        }, "a refused click did not click"
-
-        timed = await fails(ErrorCode.TIMEOUT, action="wait_for", selector="#never", timeout_ms=300)
-        assert "0 element(s) match" in str(timed["message"])
-        await fails(ErrorCode.TIMEOUT, action="wait_for", text="no such words", timeout_ms=300)
-        await fails(ErrorCode.TIMEOUT, action="wait_for", url="*/never.html", timeout_ms=300)
-        await fails(ErrorCode.TAB_NOT_FOUND, action="click", selector="a", tab_id=2**31 - 2)
+    timed = await fails(ErrorCode.TIMEOUT, action="wait_for", selector="#never", timeout_ms=300)
+    assert "0 element(s) match" in str(timed["message"])
+    await fails(ErrorCode.TIMEOUT, action="wait_for", text="no such words", timeout_ms=300)
+    await fails(ErrorCode.TIMEOUT, action="wait_for", url="*/never.html", timeout_ms=300)
+    await fails(ErrorCode.TAB_NOT_FOUND, action="click", selector="a", tab_id=2**31 - 2)
 
 
 async def test_a_tab_closed_during_a_wait(driver: webdriver.Chrome, env: dict[str, str], site: str) -> None:

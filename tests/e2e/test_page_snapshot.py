@@ -4,150 +4,139 @@ and frames, through the real MCP client in real Chromium."""
 from __future__ import annotations
 
 import pytest
-from selenium import webdriver
+from mcp import Client
 
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser
-from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.mcp_client import call, call_error
 from tests.support.snap import js, ref, snapshot
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
 
-@pytest.fixture(autouse=True)
-def _pilot_on(driver: webdriver.Chrome) -> None:
-    browser.set_pilot(driver, True)
+async def test_form_page_shows_what_a_person_sees(client: Client, site: str) -> None:
+    nav = await call(client, "interact", action="navigate", url=f"{site}/form.html", snapshot="full")
+    snap = await snapshot(client)
+    text = snap["text"]
+    assert nav["snapshot"]["text"] == text
+    lines = text.splitlines()
+    assert lines[0] == "# Every input"
+    assert snap["title"] == "Every input" and snap["url"] == f"{site}/form.html"
+    assert snap["truncated"] is False and snap["cursor_next"] is None and snap["mode"] == "full"
+    expected = [
+        'Fill in the form and @e1 link "read the help" #help first.',
+        '@e2 textbox "Full name" = Grace',
+        '@e3 email "Email"',
+        '@e7 select "Size" = Medium {Small,Medium,Large}',
+        '@e8 listbox "Toppings" {Ham,Olives,Egg}',
+        '@e9 checkbox "Remember me"',
+        '@e10 radio "Free" [x]',
+        '@e12 editable "Notes"',
+        '@e13 textbox "Locked" = no [disabled]',
+        '@e14 textbox "Fixed" = as is [readonly]',
+        "| Item | Price",
+        "| Tea | 3 EUR",
+        "[dialog]",
+        '@e19 button "Accept"',
+        "[/dialog]",
+    ]
+    for line in expected:
+        assert line in lines, f"{line!r} missing from:\n{text}"
+    # Every visible interactive element has a ref; nothing hidden shows.
+    assert snap["refs"] == 19
+    for hidden in (
+        "Ghost button",
+        "Not for readers",
+        "Parked button",
+        "Template button",
+        "Gone",
+        "hidden-token-value",
+        "1234-5678",
+    ):
+        assert hidden not in text
+    assert "[REDACTED]" in lines
+    # Same document, same elements: the same refs.
+    assert (await snapshot(client))["text"] == text
 
 
-async def test_form_page_shows_what_a_person_sees(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        nav = await call(client, "interact", action="navigate", url=f"{site}/form.html", snapshot="full")
-        snap = await snapshot(client)
-        text = snap["text"]
-        assert nav["snapshot"]["text"] == text
-        lines = text.splitlines()
-        assert lines[0] == "# Every input"
-        assert snap["title"] == "Every input" and snap["url"] == f"{site}/form.html"
-        assert snap["truncated"] is False and snap["cursor_next"] is None and snap["mode"] == "full"
-        expected = [
-            'Fill in the form and @e1 link "read the help" #help first.',
-            '@e2 textbox "Full name" = Grace',
-            '@e3 email "Email"',
-            '@e7 select "Size" = Medium {Small,Medium,Large}',
-            '@e8 listbox "Toppings" {Ham,Olives,Egg}',
-            '@e9 checkbox "Remember me"',
-            '@e10 radio "Free" [x]',
-            '@e12 editable "Notes"',
-            '@e13 textbox "Locked" = no [disabled]',
-            '@e14 textbox "Fixed" = as is [readonly]',
-            "| Item | Price",
-            "| Tea | 3 EUR",
-            "[dialog]",
-            '@e19 button "Accept"',
-            "[/dialog]",
-        ]
-        for line in expected:
-            assert line in lines, f"{line!r} missing from:\n{text}"
-        # Every visible interactive element has a ref; nothing hidden shows.
-        assert snap["refs"] == 19
-        for hidden in (
-            "Ghost button",
-            "Not for readers",
-            "Parked button",
-            "Template button",
-            "Gone",
-            "hidden-token-value",
-            "1234-5678",
-        ):
-            assert hidden not in text
-        assert "[REDACTED]" in lines
-        # Same document, same elements: the same refs.
-        assert (await snapshot(client))["text"] == text
+async def test_budget_cursor_and_scope(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/form.html")
+    full = (await snapshot(client))["text"]
+    parts: list[str] = []
+    cursor = 0
+    while True:
+        part = await snapshot(client, max_chars=200, cursor=cursor)
+        assert len(part["text"]) <= 200
+        parts.append(part["text"])
+        if part["cursor_next"] is None:
+            assert part["truncated"] is False
+            break
+        assert part["truncated"] is True and part["cursor_next"] > cursor
+        cursor = part["cursor_next"]
+    assert len(parts) > 3
+    assert "\n".join(parts) == full
+
+    form = (await snapshot(client, scope="#f"))["text"]
+    assert form.splitlines()[0] == '@e2 textbox "Full name" = Grace'
+    assert "Every input" not in form and "Accept" not in form
+    bad = await call_error(client, "observe", what="page", scope="#f[")
+    assert bad["error"] == ErrorCode.INVALID_SELECTOR
+    missing = await call_error(client, "observe", what="page", scope="#nope")
+    assert missing["error"] == ErrorCode.ELEMENT_NOT_FOUND
 
 
-async def test_budget_cursor_and_scope(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/form.html")
-        full = (await snapshot(client))["text"]
-        parts: list[str] = []
-        cursor = 0
-        while True:
-            part = await snapshot(client, max_chars=200, cursor=cursor)
-            assert len(part["text"]) <= 200
-            parts.append(part["text"])
-            if part["cursor_next"] is None:
-                assert part["truncated"] is False
-                break
-            assert part["truncated"] is True and part["cursor_next"] > cursor
-            cursor = part["cursor_next"]
-        assert len(parts) > 3
-        assert "\n".join(parts) == full
-
-        form = (await snapshot(client, scope="#f"))["text"]
-        assert form.splitlines()[0] == '@e2 textbox "Full name" = Grace'
-        assert "Every input" not in form and "Accept" not in form
-        bad = await call_error(client, "observe", what="page", scope="#f[")
-        assert bad["error"] == ErrorCode.INVALID_SELECTOR
-        missing = await call_error(client, "observe", what="page", scope="#nope")
-        assert missing["error"] == ErrorCode.ELEMENT_NOT_FOUND
+async def test_diff_returns_only_changed_lines(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/form.html")
+    text = (await snapshot(client))["text"]
+    unchanged = await snapshot(client, mode="diff")
+    assert unchanged["mode"] == "diff" and unchanged["text"] == ""
+    assert (unchanged["added"], unchanged["removed"]) == (0, 0)
+    await call(client, "interact", action="fill", ref=ref(text, "textbox", "Full name"), value="Ada")
+    await call(client, "interact", action="click", ref=ref(text, "button", "Accept"), snapshot="none")
+    diff = await snapshot(client, mode="diff")
+    assert diff["text"].splitlines() == [
+        '- @e2 textbox "Full name" = Grace',
+        "- [dialog]",
+        "- ## Cookies?",
+        '- @e19 button "Accept"',
+        "- [/dialog]",
+        '+ @e2 textbox "Full name" = Ada',
+    ]
 
 
-async def test_diff_returns_only_changed_lines(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/form.html")
-        text = (await snapshot(client))["text"]
-        unchanged = await snapshot(client, mode="diff")
-        assert unchanged["mode"] == "diff" and unchanged["text"] == ""
-        assert (unchanged["added"], unchanged["removed"]) == (0, 0)
-        await call(client, "interact", action="fill", ref=ref(text, "textbox", "Full name"), value="Ada")
-        await call(client, "interact", action="click", ref=ref(text, "button", "Accept"), snapshot="none")
-        diff = await snapshot(client, mode="diff")
-        assert diff["text"].splitlines() == [
-            '- @e2 textbox "Full name" = Grace',
-            "- [dialog]",
-            "- ## Cookies?",
-            '- @e19 button "Accept"',
-            "- [/dialog]",
-            '+ @e2 textbox "Full name" = Ada',
-        ]
+async def test_shadow_dom_and_same_origin_frame_are_addressable(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/shadow.html")
+    text = (await snapshot(client))["text"]
+    assert text.splitlines() == [
+        "# Components",
+        '@e1 textbox "Query"',
+        '@e2 button "Search"',
+        "Slotted hint",
+        "nothing yet",
+        '[frame "Inner"]',
+        "Inside the frame",
+        '@e3 textbox "Coupon"',
+        '@e4 button "Apply"',
+        "not applied",
+        "[/frame]",
+    ]
+    await call(client, "interact", action="fill", ref="@e1", value="green tea")
+    await call(client, "interact", action="click", ref="@e2", snapshot="none")
+    await call(client, "interact", action="fill", ref="@e3", value="SAVE10")
+    clicked = await call(client, "interact", action="click", ref="@e4", snapshot="diff")
+    lines = clicked["snapshot"]["text"].splitlines()
+    assert "+ searched green tea" in lines and "+ applied SAVE10" in lines
+    assert await js(client, "document.getElementById('out').textContent") == "searched green tea"
 
 
-async def test_shadow_dom_and_same_origin_frame_are_addressable(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/shadow.html")
-        text = (await snapshot(client))["text"]
-        assert text.splitlines() == [
-            "# Components",
-            '@e1 textbox "Query"',
-            '@e2 button "Search"',
-            "Slotted hint",
-            "nothing yet",
-            '[frame "Inner"]',
-            "Inside the frame",
-            '@e3 textbox "Coupon"',
-            '@e4 button "Apply"',
-            "not applied",
-            "[/frame]",
-        ]
-        await call(client, "interact", action="fill", ref="@e1", value="green tea")
-        await call(client, "interact", action="click", ref="@e2", snapshot="none")
-        await call(client, "interact", action="fill", ref="@e3", value="SAVE10")
-        clicked = await call(client, "interact", action="click", ref="@e4", snapshot="diff")
-        lines = clicked["snapshot"]["text"].splitlines()
-        assert "+ searched green tea" in lines and "+ applied SAVE10" in lines
-        assert await js(client, "document.getElementById('out').textContent") == "searched green tea"
-
-
-async def test_refs_go_stale_when_their_element_or_page_goes(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/form.html")
-        text = (await snapshot(client))["text"]
-        accept = ref(text, "button", "Accept")
-        await js(client, "document.querySelector('dialog').remove()")
-        gone = await call_error(client, "interact", action="click", ref=accept)
-        assert gone["error"] == ErrorCode.STALE_REF and "snapshot" in gone["message"]
-        unknown = await call_error(client, "interact", action="click", ref="@e999")
-        assert unknown["error"] == ErrorCode.STALE_REF
-        await call(client, "interact", action="navigate", url=f"{site}/form.html")
-        reloaded = await call_error(client, "interact", action="click", ref="@e2")
-        assert reloaded["error"] == ErrorCode.STALE_REF
+async def test_refs_go_stale_when_their_element_or_page_goes(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/form.html")
+    text = (await snapshot(client))["text"]
+    accept = ref(text, "button", "Accept")
+    await js(client, "document.querySelector('dialog').remove()")
+    gone = await call_error(client, "interact", action="click", ref=accept)
+    assert gone["error"] == ErrorCode.STALE_REF and "snapshot" in gone["message"]
+    unknown = await call_error(client, "interact", action="click", ref="@e999")
+    assert unknown["error"] == ErrorCode.STALE_REF
+    await call(client, "interact", action="navigate", url=f"{site}/form.html")
+    reloaded = await call_error(client, "interact", action="click", ref="@e2")
+    assert reloaded["error"] == ErrorCode.STALE_REF

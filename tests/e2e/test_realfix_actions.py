@@ -3,18 +3,17 @@ a click that navigates answering with a lean snapshot, and a scrape of a tab tha
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from selenium import webdriver
 
-from tabpilot.demo.server import Site, serve_site
+from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser, pages
+from tests.support import pages
 from tests.support.mcp_client import call, call_error, mcp_client, scrape_error
 from tests.support.snap import js, ref, snapshot
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
+site = pages.site_with_login  # these tests need the server's sign-in and sessions
 
 VALUES = """JSON.stringify((() => {
   const f = document.forms[0];
@@ -22,17 +21,6 @@ VALUES = """JSON.stringify((() => {
           labels: [...f.labels.selectedOptions].map((o) => o.value), notify: f.notify.checked,
           kind: f.kind.value, due: f.due.value, body: f.body.value};
 })())"""
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site(pages.PAGES) as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def _pilot_on(driver: webdriver.Chrome) -> None:
-    browser.set_pilot(driver, True)
 
 
 async def test_fill_form_fills_every_kind_of_field_in_one_call(env: dict[str, str], site: Site) -> None:

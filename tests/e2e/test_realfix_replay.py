@@ -4,18 +4,18 @@ to the login page and those steps log in."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from selenium import webdriver
 
-from tabpilot.demo.server import Site, serve_site
+from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
 from tests.support.mcp_client import call, mcp_client, scrape, scrape_error
 
 pytestmark = pytest.mark.anyio
+site = pages.site_with_login  # these tests need the server's sign-in and sessions
 
 LOGIN_FORM = {"exists": "form.login"}
 
@@ -28,12 +28,6 @@ def steps(site: Site) -> list[dict[str, Any]]:
         {"type": "click", "selector": "form.login button", "if": LOGIN_FORM},
         {"type": "extract", "selector": "table.ledger tbody tr", "schema": {"key": ".key"}},
     ]
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site(pages.PAGES) as running:
-        yield running
 
 
 async def test_a_recorded_login_then_scrape_copes_with_an_expired_session(

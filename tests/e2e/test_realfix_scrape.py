@@ -4,25 +4,18 @@ that leads to a JSON export."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from selenium import webdriver
 
-from tabpilot.demo.server import Site, serve_site
+from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
 from tests.support.mcp_client import call, mcp_client, scrape, scrape_error
 
 pytestmark = pytest.mark.anyio
+site = pages.site_with_login  # these tests need the server's sign-in and sessions
 
 POSTS = [f"P-{n:04d}" for n in range(1, 201)]
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site(pages.PAGES) as running:
-        yield running
 
 
 async def test_a_hidden_end_marker_is_not_the_end_and_a_feed_ends_on_its_own_quiet(

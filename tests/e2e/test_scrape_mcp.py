@@ -5,23 +5,17 @@ and invalid selectors, big results."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from selenium import webdriver
 
-from tabpilot.demo.server import Site, serve_site
+from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
 from tests.support.mcp_client import call, mcp_client, scrape, scrape_error
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site(pages.PAGES) as running:
-        yield running
+site = pages.site_with_login  # these tests need the server's sign-in and sessions
 
 
 async def test_in_place_next_and_infinite_scroll(

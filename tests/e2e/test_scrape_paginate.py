@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 
 import anyio
 import pytest
 from selenium import webdriver
 
-from tabpilot.demo.server import DEMO_PASSWORD, DEMO_USER, Site, serve_site
+from tabpilot.demo.server import DEMO_PASSWORD, DEMO_USER, Site
 from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
@@ -20,14 +19,9 @@ from tests.support import browser, pages
 from tests.support.host import call, call_error, field, host_pool
 
 pytestmark = pytest.mark.anyio
+site = pages.site_with_login  # these tests need the server's sign-in and sessions
 
 LEDGER = "table.ledger tbody tr"
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site(pages.PAGES) as running:
-        yield running
 
 
 async def _keys(pool: BrowserPool, selector: str, key: str) -> list[str]:

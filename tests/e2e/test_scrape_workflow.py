@@ -4,7 +4,6 @@ that must stay in the page, a login redirect, a tab closed, the service worker k
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,20 +12,15 @@ import pytest
 from mcp import Client
 from selenium import webdriver
 
-from tabpilot.demo.server import Site, serve_site
+from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
 from tests.support.mcp_client import call, mcp_client, payload
 
 pytestmark = pytest.mark.anyio
+site = pages.site_with_login  # these tests need the server's sign-in and sessions
 
 SECRETS = ["pw-attr-S3CRET-1", "tok-S3CRET-2", "note-S3CRET-3", "priv-S3CRET-4", "typed-S3CRET-5"]
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site(pages.PAGES) as running:
-        yield running
 
 
 async def start(client: Client, **arguments: Any) -> dict[str, Any]:

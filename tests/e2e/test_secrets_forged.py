@@ -6,18 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from selenium import webdriver
 
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
 from tests.support.snap import snapshot
 
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(autouse=True)
-def _pilot_on(driver: webdriver.Chrome) -> None:
-    browser.set_pilot(driver, True)
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
 
 async def test_page_text_cannot_forge_refs_headings_rows_or_markers(env: dict[str, str], site: str) -> None:

@@ -8,13 +8,11 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from selenium import webdriver
 
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client, scrape
 from tests.support.snap import ref, snapshot
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
 SECRETS = (
     "SECRETTD1aaaa",
@@ -41,11 +39,6 @@ def assert_clean(what: str, out: Any) -> None:
     text = str(out)
     for secret in SECRETS:
         assert secret not in text, f"{secret} leaked through {what}:\n{text}"
-
-
-@pytest.fixture(autouse=True)
-def _pilot_on(driver: webdriver.Chrome) -> None:
-    browser.set_pilot(driver, True)
 
 
 async def _hostile(client: Client, site: str) -> str:

@@ -4,23 +4,16 @@ for a right and a wrong guess of a redacted value, through the real MCP client i
 from __future__ import annotations
 
 import pytest
-from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client, scrape
 from tests.support.snap import snapshot
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
 TOKEN = "tok_85bba507c1"
 # The right prefix of the token, and wrong guesses of the same shape.
 GUESSES = ("tok_85b", "tok_00a", TOKEN, "tok_99999999zz")
-
-
-@pytest.fixture(autouse=True)
-def _pilot_on(driver: webdriver.Chrome) -> None:
-    browser.set_pilot(driver, True)
 
 
 async def test_guessing_the_token_by_wait_for_text_gets_nowhere(env: dict[str, str], site: str) -> None:

@@ -15,12 +15,10 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.types import ImageContent, TextContent
-from selenium import webdriver
 
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
 NAMES = ("ALICE MARTIN", "BRUNO KELLER", "CHLOE DUBOIS", "KEYDEMO1234", "FRAME", "SHADOW", "OPAQUE")
 # Distinctive parts of each secret; an OCR misreading of a digit or two still shows these.
@@ -52,11 +50,6 @@ async def _shot(client: Client, **args: Any) -> tuple[str, dict[str, Any]]:
     assert not result.is_error, texts
     [image] = [c for c in result.content if isinstance(c, ImageContent)]
     return ocr(base64.b64decode(image.data)), json.loads(texts[0])
-
-
-@pytest.fixture(autouse=True)
-def _pilot_on(driver: webdriver.Chrome) -> None:
-    browser.set_pilot(driver, True)
 
 
 async def test_ocr_reads_the_names_but_no_secret(env: dict[str, str], site: str) -> None:

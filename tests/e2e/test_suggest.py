@@ -5,19 +5,19 @@ rows and the row count, query words and css_selector steer it, and no secret rea
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from mcp import Client
 from selenium import webdriver
 
-from tabpilot.demo.server import Site, serve_site
+from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
 from tests.support.mcp_client import call, mcp_client, payload
 
 pytestmark = pytest.mark.anyio
+site = pages.site_with_login  # these tests need the server's sign-in and sessions
 
 SECRETS = (
     "hunter2-SECRET-pw",
@@ -46,12 +46,6 @@ EXPECTED: dict[str, tuple[str, str, set[str], int]] = {
         4,
     ),
 }
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site(pages.PAGES) as running:
-        yield running
 
 
 async def suggest(client: Client, **arguments: Any) -> dict[str, Any]:

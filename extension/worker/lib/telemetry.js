@@ -6,6 +6,8 @@
 // request the browser makes; while the pilot is on the native port keeps the worker alive anyway.
 // Requests live in per-tab ring buffers in this worker's memory: telemetry is news, not state.
 
+import { SECRET_QUERY_NAME } from '../protocol.js';
+
 const SCRIPT_ID = 'tabpilot-telemetry';
 const MAX_PER_TAB = 500;
 const MAX_IN_FLIGHT = 2000;
@@ -39,7 +41,7 @@ function record(item, tabId) {
 const FILTER = { urls: ['<all_urls>'] };
 
 // Query values whose names say they are secrets (a GET login form puts the password in the URL).
-const SECRET_PARAM = /pass|pwd|secret|token|auth|session|key|code|sig/i;
+const SECRET_PARAM = new RegExp(SECRET_QUERY_NAME, 'i'); // one list with the host's (wire/secret_names.py)
 
 /** `url` cut to MAX_URL with the values of secret-looking query parameters replaced. */
 function cleanUrl(raw) {

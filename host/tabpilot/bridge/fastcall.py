@@ -184,7 +184,7 @@ class FastCalls:
         return links
 
     def _status(self, links: list[HostLink]) -> dict[str, Any]:
-        """What `configure {action: "status"}` answers (bridge/tools/configure.py)."""
+        """What `configure {action: "status"}` answers (bridge/tools/configure/status.py)."""
         infos = [link.info for link in links]
         versions: dict[str, Any] = {"bridge": __version__, "protocol": PROTOCOL_VERSION}
         out: dict[str, Any] = {
@@ -222,7 +222,7 @@ class FastCalls:
 
 
 def _tabs(links: list[HostLink]) -> dict[str, Any]:
-    """What `observe {what: "tabs"}` answers (bridge/tools/observe.py)."""
+    """What `observe {what: "tabs"}` answers (bridge/tools/observe/tabs.py)."""
     if len(links) != 1:
         raise Declined("no browser, or several: the SDK path waits, launches or chooses")
     value: dict[str, list[dict[str, Any]]] = links[0].request(LIST_TABS)

@@ -20,7 +20,7 @@ from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.scrape import ReplayRequest
 from . import result, workflows
 from .browser import Browser
-from .context import DEFAULT_GRACE_S, RunState
+from .context import DEFAULT_GRACE_S, RunState, obj
 from .orchestrator import ScrapeOrchestrator
 from .plan import Plan, parse_request
 from .store import WorkflowStore
@@ -69,6 +69,7 @@ class Job:
             s.rows,
             self.correlation_id,
             "running" if started else "queued",
+            obj(s.meta.get("follow")),
         )
         if self.workflow_id:
             out["workflow_id"] = self.workflow_id

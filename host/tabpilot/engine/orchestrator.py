@@ -31,7 +31,7 @@ from .strategies import SPEC_FIELDS, Strategy, StrategyStore, not_found
 # Failures of a rerun that a changed page explains (a timeout or a closed tab does not).
 STALE_ON = frozenset({"invalid_selector", "script_error", "validation_failed", "element_not_found"})
 STALE_MIN_ROWS = 3  # a strategy that used to find at least this many rows and now finds none is stale
-_TOP_LEVEL = ("selector", "schema", "script", "css_selector", "output_schema")
+_TOP_LEVEL = ("selector", "schema", "script", "css_selector", "output_schema", "follow")
 _OPTIONS = ("wait_for", "paginate", "scroll", "limit", "virtual")
 
 
@@ -91,7 +91,8 @@ class ScrapeOrchestrator:
         plan.key_fields = req.key_fields
         step = plan.steps[0] if plan.steps else None
         if req.key_fields and isinstance(step, ExtractStep) and step.schema is not None:
-            unknown = [k for k in req.key_fields if k not in step.schema]
+            detail = step.follow.schema if step.follow is not None else {}
+            unknown = [k for k in req.key_fields if k not in step.schema and k not in detail]
             if unknown:
                 raise invalid(f"key_fields {unknown} are not fields of the schema ({', '.join(step.schema)})")
         return plan

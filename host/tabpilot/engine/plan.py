@@ -134,6 +134,7 @@ def _extract_step(req: ExtractRequest) -> ExtractStep:
             where=o.where,
             virtual=o.virtual,
             timeout_ms=o.timeout_ms,
+            follow=req.follow,
         )
     except SchemaError as exc:
         raise invalid(f"schema: {exc}") from None

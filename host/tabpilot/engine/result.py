@@ -141,13 +141,23 @@ def _suggestion(outcome: Outcome, correlation_id: str) -> dict[str, Any]:
     return out | {k: v for k, v in body.items() if k != "status"}
 
 
-def progress(state_steps: tuple[int, int], pages: int, rows: int, cid: str, status: str) -> dict[str, Any]:
-    """What a caller gets while the scrape still runs."""
+def progress(
+    state_steps: tuple[int, int],
+    pages: int,
+    rows: int,
+    cid: str,
+    status: str,
+    follow: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What a caller gets while the scrape still runs (with detail pages done/total when following)."""
     done, total = state_steps
+    moved: dict[str, int] = {"pages": pages, "rows": rows}
+    if follow:
+        moved |= {"details_done": int(follow.get("done", 0)), "details_total": int(follow.get("total", 0))}
     return {
         "status": status,
         "correlation_id": cid,
         "steps_completed": done,
         "steps_total": total,
-        "progress": {"pages": pages, "rows": rows},
+        "progress": moved,
     }

@@ -40,6 +40,7 @@ SPEC_FIELDS = (
     "scroll",
     "limit",
     "virtual",
+    "follow",
 )
 
 

@@ -11,6 +11,7 @@ import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.scrape import ReplayRequest, WorkflowRequest
+from ..wire.secret_names import secret_name
 from .fields import explain
 from .plan import Plan, build_plan, invalid, params_needed
 from .runner import Outcome
@@ -21,8 +22,6 @@ from .steps.type_text import TypeStep
 from .store import FORMAT, WorkflowDoc, WorkflowStore
 from .template import TemplateError, references, substitute
 
-# Parameter values that must not be written to disk: a replay asks for them again.
-_SECRET_PARAM = re.compile(r"pass|secret|token|key|otp|pin|cookie|session|auth", re.I)
 # Where each step that types keeps its text.
 _TYPED: dict[type[Any], str] = {FillStep: "value", TypeStep: "text", PressStep: "key"}
 # Shorter values are too common to replace wherever they occur.
@@ -35,7 +34,7 @@ def record(plan: Plan, outcome: Outcome, today: datetime.date | None = None) -> 
     assert plan.name is not None
     day = (today or datetime.date.today()).strftime("%Y%m%d")
     steps: list[dict[str, Any]] = [msgspec.to_builtins(s) for s in plan.steps]
-    hidden = {k for k in plan.params if _SECRET_PARAM.search(k)}
+    hidden = {k for k in plan.params if secret_name(k)}  # not written to disk: a replay asks again
     literals: dict[str, str] = {}  # text typed into a secret field -> the parameter that replaces it
     for index in sorted(set(outcome.state.secret_steps)):
         field = _TYPED.get(type(plan.steps[index]))

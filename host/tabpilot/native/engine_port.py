@@ -14,6 +14,7 @@ import msgspec
 
 from ..engine import workflows
 from ..engine.browser import Browser
+from ..engine.context import obj
 from ..engine.jobs import Job, Jobs
 from ..engine.store import WorkflowStore, decode_doc, encode_doc
 from ..wire import messages as m
@@ -155,12 +156,18 @@ class EnginePort:
             nonlocal last
             s = j.state
             total = float(max(s.steps_total, 1))
-            # Monotonic, as MCP requires: whole steps, plus a growing fraction for pages within them.
-            value = min(total, s.steps_completed + s.pages / (s.pages + 1))
+            # Monotonic, as MCP requires: whole steps, plus a growing fraction for pages (and the detail
+            # pages a follow read) within them.
+            follow = obj(s.meta.get("follow"))
+            details = int(follow.get("done", 0))
+            moved = s.pages + details
+            value = min(total, s.steps_completed + moved / (moved + 1))
             if value > last:
                 last = value
                 step = min(s.steps_completed + 1, s.steps_total)
                 text = f"step {step}/{s.steps_total}: {s.pages} pages, {s.rows} rows"
+                if follow:
+                    text += f", {details}/{follow.get('total', 0)} detail pages"
                 send(m.Progress(id=msg_id, progress=value, total=total, message=text))
 
         stop = job.watch(report)

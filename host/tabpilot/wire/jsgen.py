@@ -9,6 +9,7 @@ from pathlib import Path
 from .. import paths
 from . import jsdoc, messages
 from .errors import ErrorCode
+from .secret_names import SECRET_QUERY_NAME
 from .secret_patterns import DEFAULT_PATTERNS
 
 TARGET = "worker/protocol.js"
@@ -29,6 +30,7 @@ def render() -> str:
         f"export const COMMANDS = Object.freeze({json.dumps(commands)});",
         f"export const ERR = Object.freeze({json.dumps(codes, indent=2)});",
         f"export const REDACT_PATTERNS = Object.freeze({json.dumps(list(DEFAULT_PATTERNS), indent=2)});",
+        f"export const SECRET_QUERY_NAME = {json.dumps(SECRET_QUERY_NAME)};",
         jsdoc.defaults_line(),
         *jsdoc.typedefs(),
         "",

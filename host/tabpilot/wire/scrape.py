@@ -17,6 +17,8 @@ MAX_SCROLLS = 500
 DEFAULT_DELAY_MS = 500  # between the pages of a paginated extract
 DEFAULT_QUIET_MS = 500  # the end of an infinite feed
 DEFAULT_MAX_BYTES = 1_000_000
+MAX_CONCURRENCY = 8  # detail pages a follow reads at once
+DEFAULT_CONCURRENCY = 4
 
 Ms = Annotated[int, Meta(ge=0, le=600_000)]
 
@@ -84,6 +86,17 @@ class Options(Struct, forbid_unknown_fields=True):
     telemetry: bool | None = None  # summarise page errors and requests (default: all but 1-page extracts)
 
 
+class Follow(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """`{field, schema, selector?, wait_for?, concurrency?}` on an extract: open the URL in each row's
+    `field`, read `schema` there (under `selector`, after `wait_for`), merge it into the row."""
+
+    field: str
+    schema: dict[str, str]
+    selector: Annotated[str, Meta(min_length=1, max_length=4_000)] | None = None
+    wait_for: Annotated[str, Meta(min_length=1, max_length=4_000)] | None = None
+    concurrency: Annotated[int, Meta(ge=1, le=MAX_CONCURRENCY)] = DEFAULT_CONCURRENCY
+
+
 class ErrorRecovery(Struct, forbid_unknown_fields=True):
     """What a failed step does: retry on timeout, then abort with the partial data or continue."""
 
@@ -128,6 +141,7 @@ class ExtractRequest(_Request, tag="extract"):
     extraction_id: str | None = None
     use_cache: bool = False
     key_fields: list[str] | None = None
+    follow: Follow | None = None  # each row's link read and merged (engine/follow.py)
 
 
 class WorkflowRequest(_Request, tag="workflow"):

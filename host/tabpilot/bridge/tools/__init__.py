@@ -1,8 +1,12 @@
-"""The bridge's MCP tools: one module per tool group, registered by one line each below."""
+"""The bridge's MCP tools: one package per tool (interact/, observe/, configure/), each listing its actions.
+
+The modules beside them are what the tools share: `composite` (a tool made of actions), `base` (what
+an action gets), `scrape` (the scrape job's actions, on interact and observe), `strict`, `outschema`,
+`metadata`, `reference` (the README table) and `app` (the MCP server).
+"""
 
 from __future__ import annotations
 
-from . import extraction, help, page, scrape, screenshot, state, tabs_actions, telemetry, workflows
 from .composite import CompositeTool
 from .configure import CONFIGURE
 from .interact import INTERACT
@@ -13,5 +17,3 @@ TOOLS: tuple[CompositeTool, ...] = (
     OBSERVE,
     CONFIGURE,
 )
-# Modules that add actions to the tools above (they register when imported).
-ACTION_MODULES = (page, scrape, workflows, extraction, tabs_actions, screenshot, state, telemetry, help)

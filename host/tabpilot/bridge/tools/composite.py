@@ -1,8 +1,10 @@
 """Composite tools: one MCP tool per group, whose selector (`action`, `what`) picks an action function.
 
-An action is one typed async function `(call, **params) -> result`, registered with `@TOOL.action`.
-Its parameters join the tool's flat input schema (optional there; this module checks what each action
-requires) and its return type joins the tool's output schema, so adding an action touches nothing else.
+An action is one typed async function `(call, **params) -> result`, listed in its tool's package
+(`interact/__init__.py`, ...), or an `Action` built another way (from a wire struct: `fromwire`). Its
+parameters join the tool's flat input schema (optional there; this module checks what each action
+requires) and its return type joins the tool's output schema, so adding an action is one line in its
+tool's list.
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ import inspect
 import json
 import logging
 import typing
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import NoneType, UnionType
-from typing import Annotated, Any, TypeVar, Union
+from typing import Annotated, Any, Union
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
@@ -30,7 +32,6 @@ from .strict import MAX_DEPTH, nested_names, stray_field, too_deep
 log = logging.getLogger("tabpilot.bridge")
 
 ActionFn = Callable[..., Awaitable[Any]]
-F = TypeVar("F", bound=ActionFn)
 
 
 def _null_is_absent(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
@@ -51,9 +52,27 @@ class Action:
     params: Mapping[str, tuple[Any, tuple[Any, ...]]]  # name -> (type without None, Annotated metadata)
     required: frozenset[str]
     result: Any
+    command: Any = None  # the wire command it sends, when it is declared from one (fromwire)
 
 
-def _split(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
+def action_of(fn: ActionFn) -> Action:
+    """The action a typed function declares: its name, and its parameters after the first (the Call)."""
+    hints = typing.get_type_hints(fn, include_extras=True)
+    sig = inspect.signature(fn)
+    params: dict[str, tuple[Any, tuple[Any, ...]]] = {}
+    required: set[str] = set()
+    for param in list(sig.parameters.values())[1:]:  # the first one receives the Call
+        params[param.name] = split(hints[param.name])
+        if param.default is inspect.Parameter.empty:
+            required.add(param.name)
+    summary = " ".join((inspect.getdoc(fn) or "").split())
+    result = hints["return"]
+    if typing.get_origin(result) in (Encoded, Image):
+        result = typing.get_args(result)[0]
+    return Action(fn.__name__, fn, summary, params, frozenset(required), result)
+
+
+def split(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
     """`Annotated[T | None, meta...]` -> (T, (meta...))."""
     meta: tuple[Any, ...] = ()
     if typing.get_origin(annotation) is Annotated:
@@ -73,6 +92,7 @@ class CompositeTool:
         name: str,
         selector: str,
         doc: str,
+        actions: Sequence[ActionFn | Action],
         *,
         param_docs: Mapping[str, str] | None = None,
         annotations: ToolAnnotations | None = None,
@@ -84,30 +104,18 @@ class CompositeTool:
         self.annotations = annotations
         self.actions: dict[str, Action] = {}
         self.schema: dict[str, Any] = {}  # the input schema, once built
+        for act in actions:  # in the order the agent reads them
+            self.add(act if isinstance(act, Action) else action_of(act))
 
-    def action(self, fn: F) -> F:
-        """Register `fn` as the action of its own name (decorator)."""
-        if fn.__name__ in self.actions:
-            raise ValueError(f"{self.name} already has a {self.selector} {fn.__name__!r}")
-        hints = typing.get_type_hints(fn, include_extras=True)
-        sig = inspect.signature(fn)
-        params: dict[str, tuple[Any, tuple[Any, ...]]] = {}
-        required: set[str] = set()
-        for param in list(sig.parameters.values())[1:]:  # the first one receives the Call
-            params[param.name] = _split(hints[param.name])
-            if param.default is inspect.Parameter.empty:
-                required.add(param.name)
+    def add(self, act: Action) -> None:
+        """Add an action; a parameter it shares with another action must have the same type there."""
+        if act.name in self.actions:
+            raise ValueError(f"{self.name} already has a {self.selector} {act.name!r}")
+        for pname, (ptype, _meta) in act.params.items():
             for other in self.actions.values():
-                if param.name in other.params and other.params[param.name][0] != params[param.name][0]:
-                    raise TypeError(
-                        f"{self.name}: parameter {param.name!r} has different types in two actions"
-                    )
-        summary = " ".join((inspect.getdoc(fn) or "").split())
-        result = hints["return"]
-        if typing.get_origin(result) in (Encoded, Image):
-            result = typing.get_args(result)[0]
-        self.actions[fn.__name__] = Action(fn.__name__, fn, summary, params, frozenset(required), result)
-        return fn
+                if pname in other.params and other.params[pname][0] != ptype:
+                    raise TypeError(f"{self.name}: parameter {pname!r} has different types in two actions")
+        self.actions[act.name] = act
 
     def description(self) -> str:
         """The tool's docstring plus one line per action: what the agent reads on every request (kept

@@ -17,8 +17,6 @@ from ...engine.plan import parse_request
 from ...wire.errors import TabPilotError
 from ...wire.messages import CancelJob, JobResult, Progress, Scrape
 from .base import Call
-from .interact import INTERACT
-from .observe import OBSERVE
 
 DEFAULT_WAIT_MS = 20_000
 MAX_WAIT_MS = 600_000
@@ -119,7 +117,6 @@ WaitMs = Annotated[
 ]
 
 
-@INTERACT.action
 async def scrape(
     call: Call,
     operation: Literal["extract", "workflow", "replay", "suggest"],
@@ -157,6 +154,13 @@ async def scrape(
     ] = None,
     key_fields: Annotated[
         list[str] | None, Field(description="extract: fields that identify a row when pages aggregate.")
+    ] = None,
+    follow: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="extract: {field (a row's URL field), schema, selector?, wait_for?, concurrency? "
+            "1-8}: read each row's page in a background tab, merge its fields into the row."
+        ),
     ] = None,
     options: Annotated[
         Options | None,
@@ -196,7 +200,6 @@ async def scrape(
     return await _run(call, Scrape(id=0, request=request, wait_ms=wait_ms, progress=True), wait_ms)
 
 
-@INTERACT.action
 async def cancel(
     call: Call, correlation_id: Annotated[str, Field(description="The scrape to stop.")]
 ) -> ScrapeResult:
@@ -207,7 +210,6 @@ async def cancel(
     return value
 
 
-@OBSERVE.action
 async def command_result(
     call: Call,
     correlation_id: Annotated[str, Field(description="From a scrape that answered status running.")],

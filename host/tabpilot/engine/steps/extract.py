@@ -16,10 +16,12 @@ from msgspec import Meta
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract, Paginate, ScrollLoad, WaitFor
 from ...wire.replies import ExtractReply, PaginateReply, ScrollLoadReply, decode_reply
-from ...wire.scrape import ExtractOptions, PaginateOptions, ScrollOptions
+from ...wire.scrape import ExtractOptions, Follow, PaginateOptions, ScrollOptions
 from .. import outschema, stopped
 from ..context import Context
 from ..convert import Conversions
+from ..follow import check as check_follow
+from ..follow import follow_rows
 from ..schema import FieldSpec, parse_schema
 from ..where import RowFilter
 from .base import Selector, StepBase
@@ -92,6 +94,7 @@ class ExtractStep(StepBase, tag="extract"):
     limit: Annotated[int, Meta(ge=0)] | None = None
     where: dict[str, Any] | None = None  # keep only these rows (engine/where.py)
     virtual: bool | None = None  # scroll a virtualised grid through (null: when the rows are one's)
+    follow: Follow | None = None  # each row's link opened and its fields merged (engine/follow.py)
     # The same shape as the extract operation's options; moved to the fields above when the step is read.
     options: ExtractOptions | None = None
 
@@ -110,6 +113,8 @@ class ExtractStep(StepBase, tag="extract"):
                     "where and virtual go with selector and schema; a script filters its rows itself"
                 )
             check_script(self.script, self.paginate is not None or self.scroll is not None)
+            if self.follow is not None:
+                raise ValueError("follow goes with selector and schema (a script can read its own pages)")
             return
         if self.selector is None or self.schema is None:
             raise ValueError('extract needs selector (the rows) and schema (field -> "css | op")')
@@ -118,6 +123,8 @@ class ExtractStep(StepBase, tag="extract"):
         )  # a SchemaError (ValueError) becomes a validation error naming this step
         if self.where is not None:
             RowFilter(self.where, [f.name for f in specs])  # a bad condition is refused before anything runs
+        if self.follow is not None:
+            check_follow(self.follow, [f.name for f in specs])
 
     def _take_options(self, options: ExtractOptions) -> None:
         """`options.paginate` is `paginate` (one place in the step, so a recording keeps one form)."""
@@ -208,6 +215,8 @@ class ExtractStep(StepBase, tag="extract"):
                     # Rows read while the grid scrolled, over this many calls.
                     read_at = {"rows": v.rows, "scrolls": v.scrolls, "complete": v.complete}
                     ctx.state.meta["virtual"] = read_at | {"calls": resumed + 1}
+                if self.follow is not None:
+                    await follow_rows(ctx, self.follow, page, t)
                 if check is not None:
                     page = await asyncio.to_thread(check.page, page)  # validation: off the loop
                 for w in answer.warnings:

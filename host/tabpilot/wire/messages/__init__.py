@@ -34,6 +34,7 @@ from .base import (
     Message,
     tag_of,
 )
+from .detail import ExtractTab
 from .envelope import Chunk, Error, Event, Hello, Progress, Result, ResultChunk, Welcome, result_value
 from .reading import Count, Extract, FieldPlan, MainContent, Paginate, ScrollLoad, Snapshot, Suggest
 from .scripts import ExecuteJs, ExtractScript
@@ -95,6 +96,7 @@ __all__ = [
     "ExtensionCommand",
     "Extract",
     "ExtractScript",
+    "ExtractTab",
     "ExtractionOp",
     "FieldPlan",
     "Fill",

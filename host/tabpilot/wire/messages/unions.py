@@ -19,6 +19,7 @@ from .actions import (
     WaitFor,
 )
 from .base import Command
+from .detail import ExtractTab
 from .envelope import Chunk, Error, Event, Hello, Progress, Result, ResultChunk, Welcome
 from .reading import Count, Extract, MainContent, Paginate, ScrollLoad, Snapshot, Suggest
 from .scripts import ExecuteJs, ExtractScript
@@ -46,6 +47,7 @@ ExtensionCommand = (
     | Cancel
     | Count
     | Extract
+    | ExtractTab
     | Suggest
     | Paginate
     | ScrollLoad
@@ -89,6 +91,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     Cancel,
     Count,
     Extract,
+    ExtractTab,
     Suggest,
     Paginate,
     ScrollLoad,

@@ -1,4 +1,4 @@
-"""Recorded workflows: observe workflows, configure export_workflow | import_workflow | delete_workflow.
+"""configure export_workflow / import_workflow / delete_workflow: recorded workflows in and out of files.
 
 Files are read and written here, by the bridge, in the caller's directory (engine/files.py).
 """
@@ -6,24 +6,18 @@ Files are read and written here, by the bridge, in the caller's directory (engin
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ...engine.files import read_import, write_export
-from ...wire.errors import ErrorCode, TabPilotError
-from ...wire.messages import WorkflowOp
-from .base import Call
-from .configure import CONFIGURE
-from .observe import OBSERVE
+from ....engine.files import read_import, write_export
+from ....wire.errors import ErrorCode, TabPilotError
+from ....wire.messages import WorkflowOp
+from ..base import Call
 
 WorkflowId = Annotated[str, Field(description="A recorded workflow, e.g. wf-daily_metrics-20260128.")]
 FilePath = Annotated[str, Field(description="A JSON file path on this machine.")]
-
-
-class WorkflowsResult(TypedDict):
-    workflows: list[dict[str, Any]]
 
 
 class WorkflowFileResult(TypedDict):
@@ -35,13 +29,6 @@ class DeletedResult(TypedDict):
     deleted: str
 
 
-@OBSERVE.action
-async def workflows(call: Call) -> WorkflowsResult:
-    """the recorded workflows: workflow_id, name, domains, steps, required_params (newest use first)."""
-    return await call.send(WorkflowOp(id=0, op="list"))
-
-
-@CONFIGURE.action
 async def export_workflow(call: Call, workflow_id: WorkflowId, path: FilePath) -> WorkflowFileResult:
     """write a recorded workflow to a JSON file (to share it, or import it elsewhere)."""
     value = await call.send(WorkflowOp(id=0, op="get", workflow_id=workflow_id))
@@ -49,7 +36,6 @@ async def export_workflow(call: Call, workflow_id: WorkflowId, path: FilePath) -
     return {"workflow_id": workflow_id, "path": str(target)}
 
 
-@CONFIGURE.action
 async def import_workflow(call: Call, path: FilePath) -> WorkflowFileResult:
     """store a workflow from a JSON file written by export_workflow (checked like any request)."""
     try:
@@ -66,7 +52,6 @@ async def import_workflow(call: Call, path: FilePath) -> WorkflowFileResult:
     return {"workflow_id": value["workflow_id"], "path": str(Path(path).expanduser())}
 
 
-@CONFIGURE.action
 async def delete_workflow(call: Call, workflow_id: WorkflowId) -> DeletedResult:
     """remove a recorded workflow."""
     return await call.send(WorkflowOp(id=0, op="delete", workflow_id=workflow_id))

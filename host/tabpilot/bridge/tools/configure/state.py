@@ -9,9 +9,8 @@ from typing import Annotated, Any
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ...wire.messages import BrowserState
-from .base import Call
-from .configure import CONFIGURE
+from ....wire.messages import BrowserState
+from ..base import Call
 
 SnapshotName = Annotated[str, Field(description="Name of a browser-state snapshot.")]
 
@@ -62,7 +61,6 @@ def _counts(raw: dict[str, Any]) -> Counts:
     }
 
 
-@CONFIGURE.action
 async def save_state(call: Call, snapshot_name: SnapshotName, tab_id: int | None = None) -> SavedState:
     """save the tab's site state (localStorage, sessionStorage, cookies incl. httpOnly, URL) as snapshot_name;
     returns only counts and size."""
@@ -76,7 +74,6 @@ async def save_state(call: Call, snapshot_name: SnapshotName, tab_id: int | None
     }
 
 
-@CONFIGURE.action
 async def load_state(
     call: Call,
     snapshot_name: SnapshotName,
@@ -98,7 +95,6 @@ async def load_state(
     }
 
 
-@CONFIGURE.action
 async def list_states(call: Call) -> StateList:
     """the saved snapshots: name, url, timestamp, size_bytes, counts."""
     v = await call.send(BrowserState(id=0, op="list"))
@@ -116,7 +112,6 @@ async def list_states(call: Call) -> StateList:
     }
 
 
-@CONFIGURE.action
 async def delete_state(call: Call, snapshot_name: SnapshotName) -> DeletedState:
     """delete snapshot_name."""
     v = await call.send(BrowserState(id=0, op="delete", name=snapshot_name))

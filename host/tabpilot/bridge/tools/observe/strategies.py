@@ -1,4 +1,4 @@
-"""The strategy cache: observe strategies | aggregate, configure clear_aggregate (served by the host)."""
+"""observe strategies / aggregate: the strategy cache and the rows it gathered (served by the host)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,8 @@ from typing import Annotated, Any, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ...wire.messages import ExtractionOp
-from .base import Call
-from .configure import CONFIGURE
-from .observe import OBSERVE
+from ....wire.messages import ExtractionOp
+from ..base import Call
 
 ExtractionId = Annotated[str, Field(description="A cached strategy, e.g. ex-3f9a0c1b2d4e (from an extract).")]
 
@@ -29,29 +27,12 @@ class AggregateResult(TypedDict):
     rows_returned: NotRequired[int]
 
 
-class ClearedResult(TypedDict):
-    cleared: list[str]
-
-
-@OBSERVE.action
 async def strategies(call: Call) -> StrategiesResult:
     """the cached extraction strategies: extraction_id, url_pattern, kind, success/failure counts."""
     return await call.send(ExtractionOp(id=0, op="strategies"))
 
 
-@OBSERVE.action
 async def aggregate(call: Call, extraction_id: ExtractionId) -> AggregateResult:
     """the deduplicated rows of every extract with this extraction_id, and a summary ("40 unique rows
     from 2 pages")."""
     return await call.send(ExtractionOp(id=0, op="aggregate", extraction_id=extraction_id))
-
-
-@CONFIGURE.action
-async def clear_aggregate(
-    call: Call,
-    extraction_id: Annotated[
-        str | None, Field(description="The aggregate to clear; all of them when omitted.")
-    ] = None,
-) -> ClearedResult:
-    """forget the rows aggregated for an extraction_id (or for all), to start a walk afresh."""
-    return await call.send(ExtractionOp(id=0, op="clear_aggregate", extraction_id=extraction_id))

@@ -9,11 +9,10 @@ from typing import Any
 import msgspec
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ...engine import fields
-from ...engine.steps import STEP_TYPES, StepBase
-from ...wire.scrape import Condition, ErrorRecovery, ExtractOptions, Options, PaginateOptions, ScrollOptions
-from .base import Call
-from .observe import OBSERVE
+from ....engine import fields
+from ....engine.steps import STEP_TYPES, StepBase
+from ....wire.scrape import Condition, ErrorRecovery, ExtractOptions, Options, PaginateOptions, ScrollOptions
+from ..base import Call
 
 NOTES = [
     "A workflow is {operation: workflow, steps: [{type, ...fields}], params?, options?, error_recovery?}.",
@@ -45,7 +44,6 @@ def _steps() -> dict[str, Any]:
     return out
 
 
-@OBSERVE.action
 async def help(call: Call) -> HelpResult:  # the action's name as the agent calls it
     """workflow step fields; replays after a login bounce; navigate allow_redirect."""
     objects = (Condition, ExtractOptions, PaginateOptions, ScrollOptions, Options, ErrorRecovery)

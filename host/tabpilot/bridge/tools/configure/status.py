@@ -1,4 +1,4 @@
-"""configure: TabPilot's own state and settings."""
+"""configure status: the connected browsers, the pilot toggle, versions; how to connect when none is."""
 
 from __future__ import annotations
 
@@ -6,14 +6,11 @@ from typing import NotRequired
 
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ... import __version__
-from ...link.client import NOT_CONNECTED_FIX, select
-from ...wire.errors import TabPilotError
-from ...wire.messages import PROTOCOL_VERSION, GetStatus
-from .base import BrowserInfo, Call, log
-from .composite import CompositeTool
-
-CONFIGURE = CompositeTool("configure", "action", "TabPilot's connection and settings.")
+from .... import __version__
+from ....link.client import NOT_CONNECTED_FIX, select
+from ....wire.errors import TabPilotError
+from ....wire.messages import PROTOCOL_VERSION, GetStatus
+from ..base import BrowserInfo, Call, log
 
 _STATUS_TIMEOUT_S = 5.0
 
@@ -59,7 +56,6 @@ def _browser(info: BrowserInfo) -> Browser:
     }
 
 
-@CONFIGURE.action
 async def status(call: Call) -> StatusResult:
     """connected browsers, whether AI Web Pilot is on, versions; says how to connect when nothing is."""
     infos = await call.backend.pool.browsers()

@@ -7,9 +7,8 @@ from typing import Annotated, Any, NotRequired, cast
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ...wire.messages import Telemetry
-from .base import Call
-from .observe import OBSERVE
+from ....wire.messages import Telemetry
+from ..base import Call
 
 Since = Annotated[
     int, Field(ge=0, description="errors/network: the cursor of the previous answer (0: from the start).")
@@ -67,7 +66,6 @@ def _common(value: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@OBSERVE.action
 async def errors(call: Call, since: Since = 0, limit: Limit = 100, tab_id: int | None = None) -> ErrorsResult:
     """console errors, uncaught exceptions and unhandled rejections of the tab's page after `since`, with
     source and time; pass back `cursor`. Recorded from page loads while the pilot is on (recording false
@@ -76,7 +74,6 @@ async def errors(call: Call, since: Since = 0, limit: Limit = 100, tab_id: int |
     return cast(ErrorsResult, {**_common(value), "items": value["items"]})
 
 
-@OBSERVE.action
 async def network(
     call: Call, since: Since = 0, limit: Limit = 100, tab_id: int | None = None
 ) -> NetworkResult:

@@ -7,9 +7,8 @@ from typing import Annotated, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ...wire.messages import Screenshot
-from .base import Call, Image
-from .interact import INTERACT
+from ....wire.messages import Screenshot
+from ..base import Call, Image
 
 
 class Box(TypedDict):
@@ -31,7 +30,6 @@ class ScreenshotResult(TypedDict):
     truncated: NotRequired[bool]
 
 
-@INTERACT.action
 async def screenshot(
     call: Call,
     ref: Annotated[str | None, Field(description="An @eN ref from a page snapshot.")] = None,

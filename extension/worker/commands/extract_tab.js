@@ -1,0 +1,74 @@
+// Read one page in a background tab (a row's detail page, for extract's `follow`): open it beside the
+// run's tab without activating it, wait for its load (and wait_for), read the fields with the page
+// agent's own extract (redaction included), and close the tab whatever happened: an error, a timeout
+// or a cancel. The site scope is checked before loading and watched through redirects.
+import { ERR, MAX_RESULT_BYTES } from '../protocol.js';
+import { bounded, timeoutParam } from '../lib/deadline.js';
+import { CommandError } from '../lib/errors.js';
+import { waitForLoad } from '../lib/navwatch.js';
+import { inPage } from '../lib/page.js';
+import { checkUrl, guardTab } from '../lib/sites.js';
+import { checkNavigable } from '../lib/urls.js';
+
+export const name = 'extract_tab';
+export const needsPilot = true;
+
+export async function run(msg, { signal }) {
+  const url = checkNavigable(msg.url);
+  const timeoutMs = timeoutParam(msg.timeout_ms, 10_000);
+  if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
+  if (!Array.isArray(msg.fields) || msg.fields.length === 0) throw new CommandError(ERR.INVALID_PARAMS, 'fields must be a non-empty list');
+  await checkUrl(url);
+  const end = Date.now() + timeoutMs;
+  const opener = Number.isInteger(msg.tab_id) ? await chrome.tabs.get(msg.tab_id).catch(() => null) : null;
+  const where = opener ? { windowId: opener.windowId, openerTabId: opener.id } : {};
+  // Blank first, then the URL: the load and status listeners are in place before the request.
+  const tab = await chrome.tabs.create({ url: 'about:blank', active: false, ...where });
+  let status = null;
+  // The main frame's last response (a redirect's 3xx is followed by the final one).
+  const onHeaders = (d) => {
+    if (d.tabId === tab.id && d.frameId === 0) status = d.statusCode;
+  };
+  chrome.webRequest.onHeadersReceived.addListener(onHeaders, { urls: ['<all_urls>'], types: ['main_frame'], tabId: tab.id });
+  const loaded = waitForLoad(tab.id, { expect: url });
+  try {
+    guardTab(tab.id, signal); // a redirect off the allowed sites aborts this command
+    await chrome.tabs.update(tab.id, { url });
+    await bounded(loaded.promise, {
+      timeoutMs,
+      signal,
+      onTimeout: () => new CommandError(ERR.TIMEOUT, `${url} did not finish loading within ${timeoutMs} ms`, { retryable: true }),
+    });
+    const landed = (await chrome.tabs.get(tab.id)).url || url;
+    if (status !== null && status >= 400) {
+      throw new CommandError(ERR.NAVIGATION_FAILED, `${url} answered HTTP ${status}`, { data: { status, url: landed } });
+    }
+    // A redirect elsewhere (a login page) is for the host to judge: it gets the URL, and no rows.
+    if (withoutHash(landed) !== withoutHash(url)) return { rows: [], count: 0, warnings: [], landed, status, redirected: true };
+    const left = () => Math.max(end - Date.now(), 1);
+    // The page agent's own wait and extract (the page times out first, with what it saw).
+    if (msg.wait_for) {
+      const wait = { selector: msg.wait_for, state: 'visible', wait_ms: left() };
+      await inPage({ tab_id: tab.id, timeout_ms: left() + 1_000 }, 'wait_for', wait, { signal });
+    }
+    const read = { selector: msg.selector || ':root', fields: msg.fields, limit: 1, max_chars: MAX_RESULT_BYTES, virtual: false, resume: false };
+    const out = await inPage({ tab_id: tab.id, timeout_ms: left() }, 'extract', read, { signal });
+    // `landed`, not `url`: the host takes a `url` in an answer for where the run's own tab is.
+    const { url: _read, tab_id: _tab, ...value } = typeof out?.text === 'string' ? JSON.parse(out.text) : out;
+    return { ...value, landed, status, redirected: false };
+  } finally {
+    loaded.stop();
+    chrome.webRequest.onHeadersReceived.removeListener(onHeaders);
+    await chrome.tabs.remove(tab.id).catch(() => {}); // already gone: nothing to close
+  }
+}
+
+function withoutHash(href) {
+  try {
+    const u = new URL(href);
+    u.hash = '';
+    return u.href;
+  } catch {
+    return href;
+  }
+}

@@ -1,0 +1,168 @@
+"""`follow`: open each row's link (a detail page) and merge the fields read there into the row.
+
+Each detail page is read in a background tab that is never activated (`extract_tab`: the extension
+opens it beside the run's tab, waits for its load and `wait_for`, reads with the page agent's own
+extract, so redaction and the site scope apply, and closes it, also on error or cancel), at most
+`concurrency` at once. A page that fails leaves its row with the list's fields and an entry in
+`metadata.follow_errors`; a detail page that lands on a login page stops following (the session is
+gone: every later one would too) and says so in `metadata.follow.stopped`.
+
+`where` and `limit` apply to the list's fields, before following: only the rows kept are opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from ..wire.echo import nearest, show
+from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.messages import ExtractTab
+from ..wire.scrape import Follow
+from .context import Context, obj
+from .convert import Conversions
+from .schema import parse_schema
+from .steps.navigate import is_login_redirect
+
+# A detail page that fails in one of these ways costs its row only; anything else (the extension gone,
+# the pilot switched off, an invalid root selector that every page would fail on) ends the extract.
+PER_ROW = frozenset(
+    {
+        ErrorCode.TIMEOUT,
+        ErrorCode.NAVIGATION_FAILED,
+        ErrorCode.NAVIGATION_BLOCKED,
+        ErrorCode.ELEMENT_NOT_FOUND,
+        ErrorCode.TAB_CLOSED,
+        ErrorCode.SITE_NOT_ALLOWED,
+        ErrorCode.SCRIPT_ERROR,
+        ErrorCode.INVALID_PARAMS,
+    }
+)
+MAX_ERRORS = 100  # entries kept in metadata.follow_errors (the count is follow.failed)
+
+
+def check(spec: Follow, row_fields: list[str]) -> None:
+    """Plan-time checks of a follow against the row schema; ValueError says what to fix."""
+    if spec.field not in row_fields:
+        guess = nearest(spec.field, row_fields)
+        hint = f'; did you mean "{guess}"?' if guess else ""
+        raise ValueError(
+            f"follow.field {show(spec.field)} is not a field of the schema{hint} (fields: "
+            f'{", ".join(row_fields)}); it names the field holding each row\'s link, e.g. "a | url"'
+        )
+    if not spec.schema:
+        raise ValueError('follow.schema needs at least one field (name -> "css | op")')
+    names = [f.name for f in parse_schema(spec.schema)]  # a SchemaError names the field
+    clash = [n for n in names if n in row_fields]
+    if clash:
+        raise ValueError(
+            f"follow.schema field(s) {', '.join(map(show, clash))} are also row fields: a detail "
+            "field is merged into its row, so give it another name"
+        )
+
+
+def _url(value: Any, base: str | None) -> str | None:
+    """The absolute http(s) URL a row's field holds, or None."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    url = urljoin(base or "", value.strip())
+    return url if urlsplit(url).scheme in ("http", "https") else None
+
+
+def _info(ctx: Context) -> dict[str, Any]:
+    """The run's `metadata.follow` (one for every page of the walk)."""
+    found = ctx.state.meta.get("follow")
+    if isinstance(found, dict):
+        return obj(found)
+    info: dict[str, Any] = {"mode": "tab", "done": 0, "total": 0}
+    ctx.state.meta["follow"] = info
+    return info
+
+
+def _fail(ctx: Context, row: int, url: str | None, code: str, message: str) -> None:
+    info = _info(ctx)
+    info["failed"] = info.get("failed", 0) + 1
+    errors: list[dict[str, Any]] = ctx.state.meta.setdefault("follow_errors", [])
+    if len(errors) < MAX_ERRORS:
+        errors.append({"row": row, "url": url, "error": code, "message": message})
+
+
+async def follow_rows(ctx: Context, spec: Follow, rows: list[dict[str, Any]], timeout_ms: int) -> None:
+    """Merge each row's detail page into it, in place. Cancelled, the rows (with what was merged so far)
+    join the run's data first: a cancel keeps what was read."""
+    try:
+        await _follow(ctx, spec, rows, timeout_ms)
+    except asyncio.CancelledError:
+        ctx.state.data += rows
+        ctx.state.rows += len(rows)
+        raise
+
+
+async def _follow(ctx: Context, spec: Follow, rows: list[dict[str, Any]], timeout_ms: int) -> None:
+    info = _info(ctx)
+    info["total"] += len(rows)
+    if not rows or info.get("stopped"):
+        return
+    specs = parse_schema(spec.schema)
+    conv = Conversions(specs)
+    plans = [s.plan() for s in specs]
+    base = len(ctx.state.data)  # row numbers in follow_errors are indexes into `data`
+    gate = asyncio.Semaphore(spec.concurrency)
+
+    async def one(i: int, row: dict[str, Any]) -> None:
+        url = _url(row.get(spec.field), ctx.state.url)
+        if url is None:
+            value = row.get(spec.field)
+            why = f"{spec.field} holds {show(str(value)) if value is not None else 'nothing'}, not a link"
+            _fail(ctx, base + i, None, str(ErrorCode.ELEMENT_NOT_FOUND), why)
+            return
+        async with gate:
+            if info.get("stopped"):
+                return
+            command = ExtractTab(
+                id=0,
+                url=url,
+                fields=plans,
+                selector=spec.selector or ":root",
+                wait_for=spec.wait_for,
+                timeout_ms=timeout_ms,
+            )
+            try:
+                answer = obj(await ctx.call(command, timeout_ms))
+            except TabPilotError as exc:
+                if exc.code not in PER_ROW:
+                    raise
+                _fail(ctx, base + i, url, str(exc.code), exc.message)
+                return
+        landed = answer.get("landed")
+        if answer.get("redirected") and isinstance(landed, str) and is_login_redirect(url, landed):
+            if not info.get("stopped"):
+                info["stopped"] = {"reason": "redirected", "url": landed, "row": base + i}
+                ctx.state.warn(
+                    {
+                        "message": f"following stopped: {url} redirected to {landed}, probably a login "
+                        "page; log in in that browser, then run the scrape again"
+                    }
+                )
+            return
+        values: list[Any] = answer.get("rows") or []
+        if not values:
+            where = spec.selector or ":root"
+            _fail(ctx, base + i, url, str(ErrorCode.ELEMENT_NOT_FOUND), f"no {show(where)} on the page")
+            return
+        row.update(conv.rows(values[:1])[0])
+        for w in map(obj, answer.get("warnings") or []):
+            ctx.state.warn({"field": str(w.get("field", "")), "message": str(w.get("message", ""))})
+        info["done"] += 1
+        ctx.progress()
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for i, row in enumerate(rows):
+                group.create_task(one(i, row))
+    except BaseExceptionGroup as grouped:
+        raise grouped.exceptions[0] from None  # the first fatal failure, as a plain error
+    finally:
+        for w in conv.warnings():
+            ctx.state.warn(w)
