@@ -4,7 +4,7 @@ export const HOST_NAME = "com.tabpilot.host";
 export const EXT_CHUNK_CHARS = 262144;
 export const CHROME_TO_HOST_MAX = 67108864;
 export const MAX_RESULT_BYTES = 268435456;
-export const COMMANDS = Object.freeze(["add_redaction", "add_secret_pattern", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
+export const COMMANDS = Object.freeze(["add_redaction", "add_secret_pattern", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "fetch_extract", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
 export const ERR = Object.freeze({
   "EXTENSION_NOT_CONNECTED": "extension_not_connected",
   "EXTENSION_DISCONNECTED": "extension_disconnected",
@@ -31,6 +31,8 @@ export const ERR = Object.freeze({
   "TAB_CLOSED": "tab_closed",
   "NAVIGATION_FAILED": "navigation_failed",
   "NAVIGATION_REDIRECT": "navigation_redirect",
+  "HTTP_ERROR": "http_error",
+  "NOT_HTML": "not_html",
   "SCRIPT_ERROR": "script_error",
   "ELEMENT_NOT_FOUND": "element_not_found",
   "INVALID_SELECTOR": "invalid_selector",

@@ -10,6 +10,7 @@ import * as count from './count.js';
 import * as executeJs from './execute_js.js';
 import * as extract from './extract.js';
 import * as extractScript from './extract_script.js';
+import * as fetchExtract from './fetch_extract.js';
 import * as fill from './fill.js';
 import * as fillForm from './fill_form.js';
 import * as highlight from './highlight.js';
@@ -40,5 +41,5 @@ export const HANDLERS = new Map([
   cancel, count, executeJs, extract, extractScript, navigate, paginate, ping, scrollLoad, status, tabs,
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
   closeTab, history, newTab, switchTab, trackTab, screenshot, state, telemetry, addRedaction,
-  mainContent, suggest, fillForm, addSecretPattern,
+  mainContent, suggest, fillForm, addSecretPattern, fetchExtract,
 ].map((h) => [h.name, h]));

@@ -27,6 +27,8 @@
     return false;
   }
 
+  agent.isDisabledControl = isDisabled; // the same end test for a fetched page's next link (page/fetch.js)
+
   /** What the rows say now: their number and their text, in order. */
   function rowState(selector) {
     const rows = document.querySelectorAll(selector);
