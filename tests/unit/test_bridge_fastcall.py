@@ -12,14 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 import pytest
 
-from tabpilot.bridge import fastcall, hosts
+from tabpilot.bridge import fastcall
 from tabpilot.bridge.fastcall import FastCalls
 from tabpilot.bridge.faststart import CACHE_FILE, ENV_DISABLE, Cache, Front
-from tabpilot.bridge.hosts import HostPool
 from tabpilot.bridge.tools.app import build_server
 from tabpilot.bridge.tools.base import Backend
+from tabpilot.link import client
+from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
 from tests.support.fake_extension import FakeError, FakeExtension
@@ -79,7 +81,7 @@ async def sdk_reply(
     runtime: Path, params: dict[str, Any], modern: bool, launch_name: str | None = None
 ) -> bytes:
     """The SDK's reply (id 1) to a tools/call with `params`, from the real server in this process."""
-    pool = HostPool(runtime, connect_wait_s=0)
+    pool = BrowserPool(runtime, connect_wait_s=0)
     server = build_server(Backend(pool, launch_name=launch_name))
     sink = Sink()
 
@@ -200,7 +202,7 @@ async def test_calls_it_does_not_serve_exactly_are_declined(tp_dirs: dict[str, s
 
 
 def test_its_copies_of_the_wire_facts_match_the_wire() -> None:
-    assert fastcall.NOT_CONNECTED_FIX == hosts.NOT_CONNECTED_FIX
+    assert fastcall.NOT_CONNECTED_FIX == client.NOT_CONNECTED_FIX
     assert [m.tag_of(t) for t in (m.HostInfo, m.ListTabs, m.GetStatus, m.Result, m.Error)] == [
         fastcall.HOST_INFO,
         fastcall.LIST_TABS,
@@ -210,7 +212,7 @@ def test_its_copies_of_the_wire_facts_match_the_wire() -> None:
     ]
     assert fastcall.SOCKET_MAX_FRAME == m.SOCKET_MAX_FRAME
     assert fastcall.PROTOCOL_VERSION == m.PROTOCOL_VERSION
-    defaults = {f.name: f.default for f in m.msgspec.structs.fields(m.BrowserInfo)}
+    defaults = {f.name: f.default for f in msgspec.structs.fields(m.BrowserInfo)}
     assert {k: defaults[k] for k in fastcall.BROWSER_FIELDS if k != "instance_id"} == {
         k: v for k, v in fastcall.BROWSER_FIELDS.items() if k != "instance_id"
     }

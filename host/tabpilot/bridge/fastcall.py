@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from .. import __version__, paths
-from ..native import localsock
+from ..link import localsock
 from ..wire.errors import ErrorCode, TabPilotError
 
 log = logging.getLogger("tabpilot.bridge")
@@ -57,7 +57,7 @@ BROWSER_FIELDS: dict[str, Any] = {
     "host_version": "",
 }
 SERVER_INFO = {"name": "tabpilot", "version": __version__}  # as tools.app.build_server names it
-# hosts.NOT_CONNECTED_FIX (that module imports asyncio); a test keeps the two equal.
+# link.client.NOT_CONNECTED_FIX (that module imports asyncio); a test keeps the two equal.
 NOT_CONNECTED_FIX = (
     "No browser with the TabPilot extension is connected. Fix: open Chrome/Chromium with the TabPilot "
     "extension loaded (run `tabpilot install` once, then load the folder it prints at chrome://extensions), "
