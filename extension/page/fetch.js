@@ -5,7 +5,10 @@
 // final URL against the allowed sites before the rows are accepted (commands/fetch_extract.js); the
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('fetch', {
+    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer'],
+    provides: ['nextTarget', 'fetchDocument', 'fetchExtract', 'commands.fetch_extract'],
+  });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
 
   /** Hidden by the markup itself: a parsed document has no layout, so no CSS can be asked. */

@@ -3,7 +3,10 @@
 // ever sleeps for a fixed time. A click that navigates is noticed by the worker (webNavigation): this
 // document is on its way out then, and whatever it answers is not waited for.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('paginate', {
+    needs: ['PageError', 'isVisible', 'queryAll'],
+    provides: ['isDisabledControl', 'commands.paginate', 'commands.scroll_load'],
+  });
 
   const positiveMs = (value) => {
     if (!Number.isInteger(value) || value <= 0) throw new agent.PageError('invalid_params', 'wait_ms must be a positive integer');

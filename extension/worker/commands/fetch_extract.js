@@ -1,7 +1,8 @@
 // Read a same-origin page without rendering it: the page agent fetches and parses it and extracts
 // rows (page/fetch.js); the tab stays where it is. The rows are accepted only once the final URL, after
 // redirects, is within the sites the person allows, the same rule a navigation meets.
-import { ERR, MAX_RESULT_BYTES } from '../protocol.js';
+import { DEFAULTS, ERR, MAX_RESULT_BYTES } from '../protocol.js';
+import { timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { inPage } from '../lib/page.js';
 import { JsonText } from '../lib/reply.js';
@@ -18,7 +19,8 @@ export async function run(msg, { signal }) {
   if (!Array.isArray(msg.fields) || msg.fields.length === 0) throw new CommandError(ERR.INVALID_PARAMS, 'fields must be a non-empty list');
   const limit = msg.limit ?? null;
   if (limit !== null && (!Number.isInteger(limit) || limit < 0)) throw new CommandError(ERR.INVALID_PARAMS, 'limit must be a non-negative integer');
-  const timeoutMs = Number.isInteger(msg.timeout_ms) && msg.timeout_ms > 0 ? Math.min(msg.timeout_ms, 600_000) : 10_000;
+  const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.fetch_extract.timeout_ms);
+  if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   const args = {
     url: msg.url, selector: msg.selector ?? null, fields: msg.fields, limit, max_chars: MAX_RESULT_BYTES,
     next_selector: msg.next_selector ?? null,

@@ -8,7 +8,7 @@
 //   {outcome: "end", reason: "missing" | "disabled" | "unchanged", url}
 // With `fields`, a new page's rows come in the same answer (`page`, extract's answer), read by the
 // worker in the new document: one round trip a page instead of two.
-import { ERR, MAX_RESULT_BYTES } from '../protocol.js';
+import { DEFAULTS, ERR, MAX_RESULT_BYTES } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { AGENT_FILES, inPage } from '../lib/page.js';
@@ -22,7 +22,7 @@ export const name = 'paginate';
 export const needsPilot = true;
 
 export async function run(msg, { signal }) {
-  const timeoutMs = timeoutParam(msg.timeout_ms, 10_000);
+  const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.paginate.timeout_ms);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   const deadline = Date.now() + timeoutMs + MARGIN_MS;
   // The tab is settled first: the navigation watch must be on it before the click.

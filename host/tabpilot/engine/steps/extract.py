@@ -15,10 +15,11 @@ from msgspec import Meta
 
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract, ScrollLoad, WaitFor
+from ...wire.replies import ExtractReply, ScrollLoadReply, decode_reply
+from ...wire.scrape import ExtractOptions, PaginateOptions, ScrollOptions
 from .. import outschema, stopped
-from ..context import Context, obj
+from ..context import Context
 from ..convert import Conversions
-from ..model import ExtractOptions, PaginateOptions, ScrollOptions
 from ..schema import FieldSpec, parse_schema
 from ..where import RowFilter
 from .base import Selector, StepBase
@@ -56,8 +57,8 @@ async def _off_loop(
 MAX_RESUMES = 20
 
 
-def _resumable(answer: dict[str, Any]) -> bool:
-    return bool(obj(answer.get("virtual")).get("resume"))
+def _resumable(answer: ExtractReply) -> bool:
+    return answer.virtual is not None and answer.virtual.resume
 
 
 class ExtractStep(StepBase, tag="extract"):
@@ -151,7 +152,7 @@ class ExtractStep(StepBase, tag="extract"):
                 timeout_ms=t,
                 virtual=self.virtual,
             )
-        answer: dict[str, Any] | None = None  # the next page's rows, when they came with the move to it
+        answer: ExtractReply | None = None  # the next page's rows, when they came with the move to it
         try:
             while True:
                 # Filtered rows are counted here: the page cannot know how many of its rows pass.
@@ -169,12 +170,13 @@ class ExtractStep(StepBase, tag="extract"):
                     else pager.options.next_selector,
                 )
                 if answer is None:
-                    answer = obj(await ctx.call(command, t))
+                    answer = decode_reply(ExtractReply, await ctx.call(command, t))
                 resumed = 0
                 while _resumable(answer) and resumed < MAX_RESUMES:  # a long grid, read a timeout at a time
                     resumed += 1
                     ctx.progress()
-                    answer = obj(await ctx.call(msgspec.structs.replace(command, resume=True), t))
+                    again = await ctx.call(msgspec.structs.replace(command, resume=True), t)
+                    answer = decode_reply(ExtractReply, again)
                 if _resumable(answer):
                     raise TabPilotError(
                         ErrorCode.TIMEOUT,
@@ -182,9 +184,9 @@ class ExtractStep(StepBase, tag="extract"):
                         "pass options.limit, or a longer options.timeout_ms",
                         retryable=True,
                     )
-                kind = stopped.not_html(answer) if pages else None
+                kind = stopped.not_html(answer.type) if pages else None
                 if kind is not None:
-                    where = answer.get("url") or "the next page"
+                    where = answer.url or "the next page"
                     stopped.record(
                         ctx,
                         "not_html",
@@ -193,7 +195,7 @@ class ExtractStep(StepBase, tag="extract"):
                         "download or export link; make it match only the next-page control",
                     )
                     break
-                page = await _off_loop(conv.rows, answer.get("rows") or [])
+                page = await _off_loop(conv.rows, answer.rows)
                 read = len(page)
                 if keep is not None:
                     page = [r for r in page if keep(r)]
@@ -203,14 +205,14 @@ class ExtractStep(StepBase, tag="extract"):
                         page = page[: self.limit - len(rows)]
                 elif self.limit is not None:
                     page = page[: self.limit - len(rows)]  # a page fetched ahead was asked for more
-                if isinstance(answer.get("virtual"), dict):
+                if (v := answer.virtual) is not None:
                     # Rows read while the grid scrolled, over this many calls.
-                    ctx.state.meta["virtual"] = obj(answer["virtual"]) | {"calls": resumed + 1}
+                    read_at = {"rows": v.rows, "scrolls": v.scrolls, "complete": v.complete}
+                    ctx.state.meta["virtual"] = read_at | {"calls": resumed + 1}
                 if check is not None:
                     page = await asyncio.to_thread(check.page, page)  # validation: off the loop
-                warned: list[Any] = answer.get("warnings") or []
-                for w in map(obj, warned):
-                    ctx.state.warn({"field": str(w.get("field", "")), "message": str(w.get("message", ""))})
+                for w in answer.warnings:
+                    ctx.state.warn({"field": w.field, "message": w.message})
                 rows += page
                 ctx.state.data += page
                 pages += 1
@@ -259,7 +261,8 @@ class ExtractStep(StepBase, tag="extract"):
 
     async def _scroll_load(self, ctx: Context, selector: str, scroll: ScrollOptions, t: int) -> None:
         for n in range(1, scroll.max_scrolls + 1):
-            answer = obj(
+            answer = decode_reply(
+                ScrollLoadReply,
                 await ctx.call(
                     ScrollLoad(
                         id=0,
@@ -269,10 +272,10 @@ class ExtractStep(StepBase, tag="extract"):
                         timeout_ms=t,
                     ),
                     t,
-                )
+                ),
             )
-            before, after = int(answer.get("before", 0)), int(answer.get("after", 0))
-            if answer.get("until_found"):
+            before, after = answer.before, answer.after
+            if answer.until_found:
                 stopped.record(ctx, "end_marker", n, f"{scroll.until_selector} is visible ({after} rows)")
                 return
             if after <= before:

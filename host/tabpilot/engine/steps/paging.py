@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any, Literal
+from typing import Literal
 
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract, FetchExtract, FieldPlan, Navigate, Paginate
+from ...wire.replies import ExtractReply, FetchExtractReply, NextTarget, PaginateReply, decode_reply
+from ...wire.scrape import PaginateOptions
 from .. import stopped
 from ..context import Context, obj
-from ..model import PaginateOptions
 from .navigate import is_login_redirect
 
 # Pages fetched at once when their URLs can be told in advance (the one needed now included).
@@ -88,9 +89,9 @@ class Pager:
         self.mode: Mode | None = None
         self.redirected: str | None = None  # where the last next link was redirected to
         self._tab_url: str | None = None  # the tab's page while pages are fetched (it stays there)
-        self._next: dict[str, Any] = {}  # where the last fetched page's next control leads
+        self._next = NextTarget()  # where the last fetched page's next control leads
         self._asked: list[str] = []  # URLs of the pages fetched, in order
-        self._ahead: dict[str, asyncio.Task[Any]] = {}
+        self._ahead: dict[str, asyncio.Task[FetchExtractReply]] = {}
         self._named = False  # metadata.pagination_mode says how this walk went
 
     def close(self) -> None:
@@ -101,9 +102,7 @@ class Pager:
         if self._tab_url is not None:
             self.ctx.state.url = self._tab_url  # where the tab is: fetched pages did not move it
 
-    async def advance(
-        self, answer: dict[str, Any], pages: int, remaining: int | None
-    ) -> dict[str, Any] | None:
+    async def advance(self, answer: ExtractReply, pages: int, remaining: int | None) -> ExtractReply | None:
         """The next page's extract answer after `answer` (page `pages`), or None when the walk ended
         (its reason recorded)."""
         if self.options.delay_ms:
@@ -116,26 +115,26 @@ class Pager:
 
     # ---- deciding on page 1 --------------------------------------------------------------------
 
-    async def _decide(self, answer: dict[str, Any], remaining: int | None) -> Mode:
+    async def _decide(self, answer: ExtractReply, remaining: int | None) -> Mode:
         """Fetch when page 1 fetched reads what page 1 rendered shows (rows and next link), else click."""
-        nxt = obj(answer.get("next"))
-        here = answer.get("url")
-        if answer.get("virtual") is not None or not isinstance(here, str) or not nxt.get("same_origin"):
+        nxt = answer.next or NextTarget()
+        here, target = answer.url, nxt.url
+        if answer.virtual is not None or here is None or target is None or not nxt.same_origin:
             return "navigate"
-        target = str(nxt.get("url"))
         again = self._start(here, remaining)
         self._start(target, remaining)  # page 2 meanwhile: no time lost when the check passes
         why: str | None = None
+        check = FetchExtractReply()
         try:
-            check = obj(await again)
+            check = await again
         except TabPilotError as exc:  # an extension without fetch_extract, a page that refuses it...
-            check, why = {}, f"page 1 could not be fetched ({exc.code})"
+            why = f"page 1 could not be fetched ({exc.code})"
         if why is None:
-            if bare(str(check.get("url"))) != bare(here):
+            if bare(check.url or "") != bare(here):
                 why = "fetching page 1 was redirected"
-            elif check.get("rows") != answer.get("rows"):
+            elif check.rows != answer.rows:
                 why = "page 1 fetched reads other rows than page 1 rendered (rows drawn by a script?)"
-            elif obj(check.get("next")).get("url") != target:
+            elif (check.next or NextTarget()).url != target:
                 why = "page 1 fetched has another next link than page 1 rendered"
         self.ctx.state.url = here
         self._named = True
@@ -152,7 +151,10 @@ class Pager:
 
     # ---- fetched pages ---------------------------------------------------------------------------
 
-    def _start(self, url: str, remaining: int | None) -> asyncio.Task[Any]:
+    async def _fetch(self, command: FetchExtract) -> FetchExtractReply:
+        return decode_reply(FetchExtractReply, await self.ctx.call(command, self.timeout_ms))
+
+    def _start(self, url: str, remaining: int | None) -> asyncio.Task[FetchExtractReply]:
         task = self._ahead.get(url)
         if task is None:
             command = FetchExtract(
@@ -164,7 +166,7 @@ class Pager:
                 limit=remaining,
                 timeout_ms=self.timeout_ms,
             )
-            task = asyncio.ensure_future(self.ctx.call(command, self.timeout_ms))
+            task = asyncio.ensure_future(self._fetch(command))
             # A page fetched ahead and never read must not log "exception never retrieved".
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
             self._ahead[url] = task
@@ -179,16 +181,15 @@ class Pager:
         for url in guesses[: max(0, room)]:
             self._start(url, remaining)
 
-    async def _fetch_next(self, pages: int, remaining: int | None) -> dict[str, Any] | None:
+    async def _fetch_next(self, pages: int, remaining: int | None) -> ExtractReply | None:
         nxt = self._next
         sel = self.options.next_selector
-        end = nxt.get("end")
-        if isinstance(end, str):
-            why = _NEXT_END.get(end, "no_next")
+        if nxt.end is not None:
+            why = _NEXT_END.get(nxt.end, "no_next")
             stopped.record(self.ctx, why, pages, _END_DETAIL[why].format(sel=sel))
             return None
-        url = nxt.get("url")
-        if not isinstance(url, str) or not nxt.get("same_origin"):
+        url = nxt.url
+        if url is None or not nxt.same_origin:
             # A control only a script can follow, or a link to another origin: as a person would, from
             # the last page read, in the tab (site scope and redirects are then watched as always).
             return await self._to_tab(pages, remaining)
@@ -196,25 +197,25 @@ class Pager:
         task = self._start(url, remaining)
         self._fetch_ahead(pages + 1, remaining)
         try:
-            value = obj(await task)
+            value = await task
         except TabPilotError as exc:
             return await self._fetch_failed(exc, url, pages, remaining)
         finally:
             self._ahead.pop(url, None)
             self.ctx.state.url = self._tab_url
-        landed = value.get("url")
+        landed = value.url
         self.redirected = None
-        if value.get("redirected") and isinstance(landed, str):
+        if value.redirected and landed is not None:
             self.redirected = landed
             if is_login_redirect(url, landed):
                 stopped.record(self.ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
             check_redirect(url, landed)
-        self._next = obj(value.get("next"))
+        self._next = value.next or NextTarget()
         return value
 
     async def _fetch_failed(
         self, exc: TabPilotError, url: str, pages: int, remaining: int | None
-    ) -> dict[str, Any] | None:
+    ) -> ExtractReply | None:
         data = obj(exc.data)
         if exc.code == ErrorCode.HTTP_ERROR:
             detail = f"{url} answered HTTP {data.get('status')}"
@@ -233,7 +234,7 @@ class Pager:
             return await self._to_tab(pages, remaining)
         raise exc
 
-    async def _to_tab(self, pages: int, remaining: int | None) -> dict[str, Any] | None:
+    async def _to_tab(self, pages: int, remaining: int | None) -> ExtractReply | None:
         """Go on in the tab: load the last page read (unless it is the tab's), then click its next control."""
         self.close()
         last, self._tab_url = self._asked[-1], None
@@ -246,7 +247,7 @@ class Pager:
 
     # ---- clicked pages ---------------------------------------------------------------------------
 
-    async def _click(self, pages: int, remaining: int | None) -> dict[str, Any] | None:
+    async def _click(self, pages: int, remaining: int | None) -> ExtractReply | None:
         ctx, t, sel = self.ctx, self.timeout_ms, self.options.next_selector
         before = ctx.state.url or ""
         command = Paginate(
@@ -258,28 +259,25 @@ class Pager:
             limit=remaining,
             virtual=self.virtual,
         )
-        moved = obj(await ctx.call(command, t))
-        if moved.get("outcome") == "end":
-            why = stopped.END_REASONS.get(str(moved.get("reason")), "no_next")
+        moved = decode_reply(PaginateReply, await ctx.call(command, t))
+        if moved.outcome == "end":
+            why = stopped.END_REASONS.get(str(moved.reason), "no_next")
             stopped.record(ctx, why, pages, _END_DETAIL[why].format(sel=sel))
             return None
         # What the first click did names the walk (unless a failed fetch check already did).
         if not self._named:
-            ctx.state.meta["pagination_mode"] = (
-                "in_place" if moved.get("outcome") == "redrawn" else "navigate"
-            )
+            ctx.state.meta["pagination_mode"] = "in_place" if moved.outcome == "redrawn" else "navigate"
             self._named = True
-        landed = moved.get("url")
+        landed = moved.url
         self.redirected = None
-        if moved.get("reason") == "redirected" and isinstance(landed, str):
+        if moved.reason == "redirected" and landed is not None:
             self.redirected = landed
             if before and is_login_redirect(before, landed):
                 stopped.record(ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
             check_redirect(before, landed)
-        page = moved.get("page")
-        if isinstance(page, dict):
-            ctx.state.url = landed if isinstance(landed, str) else ctx.state.url
-            return obj(page)
+        if moved.page is not None:
+            ctx.state.url = landed or ctx.state.url
+            return moved.page
         # An extension that does not read the rows with the click: one more trip.
         extract = Extract(
             id=0,
@@ -289,4 +287,4 @@ class Pager:
             timeout_ms=t,
             virtual=self.virtual,
         )
-        return obj(await ctx.call(extract, t))
+        return decode_reply(ExtractReply, await ctx.call(extract, t))
