@@ -4,6 +4,7 @@ ahead and read in order, the stops and faults of fetched pages, and the fall-bac
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -282,3 +283,41 @@ def test_urls_told_in_advance() -> None:
     assert predict("/list/", "/list/?page=1") is None  # page 1 has no number: wait for two that do
     assert predict("/a?x=1&y=1", "/a?x=2&y=2") is None
     assert predict("/a?page=3", "/a?page=2") is None
+
+
+async def test_cancelling_the_run_cancels_the_pages_fetched_ahead() -> None:
+    site = LinkedSite(PAGES)
+    original = site.fetch
+    asked_ahead = asyncio.Event()
+    cancelled: list[str] = []
+
+    async def fetch(c: m.FetchExtract) -> Any:
+        if c.url == url_of(0):
+            return await original(c)  # the check on page 1 passes; every later page hangs
+        if c.url == url_of(3):
+            asked_ahead.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.append(c.url)
+            raise
+
+    browser = site.install(ScriptedBrowser())
+    browser.handlers["fetch_extract"] = fetch
+    p = build_plan(
+        parse_request(
+            {
+                "operation": "extract",
+                "selector": "tr",
+                "schema": SCHEMA,
+                "options": {"paginate": {"next_selector": "a.next"}},
+            }
+        )
+    )
+    run = asyncio.create_task(runner.run(p, browser, grace_s=0.05))
+    with anyio.fail_after(10):
+        await asked_ahead.wait()
+        run.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await run
+    assert sorted(cancelled) == [url_of(1), url_of(2), url_of(3)]
