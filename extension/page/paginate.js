@@ -34,19 +34,35 @@
   }
 
   /** Resolve with `outcome()` when `ready()` holds after a DOM change, or with `outcome()` at `waitMs`.
-   * With `quietMs`, also once the DOM has not changed for that long (`{...outcome(), quiet: true}`). */
-  function waitForDom(ready, outcome, waitMs, start, { attributes = false, onLeave = null, quietMs = 0 } = {}) {
+   * With `quietMs`, also once the DOM has not changed for that long (`{...outcome(), quiet: true}`).
+   * With `settled`, only once `settled()` (a key of what was read) stays the same over one turn. */
+  function waitForDom(ready, outcome, waitMs, start, { attributes = false, onLeave = null, quietMs = 0, settled = null } = {}) {
     return new Promise((resolve) => {
       let timer = null;
       let quiet = null;
+      let settling = false;
       const rearm = () => {
         if (!quietMs) return;
         clearTimeout(quiet);
         quiet = setTimeout(() => finish({ ...outcome(), quiet: true }), quietMs);
       };
-      const observer = new MutationObserver(() => {
-        if (ready()) finish(outcome());
-        else rearm();
+      // One turn after the change, the same again: a redraw that lands over several tasks (rows
+      // filled a chunk at a time) is read whole. A clock ticking elsewhere on the page changes no key.
+      const settle = (key) => afterTurn(() => {
+        const now = settled();
+        if (now === key && ready()) finish(outcome());
+        else if (ready()) settle(now);
+        else settling = false;
+      });
+      const observer = new MutationObserver((records) => {
+        // A loader's spinner turning (an attribute) is not news from the feed; rows and text are.
+        if (!ready()) {
+          if (records.some((r) => r.type !== 'attributes')) rearm();
+        } else if (!settled) finish(outcome());
+        else if (!settling) {
+          settling = true;
+          settle(settled());
+        }
       });
       const leave = () => finish(onLeave());
       function finish(value) {
@@ -62,6 +78,16 @@
       start();
       rearm();
     });
+  }
+
+  /** Run `fn` in a task of its own, after the tasks already queued (no timer clamping, no frame). */
+  function afterTurn(fn) {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      fn();
+    };
+    channel.port2.postMessage(null);
   }
 
   /** After the next frame has been rendered; a hidden tab renders none, so at most 100 ms. */
@@ -96,7 +122,7 @@
         next.scrollIntoView({ block: 'center', inline: 'nearest' });
         next.click();
       },
-      { onLeave: () => ({ outcome: 'leaving', reason: null, url: here() }) },
+      { onLeave: () => ({ outcome: 'leaving', reason: null, url: here() }), settled: () => rowState(rowSelector).text },
     );
   };
 
@@ -110,9 +136,15 @@
     const count = () => document.querySelectorAll(rowSelector).length;
     // "Shows up" means a person could see it: feed libraries keep their end marker in the DOM from the
     // start with display: none, and show it at the end.
-    const found = () => Boolean(untilSelector) && [...document.querySelectorAll(untilSelector)].some((el) => agent.isVisible(el));
+    // Without one, the feed's own end notice counts (page/feed_end.js).
+    const own = !untilSelector;
+    if (own) agent.feedEnd.start(rowSelector);
+    const found = () => (own ? agent.feedEnd.shown(rowSelector) : [...document.querySelectorAll(untilSelector)].some((el) => agent.isVisible(el)));
     const before = Number.isInteger(given) ? given : count();
-    const outcome = () => ({ before, after: count(), until_found: found() });
+    const outcome = () => {
+      const end = found();
+      return { before, after: count(), until_found: end, ...(end && own ? { end_notice: true } : {}) };
+    };
     if (found() || count() > before) return outcome();
     // Loaders watch the end of the list with an IntersectionObserver, which samples once a frame: a
     // scroll in the same frame as the last batch's arrival would look like no movement at all.
@@ -131,7 +163,7 @@
         globalThis.scrollTo(0, root.scrollHeight);
       },
       // "until" may be a class, attribute or style that changes on an element already there.
-      { attributes: Boolean(untilSelector), quietMs: Number.isInteger(quietMs) && quietMs > 0 ? quietMs : 0 },
+      { attributes: true, quietMs: Number.isInteger(quietMs) && quietMs > 0 ? quietMs : 0 },
     );
   };
 })();

@@ -15,7 +15,7 @@ from msgspec import Meta
 
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract, Paginate, ScrollLoad, WaitFor
-from .. import outschema, stopped
+from .. import outschema, pace, stopped
 from ..context import Context, obj
 from ..convert import Conversions
 from ..model import ExtractOptions, PaginateOptions, ScrollOptions
@@ -158,6 +158,7 @@ class ExtractStep(StepBase, tag="extract"):
         rows: list[dict[str, Any]] = []
         pages = 0
         redirected: str | None = None  # where the last next link was redirected to
+        redraws: bool | None = None  # whether the last Next redrew in place (None: no click yet)
         try:
             while True:
                 # Filtered rows are counted here: the page cannot know how many of its rows pass.
@@ -219,8 +220,7 @@ class ExtractStep(StepBase, tag="extract"):
                 if self.paginate is None or self._stop(ctx, read, pages, rows, redirected):
                     break
                 before = ctx.state.url or ""
-                if self.paginate.delay_ms:
-                    await asyncio.sleep(self.paginate.delay_ms / 1000)  # rate limit, not a wait
+                await pace.before_next(ctx, self.paginate, redraws, t)
                 moved = obj(
                     await ctx.call(
                         Paginate(
@@ -232,6 +232,7 @@ class ExtractStep(StepBase, tag="extract"):
                         t,
                     )
                 )
+                redraws = moved.get("outcome") == "redrawn"
                 if moved.get("outcome") == "end":
                     why = stopped.END_REASONS.get(str(moved.get("reason")), "no_next")
                     stopped.record(ctx, why, pages, _END_DETAIL[why].format(sel=self.paginate.next_selector))
@@ -290,7 +291,8 @@ class ExtractStep(StepBase, tag="extract"):
             )
             before, after = int(answer.get("before", 0)), int(answer.get("after", 0))
             if answer.get("until_found"):
-                stopped.record(ctx, "end_marker", n, f"{scroll.until_selector} is visible ({after} rows)")
+                marker = scroll.until_selector or "the feed's own end notice"
+                stopped.record(ctx, "end_marker", n, f"{marker} is visible ({after} rows)")
                 return
             if after <= before:
                 detail = (
