@@ -22,7 +22,7 @@ from typing import Any
 from tests.support import browser, procnet
 from tests.support.browser import Chromium
 
-from tabpilot.bridge.hosts import HostPool
+from tabpilot.link.client import HostPool
 from tabpilot.wire import messages as m
 
 from .stats import machine_facts

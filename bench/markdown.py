@@ -22,8 +22,8 @@ from typing import Any
 
 from mcp import StdioServerParameters
 
-from tabpilot.bridge.hosts import HostConnection
 from tabpilot.demo.server import serve
+from tabpilot.link.client import HostConnection
 from tabpilot.markdown.chunk import split
 from tabpilot.markdown.convert import to_markdown
 from tabpilot.wire import messages as m

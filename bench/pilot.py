@@ -18,9 +18,9 @@ from mcp import StdioServerParameters
 
 from tabpilot import paths
 from tabpilot.bridge.faststart import CACHE_FILE, ENV_DISABLE
-from tabpilot.bridge.hosts import HostConnection, HostPool
 from tabpilot.browser.launch import LaunchedBrowser, launch_profile
 from tabpilot.demo.server import serve
+from tabpilot.link.client import HostConnection, HostPool
 from tabpilot.wire.messages import ExecuteJs, Ping
 
 from .client import call_ok, progress, spawn, timed_with_cpu, tool_call, until_quiet

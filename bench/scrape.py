@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from tabpilot.bridge.hosts import HostConnection
 from tabpilot.browser.launch import LaunchedBrowser
+from tabpilot.link.client import HostConnection
 from tabpilot.wire import messages as m
 
 from . import pilot

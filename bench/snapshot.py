@@ -20,8 +20,8 @@ from typing import Any
 
 from mcp import StdioServerParameters
 
-from tabpilot.bridge.hosts import HostConnection
 from tabpilot.demo.server import serve
+from tabpilot.link.client import HostConnection
 from tabpilot.wire import messages as m
 
 from . import pilot, playwright_mcp

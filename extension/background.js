@@ -2,14 +2,14 @@
 // event (a popup message, the watchdog alarm) can start a stopped worker; the top-level code then
 // reconnects to the native host. Durable state lives in chrome.storage; variables hold only
 // what dies harmlessly with the worker (lib/state.js mirrors the two settings every command reads).
-import { showPilotIcon } from './lib/activity.js';
-import { abortAll, abortPiloted, dispatch } from './lib/dispatch.js';
-import { configure } from './lib/identity.js';
-import { ensureAlarm, isWatchdog } from './lib/keepalive.js';
-import { connect, onClosed, onCommand, revive, sendPilotEvent } from './lib/native.js';
-import { normalizePattern, rescope } from './lib/sites.js';
-import { KEY, applyStorageChanges, getPilot, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './lib/state.js';
-import { syncTelemetry } from './lib/telemetry.js';
+import { showPilotIcon } from './worker/lib/activity.js';
+import { abortAll, abortPiloted, dispatch } from './worker/lib/dispatch.js';
+import { configure } from './worker/lib/identity.js';
+import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
+import { connect, onClosed, onCommand, revive, sendPilotEvent } from './worker/lib/native.js';
+import { normalizePattern, rescope } from './worker/lib/sites.js';
+import { KEY, applyStorageChanges, getPilot, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './worker/lib/state.js';
+import { syncTelemetry } from './worker/lib/telemetry.js';
 
 const POPUP_URL = chrome.runtime.getURL('popup.html');
 

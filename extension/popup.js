@@ -1,11 +1,11 @@
 // The popup: the AI Web Pilot switch and the sites it may act on (only this page may change them),
 // a site the agent asked for, the native host connection, versions, "track this tab" and what the
 // agent did. It reads chrome.storage directly and asks the worker to write.
-import { PROTOCOL_VERSION } from './protocol.js';
-import { ACTIVITY_KEY, WORKFLOW_KEY } from './lib/activity.js';
-import { describe } from './lib/activity_text.js';
-import { allows, siteOf } from './lib/sites.js';
-import { ALL_SITES, DEFAULT_REDACT, KEY } from './lib/state.js';
+import { PROTOCOL_VERSION } from './worker/protocol.js';
+import { ACTIVITY_KEY, WORKFLOW_KEY } from './worker/lib/activity.js';
+import { describe } from './worker/lib/activity_text.js';
+import { allows, siteOf } from './worker/lib/sites.js';
+import { ALL_SITES, DEFAULT_REDACT, KEY } from './worker/lib/state.js';
 
 const $ = (id) => document.getElementById(id);
 const toggle = $('pilot-toggle');

@@ -1,8 +1,8 @@
 // The popup's "Secret-shaped text" section: the user's list of patterns (chrome.storage key
 // redactPatterns; default REDACT_PATTERNS, generated from host/tabpilot/wire/secret_patterns.py).
 // Only this page writes the key; page commands carry the list into the page agent (lib/page.js).
-import { REDACT_PATTERNS } from './protocol.js';
-import { KEY } from './lib/state.js';
+import { REDACT_PATTERNS } from './worker/protocol.js';
+import { KEY } from './worker/lib/state.js';
 
 const $ = (id) => document.getElementById(id);
 

@@ -7,7 +7,7 @@
   const VERSION = 1;
   if (globalThis.__tabpilotAgent && globalThis.__tabpilotAgent.version === VERSION) return;
 
-  /** A failure with one of the wire's stable error codes (extension/protocol.js ERR values). */
+  /** A failure with one of the wire's stable error codes (extension/worker/protocol.js ERR values). */
   class PageError extends Error {
     constructor(code, message, data = null) {
       super(message);

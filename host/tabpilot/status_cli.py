@@ -17,7 +17,7 @@ _STATUS_TIMEOUT_S = 2.0
 
 
 async def _browsers() -> list[dict[str, Any]]:
-    from .bridge.hosts import HostPool
+    from .link.client import HostPool
     from .wire.messages import GetStatus
 
     pool = HostPool()

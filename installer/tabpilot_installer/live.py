@@ -6,8 +6,8 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from tabpilot.bridge.hosts import HostConnection, describe
-from tabpilot.native import localsock
+from tabpilot.link import localsock
+from tabpilot.link.client import HostConnection, describe
 from tabpilot.wire.errors import TabPilotError
 from tabpilot.wire.messages import BrowserInfo
 

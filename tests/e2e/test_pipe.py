@@ -12,7 +12,7 @@ import pytest
 from selenium import webdriver
 
 from tabpilot import paths
-from tabpilot.bridge.hosts import HostPool
+from tabpilot.link.client import HostPool
 from tabpilot.wire.errors import ErrorCode
 from tabpilot.wire.messages import HOST_TO_CHROME_MAX
 from tests.support import browser, procnet

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from selenium import webdriver
 
-from tabpilot.bridge.hosts import HostPool
+from tabpilot.link.client import HostPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages

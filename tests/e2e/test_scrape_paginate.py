@@ -12,8 +12,8 @@ import anyio
 import pytest
 from selenium import webdriver
 
-from tabpilot.bridge.hosts import HostPool
 from tabpilot.demo.server import DEMO_PASSWORD, DEMO_USER, Site, serve_site
+from tabpilot.link.client import HostPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tabpilot.bridge.hosts import HostPool
+from tabpilot.link.client import HostPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import TabPilotError
 

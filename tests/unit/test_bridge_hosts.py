@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tabpilot.bridge.hosts import HostPool
-from tabpilot.native import localsock
+from tabpilot.link import localsock
+from tabpilot.link.client import HostPool
 from tabpilot.wire import messages as m
 from tests.support.fake_extension import FakeExtension
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tabpilot import paths
-from tabpilot.bridge.hosts import HostConnection
 from tabpilot.browser import launch, process
+from tabpilot.link.client import HostConnection
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import TabPilotError
 

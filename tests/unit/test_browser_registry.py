@@ -12,9 +12,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tabpilot import cli, paths
-from tabpilot.bridge.hosts import PinnedPool
 from tabpilot.browser import process, registry
 from tabpilot.browser.launch import stop_profile
+from tabpilot.link.client import PinnedPool
 from tabpilot.wire import messages as m
 from tests.unit.test_doctor import _fake_host, _info
 

@@ -112,7 +112,7 @@ def test_page_scripts_are_idempotent_iifes() -> None:
         body = re.sub(r"^(//[^\n]*\n)+", "", path.read_text())
         one_iife = body.startswith("(() => {") and body.rstrip().endswith("})();")
         assert one_iife, f"{_rel(path)} must be one IIFE"
-    listed = re.search(r"AGENT_FILES = \[([^\]]*)\]", (EXT / "lib" / "page.js").read_text())
+    listed = re.search(r"AGENT_FILES = \[([^\]]*)\]", (EXT / "worker" / "lib" / "page.js").read_text())
     assert listed
     files = re.findall(r"'(page/[a-z_]+\.js)'", listed.group(1))
     assert files[:2] == ["page/core.js", "page/redact.js"]
@@ -121,20 +121,20 @@ def test_page_scripts_are_idempotent_iifes() -> None:
 
 def test_the_registry_handles_exactly_the_wire_commands() -> None:
     handlers = {}
-    for path in (EXT / "commands").glob("*.js"):
+    for path in (EXT / "worker" / "commands").glob("*.js"):
         found = re.search(r"^export const name = '([a-z_]+)';", path.read_text(), re.M)
         if found:
             handlers[found.group(1)] = path
     wire = {messages.tag_of(cls) for cls in messages.EXTENSION_COMMANDS}
     assert set(handlers) == wire
-    registry = (EXT / "commands" / "index.js").read_text()
+    registry = (EXT / "worker" / "commands" / "index.js").read_text()
     for path in handlers.values():
         assert f"'./{path.name}'" in registry, f"{path.name} is not registered in commands/index.js"
 
 
 def test_only_ping_and_status_work_with_the_pilot_off() -> None:
     open_commands = set()
-    for path in (EXT / "commands").glob("*.js"):
+    for path in (EXT / "worker" / "commands").glob("*.js"):
         text = path.read_text()
         name = re.search(r"^export const name = '([a-z_]+)';", text, re.M)
         if name and "export const needsPilot = false;" in text:
@@ -174,7 +174,7 @@ def test_popup_has_the_pilot_toggle() -> None:
 def test_result_text_is_chunked_without_splitting_surrogate_pairs() -> None:
     out = _run_node(
         """
-        import { splitText, resultMessages, JsonText } from './lib/reply.js';
+        import { splitText, resultMessages, JsonText } from './worker/lib/reply.js';
         const text = JSON.stringify({ s: 'a😀'.repeat(5000) + 'é'.repeat(333) });
         const report = {};
         for (const size of [2, 3, 7, 64, 1000]) {
@@ -220,7 +220,7 @@ def test_page_runner_takes_expressions_and_bodies_and_serializes_safely() -> Non
         // Stand-ins for the DOM classes the serializer tests for.
         globalThis.NodeList = class {};
         globalThis.HTMLCollection = class {};
-        const { runInPage } = await import('./commands/page/run_script.js');
+        const { runInPage } = await import('./main_world/run_script.js');
         const scripts = {
           expr: '1 + 1',
           body: 'return 40 + 2',
@@ -266,7 +266,7 @@ def test_page_runner_caps_long_arrays_and_says_so() -> None:
         """
         globalThis.NodeList = class {};
         globalThis.HTMLCollection = class {};
-        const { runInPage } = await import('./commands/page/run_script.js');
+        const { runInPage } = await import('./main_world/run_script.js');
         const out = {};
         for (const [k, s] of Object.entries({
           long: '[1, 2, 3, 4, 5]',
@@ -315,7 +315,7 @@ def test_settings_mirror_is_never_more_on_than_storage() -> None:
           await tick();
           while (held.length) { held.shift()(); await tick(); }
         };
-        const state = await import('./lib/state.js');
+        const state = await import('./worker/lib/state.js');
         const pilot = async () => { await flush(); return state.getPilot(); };
         const r = {};
 
@@ -397,7 +397,7 @@ def test_tab_choice_maps_missing_and_closed_tabs_without_looking_them_up_first()
             },
           },
         };
-        const { onTab, tabFailure } = await import('./lib/target.js');
+        const { onTab, tabFailure } = await import('./worker/lib/target.js');
         const act = async (id) => {
           calls.push(`act ${id}`);
           if (!tabs.has(id)) throw noTab(id);

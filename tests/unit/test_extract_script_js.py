@@ -45,7 +45,7 @@ globalThis.location = { href: 'https://example.test/page' };
 
 def run_node(body: str) -> dict[str, object]:
     assert NODE is not None
-    code = FAKE_DOM + "const { runInPage } = await import('./commands/page/run_script.js');\n" + body
+    code = FAKE_DOM + "const { runInPage } = await import('./main_world/run_script.js');\n" + body
     done = subprocess.run(
         [NODE, "--input-type=module", "-e", code],
         cwd=paths.extension_dir(),

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tabpilot.bridge.hosts import HostPool
+from tabpilot.link.client import HostPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
 from tests.support.fake_extension import FakeExtension, NoAnswer

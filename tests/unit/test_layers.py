@@ -46,5 +46,5 @@ def test_lower_layers_do_not_import_higher_ones(layer: str) -> None:
 
 
 def test_the_check_sees_relative_imports() -> None:
-    assert "bridge" in _imports(PKG / "scrapecli" / "run.py")
+    assert "link" in _imports(PKG / "scrapecli" / "run.py")
     assert "wire" in _imports(PKG / "engine" / "steps" / "click.py")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tabpilot.native import localsock
+from tabpilot.link import localsock
 from tabpilot.wire.errors import ErrorCode, TabPilotError
 
 

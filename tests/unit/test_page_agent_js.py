@@ -105,7 +105,7 @@ def test_refs_are_stable_weak_and_go_stale() -> None:
 def test_url_patterns_are_substrings_or_whole_url_globs() -> None:
     out = _node(
         """
-        const { urlMatcher } = await import('./lib/urlwait.js');
+        const { urlMatcher } = await import('./worker/lib/urlwait.js');
         const cases = [
           ['/account', 'http://a.test/account?x=1'],
           ['*/account', 'http://a.test/account?x=1'],

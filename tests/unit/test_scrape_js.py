@@ -12,10 +12,10 @@ EXT = paths.extension_dir()
 SCRAPE_JS = [
     "page/extract.js",
     "page/paginate.js",
-    "commands/extract.js",
-    "commands/count.js",
-    "commands/paginate.js",
-    "commands/scroll_load.js",
+    "worker/commands/extract.js",
+    "worker/commands/count.js",
+    "worker/commands/paginate.js",
+    "worker/commands/scroll_load.js",
 ]
 # The scrape spec's security controls: the schema engine never reads cookies or storage, and runs no
 # code it was given.
@@ -31,7 +31,7 @@ def test_scraping_never_reads_cookies_or_storage_nor_runs_given_code(name: str) 
 
 
 def test_the_page_agent_carries_the_scraping_scripts() -> None:
-    agent_files = re.search(r"AGENT_FILES = \[([^\]]*)\]", (EXT / "lib" / "page.js").read_text())
+    agent_files = re.search(r"AGENT_FILES = \[([^\]]*)\]", (EXT / "worker" / "lib" / "page.js").read_text())
     assert agent_files is not None
     for name in ("page/extract.js", "page/paginate.js"):
         assert f"'{name}'" in agent_files.group(1)

@@ -87,7 +87,7 @@ def test_ordinary_text_is_left_alone(words: list[str]) -> None:
 
 
 def test_the_extension_uses_the_same_list() -> None:
-    text = (paths.extension_dir() / "protocol.js").read_text()
+    text = (paths.extension_dir() / "worker" / "protocol.js").read_text()
     found = re.search(r"export const REDACT_PATTERNS = Object\.freeze\((\[.*?\])\);", text, re.S)
     assert found and json.loads(found.group(1)) == list(DEFAULT_PATTERNS)
 
@@ -105,7 +105,7 @@ def test_the_page_agent_masks_as_the_host_does() -> None:
     globalThis.document = {{ querySelectorAll: () => [] }};
     globalThis.MutationObserver = class {{ observe() {{}} }};
     globalThis.__tabpilotAgent = {{ commands: Object.create(null) }};
-    const {{ REDACT_PATTERNS }} = await import('./protocol.js');
+    const {{ REDACT_PATTERNS }} = await import('./worker/protocol.js');
     await import('./page/redact.js');
     const agent = globalThis.__tabpilotAgent;
     agent.setPatterns(REDACT_PATTERNS);

@@ -1,4 +1,4 @@
-"""The strict selector check of `configure add_redaction` (extension/lib/selectors.js), run under node:
+"""The strict selector check of `configure add_redaction` (extension/worker/lib/selectors.js), run under node:
 each selector alone, and nothing that would change its neighbours once the list is joined."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ BAD = [
 @needs_node
 def test_selector_check() -> None:
     out = _run_node(
-        "import { selectorProblem } from './lib/selectors.js';"
+        "import { selectorProblem } from './worker/lib/selectors.js';"
         f"const all = {json.dumps(GOOD + BAD)};"
         "console.log(JSON.stringify(all.map((s) => selectorProblem(s))));"
     )

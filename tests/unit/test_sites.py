@@ -18,7 +18,7 @@ def test_host_patterns_match_sites_ports_and_subdomains() -> None:
     out = _run_node(
         """
         globalThis.chrome = { storage: { session: { async set() {} } } };
-        const { allows, matches, normalizePattern, siteOf } = await import('./lib/sites.js');
+        const { allows, matches, normalizePattern, siteOf } = await import('./worker/lib/sites.js');
         const cases = [
           ['jira.acme.com', 'https://jira.acme.com/browse/X-1'],
           ['jira.acme.com', 'http://jira.acme.com:8080/'],
@@ -69,7 +69,7 @@ def test_a_tab_outside_the_scope_is_refused_and_asked_for() -> None:
           },
           tabs: { async get(id) { return tabs.get(id); } },
         };
-        const { checkTab, checkUrl } = await import('./lib/sites.js');
+        const { checkTab, checkUrl } = await import('./worker/lib/sites.js');
         const outcome = async (p) => {
           try { await p; return 'ok'; } catch (e) { return { code: e.code, data: e.data }; }
         };
@@ -122,7 +122,7 @@ def test_launch_config_carries_sites_and_a_restart_reuses_the_last_one(tmp_path:
 def test_activity_rows_read_as_sentences() -> None:
     out = _run_node(
         """
-        const { describe } = await import('./lib/activity_text.js');
+        const { describe } = await import('./worker/lib/activity_text.js');
         const rows = [
           { action: 'extract', site: 'acme.test', count: 31, outcome: 'ok' },
           { action: 'extract', site: 'acme.test', count: 1, outcome: 'ok' },

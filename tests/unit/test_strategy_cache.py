@@ -57,12 +57,12 @@ async def test_extract_registers_then_reruns_by_id_with_no_extra_round_trip(tmp_
     assert browser.tags() == ["extract"]
     assert again["extraction_id"] == ex and [r["ticket"] for r in again["data"]] == ["P-3", "P-4", "P-5"]
     assert again["metadata"]["aggregate"] == "5 unique rows from 2 pages"
-    agg = jobs.cache.aggregates.get(ex)
+    agg = jobs.orchestrator.aggregates.get(ex)
     assert agg is not None and agg.doc.duplicates == 1
     # Reading page 2 again adds no page and no row.
     await finish(jobs, {"operation": "extract", "extraction_id": ex})
     assert agg.summary() == "5 unique rows from 2 pages"
-    s = jobs.cache.strategies.get(ex)
+    s = jobs.orchestrator.strategies.get(ex)
     assert (s.success_count, s.failure_count, s.typical_rows, s.key_fields) == (3, 0, 3, ["ticket"])
 
 
@@ -73,8 +73,8 @@ async def test_the_same_spec_on_the_same_pattern_is_one_strategy(tmp_path: Path)
     b = (await finish(jobs, EXTRACT))["extraction_id"]
     other = (await finish(jobs, {**EXTRACT, "schema": {"ticket": "td.key"}}))["extraction_id"]
     assert a == b != other
-    assert jobs.cache.strategies.get(a).success_count == 2
-    assert jobs.cache.strategies.get(a).url_pattern == "https://data.example/table"
+    assert jobs.orchestrator.strategies.get(a).success_count == 2
+    assert jobs.orchestrator.strategies.get(a).url_pattern == "https://data.example/table"
 
 
 async def test_a_workflow_extract_step_registers_its_strategy(tmp_path: Path) -> None:
@@ -88,7 +88,7 @@ async def test_a_workflow_extract_step_registers_its_strategy(tmp_path: Path) ->
     browser.handlers["press"] = lambda c: {}
     out = await finish(jobs, flow)
     ex = out["metadata"]["extraction_ids"]["steps[1]"]
-    assert jobs.cache.strategies.get(ex).spec == {"selector": "tr", "schema": SCHEMA}
+    assert jobs.orchestrator.strategies.get(ex).spec == {"selector": "tr", "schema": SCHEMA}
     # The agent reruns that step alone on the next page by its id; the same spec is the same strategy.
     site.page = 1
     again = await finish(jobs, {"operation": "extract", "extraction_id": ex})
@@ -133,7 +133,7 @@ async def test_a_repair_keeps_the_id_and_the_aggregate(tmp_path: Path) -> None:
     site.page = 1
     fixed = await finish(jobs, {**EXTRACT, "schema": {"ticket": "td.id"}, "extraction_id": ex})
     assert fixed["extraction_id"] == ex and fixed["metadata"]["aggregate"] == "6 unique rows from 2 pages"
-    assert jobs.cache.strategies.get(ex).spec["schema"] == {"ticket": "td.id"}
+    assert jobs.orchestrator.strategies.get(ex).spec["schema"] == {"ticket": "td.id"}
 
 
 SUGGESTED = {
@@ -166,7 +166,7 @@ async def test_zero_rows_where_there_were_many_is_stale_with_a_digest(tmp_path: 
     assert draft["selector"] == "table.v2 tr" and draft["schema"] == {"ticket": "td.k"}
     assert stale["digest"]["skeleton"]["html"].startswith("<table")
     assert asked[0].query == "ticket points"  # ranked by the fields the strategy used to read
-    s = jobs.cache.strategies.get(ex)
+    s = jobs.orchestrator.strategies.get(ex)
     assert (s.failure_count, s.typical_rows) == (1, 3)
 
 
@@ -195,7 +195,7 @@ async def test_a_failing_rerun_is_stale_when_the_page_explains_it(
     if stale:
         assert out["cause"] == {"error": str(code), "message": "no good"}
         assert out["digest"] == {"error": "tab_closed", "message": "gone"}
-    assert jobs.cache.strategies.get(ex).failure_count == int(stale)
+    assert jobs.orchestrator.strategies.get(ex).failure_count == int(stale)
 
 
 async def test_strategies_and_aggregates_survive_a_restart(tmp_path: Path) -> None:
@@ -208,8 +208,8 @@ async def test_strategies_and_aggregates_survive_a_restart(tmp_path: Path) -> No
         assert stat.S_IMODE((root / folder / f"{ex}.json").stat().st_mode) == 0o600
     (root / "strategies" / "ex-aaaaaaaaaaaa.json").write_text("{not json")
     again, _, _ = setup(tmp_path)
-    assert [s.extraction_id for s in again.cache.strategies.all()] == [ex]
-    agg = again.cache.aggregates.get(ex)
+    assert [s.extraction_id for s in again.orchestrator.strategies.all()] == [ex]
+    agg = again.orchestrator.aggregates.get(ex)
     assert agg is not None and agg.summary() == "3 unique rows from 1 page"
     assert agg.doc.key_fields == ["ticket"]
 
@@ -260,8 +260,8 @@ async def test_an_extract_that_finds_nothing_registers_and_repairs_nothing(tmp_p
     assert empty["status"] == "complete" and "extraction_id" not in empty
     failed_repair = await finish(jobs, {**EXTRACT, "schema": {"ticket": "td.id"}, "extraction_id": ex})
     assert "extraction_id" not in failed_repair and "aggregate" not in failed_repair["metadata"]
-    assert jobs.cache.strategies.get(ex).spec["schema"] == SCHEMA
-    assert [s.extraction_id for s in jobs.cache.strategies.all()] == [ex]
+    assert jobs.orchestrator.strategies.get(ex).spec["schema"] == SCHEMA
+    assert [s.extraction_id for s in jobs.orchestrator.strategies.all()] == [ex]
 
 
 async def test_a_script_strategy_reruns_and_aggregates_any_json(tmp_path: Path) -> None:
@@ -276,7 +276,7 @@ async def test_a_script_strategy_reruns_and_aggregates_any_json(tmp_path: Path) 
     req = {"operation": "extract", "script": "return rows", "css_selector": "main"}
     first = await finish(jobs, req)
     ex = first["extraction_id"]
-    s = jobs.cache.strategies.get(ex)
+    s = jobs.orchestrator.strategies.get(ex)
     assert (s.kind, s.url_pattern, s.spec) == (
         "script",
         "https://s.example/feed/*",

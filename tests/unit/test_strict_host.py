@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from tabpilot.bridge.hosts import HostPool
+from tabpilot.link.client import HostPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
 from tabpilot.wire.framing import encode_frame, read_frame

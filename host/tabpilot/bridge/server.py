@@ -57,7 +57,7 @@ def _setup_logging(to_file: bool) -> None:
 
 def load(launch: str | None = None, headless: bool = False, pinned: str | None = None) -> Serve:
     """Import the SDK and build the server (the slow part of starting); return what serves stdio."""
-    from .hosts import HostPool, PinnedPool
+    from ..link.client import HostPool, PinnedPool
     from .tools.app import build_server
     from .tools.base import Backend
 

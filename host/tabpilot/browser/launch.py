@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
-from ..native import localsock
+from ..link import localsock
 from ..wire.errors import ErrorCode, TabPilotError
 from . import argv, process, profile, registry
 from .urlcheck import ensure_url

@@ -20,7 +20,7 @@ EXTENSION_COPY = "extension"
 LAUNCH_CONFIG = "launch-config.json"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _ID_RE = re.compile(r"^[0-9a-f]{16}$")
-# The extension's host patterns (lib/sites.js): a host or *.domain, an optional port.
+# The extension's host patterns (worker/lib/sites.js): a host or *.domain, an optional port.
 _SITE_RE = re.compile(r"^(\*\.)?([a-z0-9_-]+\.)*[a-z0-9_-]+(:\d{1,5})?$")
 # What a source checkout may hold that the browser has no use for (and a stale config).
 _IGNORE = shutil.ignore_patterns(".git", "node_modules", LAUNCH_CONFIG)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import msgspec
 
-from ..bridge.hosts import HostConnection
+from ..link.client import HostConnection
 from ..wire import messages as m
 from ..wire.errors import ErrorCode, TabPilotError
 

@@ -19,8 +19,8 @@ from typing import Any
 from ..wire.errors import ErrorCode, TabPilotError
 from . import result, workflows
 from .browser import Browser
-from .cache import ExtractionCache
 from .context import DEFAULT_GRACE_S, RunState
+from .orchestrator import ScrapeOrchestrator
 from .plan import Plan, parse_request
 from .store import WorkflowStore
 
@@ -80,7 +80,7 @@ class Jobs:
     def __init__(self, browser: Browser, store: WorkflowStore, *, grace_s: float = DEFAULT_GRACE_S) -> None:
         self.browser = browser
         self.store = store
-        self.cache = ExtractionCache(store.root)
+        self.orchestrator = ScrapeOrchestrator(store.root)
         self.grace_s = grace_s
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._saving: set[asyncio.Task[None]] = set()
@@ -88,7 +88,8 @@ class Jobs:
     def start(self, request: Any) -> Job:
         """Validate and start a request; raises invalid_params, workflow_not_found, workflow_in_progress."""
         req = parse_request(request)
-        plan = workflows.replay_plan(req, self.store) if req.operation == "replay" else self.cache.plan(req)
+        replay = req.operation == "replay"
+        plan = workflows.replay_plan(req, self.store) if replay else self.orchestrator.plan(req)
         busy = self._busy(plan.tab_id)
         if busy is not None:
             raise TabPilotError(
@@ -122,7 +123,7 @@ class Jobs:
     async def _run(self, job: Job) -> None:
         plan = job.plan
         try:
-            outcome = await self.cache.run(
+            outcome = await self.orchestrator.run(
                 plan, self.browser, job.state, on_progress=job.notify, grace_s=self.grace_s
             )
             recorded = None
@@ -141,7 +142,7 @@ class Jobs:
             # Kept on disk off the caller's path: it is waiting for this very result.
             self._keep(job.correlation_id, value)
             if plan.operation == "extract" or job.state.extracts:
-                self._later(self.cache.flush)
+                self._later(self.orchestrator.flush)
         except Exception as exc:  # a bug: the caller still gets an answer, not a hang
             log.exception("scrape %s crashed", job.correlation_id)
             failed = {

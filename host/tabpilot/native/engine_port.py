@@ -88,9 +88,9 @@ class EnginePort:
             case m.WorkflowOp():
                 return self._workflow_op(msg)
             case m.ExtractionOp():
-                value = self.jobs.cache.answer(msg.op, msg.extraction_id)
+                value = self.jobs.orchestrator.answer(msg.op, msg.extraction_id)
                 if msg.op == "clear_aggregate":
-                    await asyncio.to_thread(self.jobs.cache.flush)  # a restart must not bring it back
+                    await asyncio.to_thread(self.jobs.orchestrator.flush)  # a restart must not bring it back
                 return value
             case _:
                 raise TabPilotError(ErrorCode.UNKNOWN_COMMAND, f"not an engine request: {type(msg).__name__}")

@@ -22,6 +22,7 @@ import click
 import msgspec
 
 from .. import __version__, logfiles, paths
+from ..link import localsock
 from ..wire import messages as m
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.framing import (
@@ -32,7 +33,6 @@ from ..wire.framing import (
     frames_for_chrome,
     read_frame,
 )
-from . import localsock
 from .engine_port import EnginePort
 
 log = logging.getLogger("tabpilot.host")

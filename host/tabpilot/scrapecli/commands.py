@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import paths
-from ..native import localsock
+from ..link import localsock
 from ..wire.errors import TabPilotError
 from . import output, workflowfiles
 from .run import Bar, Target, describe_error, scrape, workflow_op

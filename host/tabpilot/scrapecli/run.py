@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..bridge.hosts import HostPool
+from ..link.client import HostPool
 from ..wire import messages as m
 from ..wire.errors import ErrorCode
 

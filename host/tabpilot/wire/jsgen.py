@@ -1,4 +1,4 @@
-"""Generates extension/protocol.js from the Python wire definitions (run: python -m tabpilot.wire.jsgen)."""
+"""Generates extension/worker/protocol.js from the wire definitions (run: python -m tabpilot.wire.jsgen)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from . import messages
 from .errors import ErrorCode
 from .secret_patterns import DEFAULT_PATTERNS
 
-TARGET = "protocol.js"
+TARGET = "worker/protocol.js"
 
 
 def render() -> str:

@@ -7,9 +7,9 @@ from typing import NotRequired
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
 from ... import __version__
+from ...link.client import NOT_CONNECTED_FIX, select
 from ...wire.errors import TabPilotError
 from ...wire.messages import PROTOCOL_VERSION, GetStatus
-from ..hosts import NOT_CONNECTED_FIX, select
 from .base import BrowserInfo, Call, log
 from .composite import CompositeTool
 

@@ -15,10 +15,10 @@ from typing import Any
 import msgspec
 
 from .. import paths
-from ..native import localsock
 from ..wire import messages as m
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.framing import FramingError, encode_frame, read_frame
+from . import localsock
 
 log = logging.getLogger("tabpilot.bridge.hosts")
 

@@ -1,6 +1,6 @@
 // An agent-written extractor: a function body of `root` (the element css_selector matches, else the
 // document) run in the page's MAIN world, fast path or strict-CSP fallback alike (lib/page_script.js).
-// Known secrets are scrubbed from its value in the page, before it leaves (page/run_script.js). A
+// Known secrets are scrubbed from its value in the page, before it leaves (main_world/run_script.js). A
 // failure says what to fix: the thrown error with its line and column in the agent's script.
 import { ERR } from '../protocol.js';
 import { timeoutParam } from '../lib/deadline.js';
@@ -8,7 +8,7 @@ import { CommandError } from '../lib/errors.js';
 import { MAX_RESULT_CHARS, runScript } from '../lib/page_script.js';
 import { JsonText } from '../lib/reply.js';
 import { getPatterns, getRedaction } from '../lib/state.js';
-import { EXTRACTOR_SOURCE } from './page/run_script.js';
+import { EXTRACTOR_SOURCE } from '../../main_world/run_script.js';
 
 export const name = 'extract_script';
 export const needsPilot = true;

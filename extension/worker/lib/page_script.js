@@ -1,5 +1,5 @@
 // Running the agent's JavaScript in a tab's MAIN world, shared by execute_js and extract_script. The
-// page runner (commands/page/run_script.js) serializes the value itself and hands back one string: far
+// page runner (main_world/run_script.js) serializes the value itself and hands back one string: far
 // cheaper than structured cloning objects.
 //
 // The fast way is executeScript + new Function in the page (~1 ms). A page whose CSP forbids eval
@@ -7,7 +7,7 @@
 // script that outlives its timeout ends in a timeout error, after the tab has been made usable again
 // (lib/recover.js); the error's data says what was done.
 import { ERR, MAX_RESULT_BYTES } from '../protocol.js';
-import { runInPage } from '../commands/page/run_script.js';
+import { runInPage } from '../../main_world/run_script.js';
 import { bounded } from './deadline.js';
 import { evaluateWithDebugger } from './debugger_eval.js';
 import { CommandError } from './errors.js';

@@ -30,7 +30,7 @@ export const needsPilot = true;
 
 const MAX_LIMIT = 1000;
 
-// Runs in the page's MAIN world, where telemetry/errors_hook.js keeps its buffer.
+// Runs in the page's MAIN world, where main_world/errors_hook.js keeps its buffer.
 function readErrors(since, limit) {
   const log = window.__tabpilotErrors;
   if (!log) return { items: [], cursor: since, dropped: 0, more: false, recording: false };

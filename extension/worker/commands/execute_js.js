@@ -1,7 +1,7 @@
 // Run the agent's JavaScript in the page's MAIN world and answer with its JSON-safe value: an
 // expression, or a function body when it is not one. The running (fast path, strict-CSP fallback,
 // timeouts and recovery) is lib/page_script.js. The value, error and stack are scrubbed in the page of
-// the secrets it holds and of secret-shaped text (page/run_script.js): a guard against accidents, not
+// the secrets it holds and of secret-shaped text (main_world/run_script.js): a guard against accidents, not
 // against a script written to leak (it can read anything the page can and encode it).
 import { ERR } from '../protocol.js';
 import { timeoutParam } from '../lib/deadline.js';

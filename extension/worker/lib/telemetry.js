@@ -1,5 +1,5 @@
 // Telemetry the agent can read while AI Web Pilot is on: the pages' errors (a MAIN-world content script
-// registered at document_start, telemetry/errors_hook.js) and their network requests (webRequest,
+// registered at document_start, main_world/errors_hook.js) and their network requests (webRequest,
 // observed only: method, URL, type, status, timing; no headers are ever requested, so none, and no
 // bodies, are seen; query values named like secrets are replaced). Both are switched on and off with the pilot. The webRequest listeners are added
 // here rather than at the worker's top level on purpose: top-level ones would wake the worker for every
@@ -111,7 +111,7 @@ async function apply(on) {
   if (on && !registered.length) {
     await chrome.scripting.registerContentScripts([{
       id: SCRIPT_ID,
-      js: ['telemetry/errors_hook.js'],
+      js: ['main_world/errors_hook.js'],
       matches: ['<all_urls>'],
       runAt: 'document_start',
       world: 'MAIN',

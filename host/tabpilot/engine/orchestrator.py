@@ -1,4 +1,4 @@
-"""The strategy cache around an extract: resolve a cached request, register, detect stale, aggregate.
+"""Plan and run every scrape request; around an extract, the strategy cache: resolve, register, stale.
 
 - `plan(req)`: `extract {extraction_id}` becomes the stored selector + schema (or script) with no
   browser call; `use_cache: true` is resolved by `run` (one probe reads the tab's URL); a spec given
@@ -65,8 +65,8 @@ def _with_spec(req: Request, spec: dict[str, Any]) -> Request:
         raise invalid(f"the cached strategy no longer fits a request: {exc}") from None
 
 
-class ExtractionCache:
-    """Strategies and aggregates of one data directory, and the extract bookkeeping around a run."""
+class ScrapeOrchestrator:
+    """Plans and runs the scrapes of one data directory, keeping its strategies and aggregates."""
 
     def __init__(self, root: Path) -> None:
         self.strategies = StrategyStore(root)

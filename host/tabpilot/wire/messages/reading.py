@@ -1,0 +1,136 @@
+"""Page commands that read: the snapshot, main content, counts, rows by compiled fields, record
+suggestions, and moving to the next page of rows."""
+
+from __future__ import annotations
+
+import msgspec
+
+from .base import Command
+
+
+class Snapshot(Command, tag="snapshot"):
+    """What a person sees on the page as lean text, with an `@eN` ref for every interactive element.
+
+    Result: `{"text", "cursor_next": int | null, "truncated", "refs": refs in text, "mode": "full" |
+    "diff", "url", "title", "tab_id"}`; diff adds `added`/`removed` counts and its text lines start
+    with "+ " or "- ". A diff with no earlier snapshot of this document and scope is a full one.
+    """
+
+    tab_id: int | None = None
+    scope: str | None = None
+    max_chars: int = 6_000
+    cursor: int = 0
+    mode: str = "full"  # "full" | "diff" (changes since this page's previous snapshot)
+    timeout_ms: int = 5_000
+
+
+class MainContent(Command, tag="main_content"):
+    """The page's main content as cleaned HTML, for conversion to markdown in the host.
+
+    Result (JSON text): `{"html", "title", "url", "truncated"}`. The page picks `css_selector`'s first
+    match, else main / article / [role=main], else the densest block of text; it leaves out navigation,
+    page header and footer, asides, hidden elements, dialogs, cookie banners, scripts, styles,
+    forms' controls and inline data images, and redacts secrets. `html` stops at `max_bytes`
+    characters (`truncated`). An invalid css_selector is invalid_selector; no match is
+    element_not_found.
+    """
+
+    tab_id: int | None = None
+    css_selector: str | None = None
+    timeout_ms: int = 10_000
+    max_bytes: int = 8 * 1024 * 1024
+
+
+class Count(Command, tag="count"):
+    """How many elements match a selector, and how many of them are visible: `{count, visible}`."""
+
+    selector: str
+    tab_id: int | None = None
+    timeout_ms: int = 5_000
+
+
+class FieldPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One compiled schema field: what the page reads for it from each row.
+
+    `selector` "" means the row element itself. `take` is text | html | attr | url (an attribute as an
+    absolute URL; `attr` names it, default href/src). `all` gives every match as a list. Type
+    conversions (number, boolean) happen in the host; redaction happens in the page.
+    """
+
+    name: str
+    selector: str = ""
+    take: str = "text"
+    attr: str | None = None
+    all: bool = False
+
+
+class Extract(Command, tag="extract"):
+    """Apply compiled fields to every element matching `selector`; rows come back as value arrays.
+
+    Result: `{"rows": [[value per field, in order], ...], "count": matched, "warnings": [{"field",
+    "message"}], "url", "type"}` (`type`: the document's content type); a value is a string, null, or
+    a list of strings for `all`. At most `limit` rows; `count` is every match. No match gives
+    `rows: []`. An invalid `selector` is invalid_selector; an invalid field selector makes that field
+    null in every row with one warning.
+    """
+
+    selector: str
+    fields: list[FieldPlan]
+    tab_id: int | None = None
+    timeout_ms: int = 10_000
+    limit: int | None = None
+    # A virtualised grid is scrolled through and read whole (`"virtual": {rows, scrolls, complete}`
+    # in the result): null when the rows carry a row index and scroll in a box of their own.
+    virtual: bool | None = None
+    # A grid's read that ran out of time answers `"virtual": {..., "resume": true}` and no rows; the
+    # page keeps what it read, and the same command with resume goes on from there.
+    resume: bool = False
+
+
+class Suggest(Command, tag="suggest"):
+    """Find the page's repeated records (tables, lists, card grids, definition lists, repeated divs).
+
+    Result: `{"candidates": [{"kind", "selector", "fields": [FieldPlan], "converts": {name: "number"},
+    "rows", "sample": [[value per field], ...], "next_selector"?, "score"}], "skeleton": {"selector",
+    "html", "bytes", "truncated"}, "elements", "duration_ms", "url"}`, best candidate first; `sample`
+    holds the first rows read exactly as `extract` reads them (redacted). `css_selector` limits the
+    search to one region (element_not_found when nothing matches); `query` words raise candidates
+    whose headers, classes or text mention them.
+    """
+
+    query: str | None = None
+    css_selector: str | None = None
+    max_candidates: int = 5
+    skeleton_bytes: int = 8_000
+    tab_id: int | None = None
+    timeout_ms: int = 10_000
+
+
+class Paginate(Command, tag="paginate"):
+    """Activate the next-page control and wait for a navigation or for the row set to change.
+
+    Result: `{"outcome": "navigated" | "redrawn" | "end", "reason", "url"}`. For `end` the reason is
+    "missing" (no visible control), "disabled" or "unchanged" (clicked, nothing changed within
+    `timeout_ms`); for `navigated` it is "redirected" when the server redirected the new page's
+    request (e.g. to a login page; `url` is where it landed), else null; for `redrawn` null.
+    """
+
+    next_selector: str
+    row_selector: str
+    tab_id: int | None = None
+    timeout_ms: int = 10_000
+
+
+class ScrollLoad(Command, tag="scroll_load"):
+    """Scroll to the end and wait for more rows (or a visible `until_selector`) to appear.
+
+    Result: `{"before": rows, "after": rows, "until_found": bool}`; after == before when nothing came
+    (not an error): within `timeout_ms`, or, with `quiet_ms`, once no row arrived and no request of
+    the tab was in flight for that long after the scroll.
+    """
+
+    row_selector: str
+    until_selector: str | None = None
+    quiet_ms: int | None = None
+    tab_id: int | None = None
+    timeout_ms: int = 5_000
