@@ -22,7 +22,7 @@ from typing import Any
 from tests.support import browser, procnet
 from tests.support.browser import Chromium
 
-from tabpilot.link.client import HostPool
+from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 
 from .stats import machine_facts
@@ -43,7 +43,7 @@ async def _one(chromium: Chromium, run: Path) -> tuple[float, float]:
             raise RuntimeError(f"no new host within {_LIMIT_S:.0f} s")
         await asyncio.sleep(0.01)
     socket_s = time.monotonic() - started
-    pool = HostPool(run, connect_wait_s=_LIMIT_S)
+    pool = BrowserPool(run, connect_wait_s=_LIMIT_S)
     try:
         await pool.call(m.Ping(id=0))
     finally:

@@ -23,7 +23,7 @@ from typing import Any
 from mcp import StdioServerParameters
 
 from tabpilot.demo.server import serve
-from tabpilot.link.client import HostConnection
+from tabpilot.link.client import BrowserConnection
 from tabpilot.markdown.chunk import split
 from tabpilot.markdown.convert import to_markdown
 from tabpilot.wire import messages as m
@@ -119,7 +119,7 @@ async def series(env: dict[str, str], base: str, launched: Any, calls: int, errl
         # Walking on: the page is read again, its unchanged HTML finds its chunks converted already.
         later = {**first, "chunk": 40}
         out["mcp_chunk40"] = await timed(lambda: call_ok(client, "observe", later), calls, 3)
-        conn = await HostConnection.open(launched.socket)
+        conn = await BrowserConnection.open(launched.socket)
         try:
             cmd = m.MainContent(id=0)
             out["socket_main_content"] = await timed(lambda: conn.request(cmd, timeout_s=30), calls, 3)

@@ -20,7 +20,7 @@ from tabpilot import paths
 from tabpilot.bridge.faststart import CACHE_FILE, ENV_DISABLE
 from tabpilot.browser.launch import LaunchedBrowser, launch_profile
 from tabpilot.demo.server import serve
-from tabpilot.link.client import HostConnection, HostPool
+from tabpilot.link.client import BrowserConnection, BrowserPool
 from tabpilot.wire.messages import ExecuteJs, Ping
 
 from .client import call_ok, progress, spawn, timed_with_cpu, tool_call, until_quiet
@@ -89,7 +89,7 @@ def _params(env: dict[str, str], faststart: bool = True) -> StdioServerParameter
 
 
 async def _host_pid(runtime_dir: Path) -> int:
-    pool = HostPool(runtime_dir)
+    pool = BrowserPool(runtime_dir)
     try:
         [info] = await pool.browsers()
         return info.pid
@@ -164,7 +164,7 @@ async def measure(
             warnings.simplefilter("ignore")
             out["mcp_ping"], cpu["mcp_ping"] = await timed_with_cpu(client.send_ping, calls, warmup, pids)
 
-        conn = await HostConnection.open(launched.socket)
+        conn = await BrowserConnection.open(launched.socket)
         try:
             pings = max(calls, PING_CALLS)
             progress(f"host execute_js and ping on the socket: {calls} + {pings} calls")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tabpilot.browser.launch import LaunchedBrowser
-from tabpilot.link.client import HostConnection
+from tabpilot.link.client import BrowserConnection
 from tabpilot.wire import messages as m
 
 from . import pilot
@@ -128,7 +128,7 @@ async def _browser_alone(request: Callable[[m.Command], Awaitable[Any]], plain: 
 
 
 async def socket_series(
-    conn: HostConnection, base: str, calls: int, groups: dict[str, list[int]]
+    conn: BrowserConnection, base: str, calls: int, groups: dict[str, list[int]]
 ) -> dict[str, Any]:
     """The extension's commands alone, on the host's socket."""
 
@@ -278,7 +278,7 @@ async def measure(
     env: dict[str, str], base: str, launched: LaunchedBrowser, calls: int, errlog: Any
 ) -> dict[str, Any]:
     """Both series against one browser."""
-    conn = await HostConnection.open(launched.socket)
+    conn = await BrowserConnection.open(launched.socket)
     try:
         assert conn.info is not None
         groups = _processes(launched, conn.info.pid)

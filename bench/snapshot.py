@@ -21,7 +21,7 @@ from typing import Any
 from mcp import StdioServerParameters
 
 from tabpilot.demo.server import serve
-from tabpilot.link.client import HostConnection
+from tabpilot.link.client import BrowserConnection
 from tabpilot.wire import messages as m
 
 from . import pilot, playwright_mcp
@@ -69,7 +69,7 @@ async def tabpilot_series(
         out["snapshot_1000_mcp_default_budget"] = await timed(
             lambda: call_ok(client, "observe", budget), calls, 5
         )
-        conn = await HostConnection.open(launched.socket)
+        conn = await BrowserConnection.open(launched.socket)
         try:
             cmd = m.Snapshot(id=0, max_chars=WHOLE)
             out["snapshot_1000_socket"] = await timed(lambda: conn.request(cmd, timeout_s=10), calls, 5)

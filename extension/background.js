@@ -3,7 +3,7 @@
 // reconnects to the native host. Durable state lives in chrome.storage; variables hold only
 // what dies harmlessly with the worker (lib/state.js mirrors the two settings every command reads).
 import { showPilotIcon } from './worker/lib/activity.js';
-import { abortAll, abortPiloted, dispatch } from './worker/lib/dispatch.js';
+import { abortAll, abortPiloted, dispatch } from './worker/dispatch.js';
 import { configure } from './worker/lib/identity.js';
 import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
 import { connect, onClosed, onCommand, revive, sendPilotEvent } from './worker/lib/native.js';

@@ -17,10 +17,10 @@ _STATUS_TIMEOUT_S = 2.0
 
 
 async def _browsers() -> list[dict[str, Any]]:
-    from .link.client import HostPool
+    from .link.client import BrowserPool
     from .wire.messages import GetStatus
 
-    pool = HostPool()
+    pool = BrowserPool()
     found: list[dict[str, Any]] = []
     try:
         for info in await pool.browsers():

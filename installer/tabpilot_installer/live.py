@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tabpilot.link import localsock
-from tabpilot.link.client import HostConnection, describe
+from tabpilot.link.client import BrowserConnection, describe
 from tabpilot.wire.errors import TabPilotError
 from tabpilot.wire.messages import BrowserInfo
 
@@ -28,7 +28,7 @@ class Probe:
 async def _probe(path: Path) -> Probe:
     try:
         async with asyncio.timeout(_PROBE_TIMEOUT_S):
-            conn = await HostConnection.open(path)
+            conn = await BrowserConnection.open(path)
     except (ConnectionRefusedError, FileNotFoundError):
         return Probe(path, None, "nobody listens (a host that exited without cleaning up)")
     except TabPilotError as exc:

@@ -12,7 +12,7 @@ import pytest
 from selenium import webdriver
 
 from tabpilot import paths
-from tabpilot.link.client import HostPool
+from tabpilot.link.client import BrowserPool
 from tabpilot.wire.errors import ErrorCode
 from tabpilot.wire.messages import HOST_TO_CHROME_MAX
 from tests.support import browser, procnet
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def _host_info(env: dict[str, str]):  # -> BrowserInfo
-    pool = HostPool(Path(env["TABPILOT_RUNTIME_DIR"]), connect_wait_s=10)
+    pool = BrowserPool(Path(env["TABPILOT_RUNTIME_DIR"]), connect_wait_s=10)
     try:
         for _ in range(200):
             infos = await pool.browsers()

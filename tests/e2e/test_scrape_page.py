@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from selenium import webdriver
 
-from tabpilot.link.client import HostPool
+from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
@@ -26,7 +26,7 @@ def base() -> Iterator[str]:
         yield f"{url}/scrape"
 
 
-async def _open(pool: HostPool, url: str) -> int:
+async def _open(pool: BrowserPool, url: str) -> int:
     nav = await call(pool, m.Navigate(id=0, url=url))
     return nav["tab_id"]
 

@@ -13,7 +13,7 @@ import pytest
 from selenium import webdriver
 
 from tabpilot.demo.server import DEMO_PASSWORD, DEMO_USER, Site, serve_site
-from tabpilot.link.client import HostPool
+from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
@@ -30,12 +30,12 @@ def site() -> Iterator[Site]:
         yield running
 
 
-async def _keys(pool: HostPool, selector: str, key: str) -> list[str]:
+async def _keys(pool: BrowserPool, selector: str, key: str) -> list[str]:
     out = await call(pool, m.Extract(id=0, selector=selector, fields=[field("k", key)]))
     return [r[0] for r in out["rows"]]
 
 
-async def _log_in(pool: HostPool, site: Site) -> dict[str, str]:
+async def _log_in(pool: BrowserPool, site: Site) -> dict[str, str]:
     landed = await call(pool, m.Navigate(id=0, url=f"{site.url}/private/table-1.html"))
     assert landed["url"] == f"{site.url}/login.html?next=%2Fprivate%2Ftable-1.html"
     fill = (

@@ -9,27 +9,27 @@ from typing import Any
 
 import pytest
 
-from tabpilot.link.client import HostPool
+from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import TabPilotError
 
 
 @asynccontextmanager
-async def host_pool(env: dict[str, str]) -> AsyncIterator[HostPool]:
+async def host_pool(env: dict[str, str]) -> AsyncIterator[BrowserPool]:
     """A pool on the test's runtime directory that waits for the browser's host to appear."""
-    pool = HostPool(Path(env["TABPILOT_RUNTIME_DIR"]), connect_wait_s=10)
+    pool = BrowserPool(Path(env["TABPILOT_RUNTIME_DIR"]), connect_wait_s=10)
     try:
         yield pool
     finally:
         await pool.aclose()
 
 
-async def call(pool: HostPool, command: m.Command) -> Any:
+async def call(pool: BrowserPool, command: m.Command) -> Any:
     """Run one command and return its decoded result."""
     return await pool.call(command)
 
 
-async def call_error(pool: HostPool, command: m.Command) -> TabPilotError:
+async def call_error(pool: BrowserPool, command: m.Command) -> TabPilotError:
     """Run a command that must fail; return its error."""
     with pytest.raises(TabPilotError) as failed:
         await pool.call(command)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tabpilot.link import localsock
-from tabpilot.link.client import HostPool
+from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tests.support.fake_extension import FakeExtension
 
@@ -45,7 +45,7 @@ async def test_calls_reuse_connections_until_the_directory_changes(
     run = Path(tp_dirs["TABPILOT_RUNTIME_DIR"])
     first = FakeExtension(tp_dirs, "aaaa000000000001")
     await first.start()
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     second: FakeExtension | None = None
     try:
         assert await pool.call(m.Ping(id=0)) == {"pong": True}
@@ -79,7 +79,7 @@ async def test_a_closed_connection_finds_the_restarted_host_even_if_the_mtime_hi
     run = Path(tp_dirs["TABPILOT_RUNTIME_DIR"])
     first = FakeExtension(tp_dirs)
     await first.start()
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     second: FakeExtension | None = None
     try:
         _age(run)
@@ -106,7 +106,7 @@ async def test_a_refused_socket_is_removed_only_once_it_is_not_brand_new(tp_dirs
     path = run / "bbbb000000000001.sock"
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(str(path))  # bound, not listening yet: a host starting up looks like this for a moment
-    pool = HostPool(connect_wait_s=0)
+    pool = BrowserPool(connect_wait_s=0)
     try:
         assert await pool.browsers() == []
         assert path.exists(), "a host between bind and listen keeps its socket"
@@ -124,7 +124,7 @@ async def test_a_call_waits_a_while_for_a_host_that_just_went(tp_dirs: dict[str,
     # a call waits for a browser that was never there.
     first = FakeExtension(tp_dirs)
     await first.start()
-    pool = HostPool(connect_wait_s=0.2)
+    pool = BrowserPool(connect_wait_s=0.2)
     second = FakeExtension(tp_dirs)
     try:
         assert await pool.call(m.Ping(id=0)) == {"pong": True}

@@ -13,7 +13,7 @@ import pytest
 
 from tabpilot import paths
 from tabpilot.browser import launch, process
-from tabpilot.link.client import HostConnection
+from tabpilot.link.client import BrowserConnection
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import TabPilotError
 
@@ -50,7 +50,7 @@ def page_url() -> Iterator[str]:
 
 
 async def _info_and_tabs(sock: Path) -> tuple[m.BrowserInfo, bytes]:
-    conn = await HostConnection.open(sock)
+    conn = await BrowserConnection.open(sock)
     try:
         assert conn.info is not None
         tabs = await conn.request(m.ListTabs(id=0), timeout_s=10)

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from tabpilot import cli, paths
 from tabpilot.browser import process, registry
 from tabpilot.browser.launch import stop_profile
-from tabpilot.link.client import PinnedPool
+from tabpilot.link.client import PinnedBrowserPool
 from tabpilot.wire import messages as m
 from tests.unit.test_doctor import _fake_host, _info
 
@@ -73,7 +73,7 @@ def test_pinned_pool_sends_unnamed_calls_to_its_browser(tp_dirs: dict[str, str])
             run / "2222222222222222.sock", _info(instance_id="2222222222222222", label="B", pilot=True)
         )
         async with first, second:
-            pool = PinnedPool("B", run)
+            pool = PinnedBrowserPool("B", run)
             try:
                 pinned = await pool.call(m.GetStatus(id=0))
                 named = await pool.call(m.GetStatus(id=0), browser="A")

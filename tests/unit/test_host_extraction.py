@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tabpilot.link.client import HostPool
+from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
 from tests.support.fake_extension import FakeExtension
@@ -33,7 +33,7 @@ async def test_aggregate_strategies_and_clear_through_the_host(tp_dirs: dict[str
     ext = FakeExtension(tp_dirs)
     await ext.start()
     at = listing(ext)
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         req = {"operation": "extract", "selector": "tr", "schema": SCHEMA, "key_fields": ["sku"]}
         first = await pool.call(m.Scrape(id=0, request=req))
@@ -83,7 +83,7 @@ async def test_aggregate_strategies_and_clear_through_the_host(tp_dirs: dict[str
     # A restarted host still has the aggregate; clearing it is kept too.
     ext = FakeExtension(tp_dirs)
     await ext.start()
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         agg = await pool.call(m.ExtractionOp(id=0, op="aggregate", extraction_id=ex))
         assert agg["summary"] == "3 unique rows from 2 pages"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tabpilot.link.client import HostPool
+from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
 from tests.support.fake_extension import FakeExtension, NoAnswer
@@ -78,7 +78,7 @@ async def test_scrape_in_the_host_with_progress_record_and_replay_after_restart(
 ) -> None:
     ext = await _started(tp_dirs)
     table(ext)
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     reports: list[m.Progress] = []
 
     async def on_progress(p: m.Progress) -> None:
@@ -107,7 +107,7 @@ async def test_scrape_in_the_host_with_progress_record_and_replay_after_restart(
     # A new host (the browser restarted) still has the workflow and the result.
     ext = await _started(tp_dirs)
     table(ext)
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         kept = await pool.call(m.JobResult(id=0, correlation_id=out["correlation_id"]))
         assert kept["data"] == out["data"]
@@ -123,7 +123,7 @@ async def test_scrape_in_the_host_with_progress_record_and_replay_after_restart(
 async def test_extension_gone_mid_scrape_answers_with_partial_data(tp_dirs: dict[str, str]) -> None:
     ext = await _started(tp_dirs)
     table(ext, hang_paginate=True)
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         request = {**WORKFLOW, "record": False}
         running = await pool.call(m.Scrape(id=0, request=request, wait_ms=0))
@@ -159,7 +159,7 @@ async def test_engine_errors_over_the_socket(tp_dirs: dict[str, str]) -> None:
         return {"matched": True}
 
     ext.handlers["wait_for"] = slow
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         cases: list[tuple[m.Command, ErrorCode]] = [
             (m.Scrape(id=0, request={"operation": "extract"}), ErrorCode.INVALID_PARAMS),
@@ -195,7 +195,7 @@ async def test_scrape_is_refused_while_the_pilot_is_off(tp_dirs: dict[str, str])
     ext = FakeExtension(tp_dirs)
     ext.pilot = False
     await ext.start()
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         with pytest.raises(TabPilotError) as err:
             await pool.call(m.Scrape(id=0, request=WORKFLOW))
@@ -206,7 +206,7 @@ async def test_scrape_is_refused_while_the_pilot_is_off(tp_dirs: dict[str, str])
         await ext.stop()
 
 
-async def _switch(ext: FakeExtension, pool: HostPool, enabled: bool) -> None:
+async def _switch(ext: FakeExtension, pool: BrowserPool, enabled: bool) -> None:
     """The popup's toggle: the extension's state and its event, seen by the host."""
     ext.pilot = enabled
     ext.send({"type": "event", "name": "pilot", "data": {"enabled": enabled}})
@@ -219,7 +219,7 @@ async def test_stored_data_is_refused_while_the_pilot_is_off(tp_dirs: dict[str, 
     ext = FakeExtension(tp_dirs)
     await ext.start()
     table(ext)
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         done = await pool.call(m.Scrape(id=0, request=WORKFLOW))
         assert done["status"] == "complete", done
@@ -256,7 +256,7 @@ async def test_a_scrape_sent_before_the_pilot_event_arrives_asks_the_extension(
     ext.pilot = False  # the hello says off
     await ext.start()
     table(ext)
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         await pool.call(m.HostInfo(id=0))  # connected, the host holds "off"
         ext.pilot = True  # switched on in the popup; the host has not heard of it yet

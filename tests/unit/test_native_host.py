@@ -1,4 +1,4 @@
-"""The real native host process, driven by a scripted fake extension and the bridge's HostPool."""
+"""The real native host process, driven by a scripted fake extension and the bridge's BrowserPool."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tabpilot.link.client import HostPool
+from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
 from tests.support.fake_extension import FakeError, FakeExtension, NoAnswer
@@ -27,7 +27,7 @@ async def _started(env: dict[str, str], **kw: Any) -> FakeExtension:
 
 async def test_status_round_trip_and_clean_exit(tp_dirs: dict[str, str]) -> None:
     ext = await _started(tp_dirs)
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         assert await pool.call(m.Ping(id=0)) == {"pong": True}
         [info] = await pool.browsers()
@@ -63,7 +63,7 @@ async def test_big_results_arrive_intact_both_ways(tp_dirs: dict[str, str]) -> N
         return NoAnswer()
 
     ext.handlers["execute_js"] = execute_js
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         value = await pool.call(m.ExecuteJs(id=0, script=big))
         assert value == {"success": True, "result": big}
@@ -81,7 +81,7 @@ async def test_extension_errors_keep_their_code(tp_dirs: dict[str, str]) -> None
         raise FakeError("ai_web_pilot_disabled", "Enable 'AI Web Pilot' in extension popup to use this tool")
 
     ext.handlers["navigate"] = navigate
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         with pytest.raises(TabPilotError) as err:
             await pool.call(m.Navigate(id=0, url="http://127.0.0.1/"))
@@ -93,7 +93,7 @@ async def test_extension_errors_keep_their_code(tp_dirs: dict[str, str]) -> None
 
 async def test_malformed_frames_are_survived(tp_dirs: dict[str, str]) -> None:
     ext = await _started(tp_dirs)
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         ext.send(b"this is not json")
         ext.send(b'{"type":"no_such_type","id":77}')
@@ -110,7 +110,7 @@ async def test_malformed_frames_are_survived(tp_dirs: dict[str, str]) -> None:
 
 async def test_oversized_frame_is_skipped_not_fatal(tp_dirs: dict[str, str]) -> None:
     ext = await _started(tp_dirs)
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         n = m.CHROME_TO_HOST_MAX + 1
         ext.write_raw(n.to_bytes(4, sys.byteorder) + b"\0" * n)
@@ -145,7 +145,7 @@ async def test_protocol_mismatch_is_an_error_not_a_hang(tp_dirs: dict[str, str])
     ext = await _started(tp_dirs, protocol=99)
     assert ext.welcome is not None and ext.welcome["accepted"] is False
     assert "protocol" in ext.welcome["message"]
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         with pytest.raises(TabPilotError) as err:
             await pool.call(m.ListTabs(id=0))
@@ -160,7 +160,7 @@ async def test_protocol_mismatch_is_an_error_not_a_hang(tp_dirs: dict[str, str])
 async def test_unanswered_command_times_out(tp_dirs: dict[str, str]) -> None:
     ext = await _started(tp_dirs)
     ext.handlers["execute_js"] = lambda _: NoAnswer()
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         with pytest.raises(TabPilotError) as err:
             await pool.call(m.ExecuteJs(id=0, script="while(1){}", timeout_ms=0))
@@ -174,7 +174,7 @@ async def test_unanswered_command_times_out(tp_dirs: dict[str, str]) -> None:
 async def test_pending_call_fails_when_extension_goes_away(tp_dirs: dict[str, str]) -> None:
     ext = await _started(tp_dirs)
     ext.handlers["execute_js"] = lambda _: NoAnswer()
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         call = asyncio.ensure_future(pool.call(m.ExecuteJs(id=0, script="1")))
         while not any(r["type"] == "execute_js" for r in ext.received):
@@ -188,7 +188,7 @@ async def test_pending_call_fails_when_extension_goes_away(tp_dirs: dict[str, st
 
 
 async def test_pool_reconnects_to_a_restarted_host(tp_dirs: dict[str, str]) -> None:
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     first = await _started(tp_dirs)
     try:
         assert await pool.call(m.Ping(id=0)) == {"pong": True}
@@ -203,7 +203,7 @@ async def test_pool_reconnects_to_a_restarted_host(tp_dirs: dict[str, str]) -> N
 
 
 async def test_no_browser_is_extension_not_connected(tp_dirs: dict[str, str]) -> None:
-    pool = HostPool(connect_wait_s=0.2)
+    pool = BrowserPool(connect_wait_s=0.2)
     with pytest.raises(TabPilotError) as err:
         await pool.call(m.Ping(id=0))
     assert err.value.code == ErrorCode.EXTENSION_NOT_CONNECTED
@@ -232,7 +232,7 @@ async def test_insecure_socket_dir_is_refused(tp_dirs: dict[str, str]) -> None:
     try:
         assert not ext.socket_path().exists(), "the host must not listen in a directory others can enter"
         with pytest.raises(TabPilotError) as err:
-            await HostPool(connect_wait_s=0.2).call(m.Ping(id=0))
+            await BrowserPool(connect_wait_s=0.2).call(m.Ping(id=0))
         assert err.value.code == ErrorCode.INSECURE_SOCKET_DIR
     finally:
         await ext.stop()

@@ -52,7 +52,7 @@ def test_identifiers_and_words_are_not_numbers(text: str) -> None:
 def test_the_page_reads_every_text_as_the_host_does() -> None:
     assert NODE is not None
     script = (
-        "globalThis.__tabpilotAgent = {};"
+        "globalThis.__tabpilotAgent = { use() { return this; } };"
         + (paths.extension_dir() / numbers.TARGET).read_text()
         + f"const texts = {json.dumps(NUMBERS + TEXTS)};"
         + "const { WHOLE } = globalThis.__tabpilotAgent.numbers;"

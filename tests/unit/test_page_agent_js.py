@@ -20,7 +20,7 @@ AGENT = """
 class PageError extends Error {
   constructor(code, message, data = null) { super(message); this.code = code; this.data = data; }
 }
-globalThis.__tabpilotAgent = { PageError, commands: Object.create(null) };
+globalThis.__tabpilotAgent = { PageError, commands: Object.create(null), use() { return this; } };
 const agent = globalThis.__tabpilotAgent;
 const failure = (fn) => { try { fn(); return null; } catch (e) { return e.code; } };
 """

@@ -104,7 +104,7 @@ def test_the_page_agent_masks_as_the_host_does() -> None:
     script = f"""
     globalThis.document = {{ querySelectorAll: () => [] }};
     globalThis.MutationObserver = class {{ observe() {{}} }};
-    globalThis.__tabpilotAgent = {{ commands: Object.create(null) }};
+    globalThis.__tabpilotAgent = {{ commands: Object.create(null), use() {{ return this; }} }};
     const {{ REDACT_PATTERNS }} = await import('./worker/protocol.js');
     await import('./page/redact.js');
     const agent = globalThis.__tabpilotAgent;

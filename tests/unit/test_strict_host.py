@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from tabpilot.link.client import HostPool
+from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
 from tabpilot.wire.framing import encode_frame, read_frame
@@ -24,7 +24,7 @@ def nested() -> bytes:
 async def test_a_frame_nested_too_deep_is_answered_and_the_host_goes_on(tp_dirs: dict[str, str]) -> None:
     ext = FakeExtension(tp_dirs)
     await ext.start()
-    pool = HostPool(connect_wait_s=5)
+    pool = BrowserPool(connect_wait_s=5)
     try:
         ext.send(
             b'{"type":"result","id":5,"value":' + b"[" * DEPTH + b"]" * DEPTH + b"}"

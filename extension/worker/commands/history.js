@@ -3,8 +3,8 @@
 import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
+import { waitForLoad } from '../lib/navwatch.js';
 import { onTab, tabFailure } from '../lib/target.js';
-import { waitForLoad } from './navigate.js';
 
 export const name = 'history';
 export const needsPilot = true;

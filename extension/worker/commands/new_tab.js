@@ -4,10 +4,10 @@
 import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
+import { waitForLoad } from '../lib/navwatch.js';
 import { checkUrl, guardTab } from '../lib/sites.js';
 import { getTrackedTabId, setTrackedTab } from '../lib/state.js';
 import { checkNavigable } from '../lib/urls.js';
-import { waitForLoad } from './navigate.js';
 
 export const name = 'new_tab';
 export const needsPilot = true;

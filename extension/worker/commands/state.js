@@ -5,11 +5,11 @@ import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { clearCookies, cookiesFor, restoreCookies } from '../lib/cookies.js';
 import { CommandError } from '../lib/errors.js';
+import { waitForLoad } from '../lib/navwatch.js';
 import { checkUrl } from '../lib/sites.js';
 import { deleteSnapshot, listSnapshots, readSnapshot, writeSnapshot } from '../lib/snapshots.js';
 import { onTab, tabFailure } from '../lib/target.js';
 import { checkNavigable } from '../lib/urls.js';
-import { waitForLoad } from './navigate.js';
 
 export const name = 'state';
 export const needsPilot = true;

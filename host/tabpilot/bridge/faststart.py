@@ -11,6 +11,9 @@ the plain start. The SDK's fresh answers refresh the cache; if the tool list it 
 a handshake-era client is told that the tool list changed (a 2026-07-28 one gets change notices only
 on a subscription it asked for).
 
+Once it has answered the opening, it also offers each `tools/call` to `calls` (bridge.fastcall), which
+serves the cheapest read-only ones without the SDK and leaves the rest to it.
+
 Stdlib only: this runs before anything heavy is imported.
 """
 
@@ -25,7 +28,7 @@ import sys
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from .. import __version__, paths
 from .stdio import Wire
@@ -39,6 +42,14 @@ ENVELOPE_VERSION = "io.modelcontextprotocol/protocolVersion"  # the 2026-07-28 p
 _WATCH_MAX_LINE = 1 << 20  # replies we watch for are small; never parse a big tool result
 
 Serve = Callable[["Lines", "Sink"], Awaitable[None]]
+
+
+class Calls(Protocol):
+    """What serves tool calls before the SDK has loaded (bridge.fastcall.FastCalls)."""
+
+    def answer(self, msg_id: Any, params: dict[str, Any], modern: bool) -> bytes | None:
+        """The reply to a `tools/call` with these params, or None: the SDK serves it."""
+        ...
 
 
 def _fingerprint() -> str:
@@ -137,9 +148,12 @@ class Front:
     without an envelope), or `server/discover` (then `tools/list` carrying the same envelope version).
     """
 
-    def __init__(self, cache: Cache, wire: Wire) -> None:
+    def __init__(self, cache: Cache, wire: Wire, calls: Callable[[], Calls | None] | None = None) -> None:
         self.cache = cache
         self.wire = wire
+        self._make_calls = calls  # made on the first tool call: it imports more than the handshake needs
+        self._calls: Calls | None = None
+        self.answered_calls: set[Any] = set()  # ids of the tool calls answered here
         self.replay: list[bytes] = []  # the opening messages the SDK must still see
         self.pending: list[bytes] = []  # messages left for the SDK, in order
         self.version: str | None = None  # of the opening it answered
@@ -181,10 +195,26 @@ class Front:
                 self.wire.write(_reply(msg_id, tools))
                 self.served_tools = tools
                 return True
+        elif method == "tools/call" and msg_id is not None:
+            if envelope == (self.version if self.modern else None) and self._call(msg_id, params):
+                return True
+        elif method == "notifications/cancelled" and params.get("requestId") in self.answered_calls:
+            return True  # that call was answered already; the SDK never saw it
         if method == "ping" and msg_id is not None and envelope is None and not self.modern:
             self.wire.write(_reply(msg_id, {}))  # the 2026-07-28 era has no ping: the SDK refuses it
             return True
         return False
+
+    def _call(self, msg_id: Any, params: dict[str, Any]) -> bool:
+        if self._make_calls is not None:
+            self._calls, self._make_calls = self._make_calls(), None
+        reply = None if self._calls is None else self._calls.answer(msg_id, params, self.modern)
+        if reply is None:
+            return False
+        self.wire.write(reply)
+        with contextlib.suppress(TypeError):  # an id must be a string or a number; the SDK says so
+            self.answered_calls.add(msg_id)
+        return True
 
     def handover(self) -> list[bytes]:
         """What the SDK reads first: the opening to replay, then the messages that waited for it."""
@@ -285,8 +315,9 @@ class Sink:
             await self.wire.send(out)
 
 
-def run(load: Callable[[], Serve]) -> None:
-    """Serve MCP on stdio: answer from the cache while `load` imports the SDK, then run what it returns."""
+def run(load: Callable[[], Serve], calls: Callable[[], Calls | None] | None = None) -> None:
+    """Serve MCP on stdio: answer from the cache (and `calls`) while `load` imports the SDK, then run
+    what it returns."""
     import anyio
 
     wire = Wire.stdio()
@@ -305,7 +336,7 @@ def run(load: Callable[[], Serve]) -> None:
     cache = (
         Cache.load(paths.state_dir() / CACHE_FILE, _fingerprint()) if enabled else Cache(Path(os.devnull), "")
     )
-    front = Front(cache, wire)
+    front = Front(cache, wire, calls if enabled else None)
     while (lines := wire.read()) is not None:
         for line in lines:
             if enabled:

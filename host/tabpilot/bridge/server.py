@@ -5,6 +5,7 @@ stdout is the protocol channel: nothing else may write to it, so logs go to stde
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 from typing import TYPE_CHECKING
@@ -14,7 +15,7 @@ import click
 from .. import logfiles
 
 if TYPE_CHECKING:
-    from .faststart import Lines, Serve, Sink
+    from .faststart import Calls, Lines, Serve, Sink
     from .tools.base import Launcher
 
 log = logging.getLogger("tabpilot.bridge")
@@ -39,8 +40,10 @@ def command(launch: str | None, headless: bool, pinned: str | None, log_file: bo
     _setup_logging(log_file)
     from .faststart import run
 
-    # The SDK loads on a thread while faststart answers the handshake from its cache.
-    run(lambda: load(launch, headless, pinned))
+    # The SDK loads on a thread while faststart answers the handshake from its cache, and the cheapest
+    # read-only calls itself (only without --browser: choosing a browser stays the SDK path's).
+    calls = None if pinned is not None else functools.partial(fast_calls, launch)
+    run(lambda: load(launch, headless, pinned), calls)
 
 
 def _setup_logging(to_file: bool) -> None:
@@ -55,13 +58,22 @@ def _setup_logging(to_file: bool) -> None:
     root.addHandler(handler)
 
 
+def fast_calls(launch: str | None) -> Calls | None:
+    """What serves tool calls before the SDK has loaded (None where it cannot: no Unix sockets)."""
+    if sys.platform == "win32":
+        return None
+    from .fastcall import FastCalls
+
+    return FastCalls(launch_name=launch)
+
+
 def load(launch: str | None = None, headless: bool = False, pinned: str | None = None) -> Serve:
     """Import the SDK and build the server (the slow part of starting); return what serves stdio."""
-    from ..link.client import HostPool, PinnedPool
+    from ..link.client import BrowserPool, PinnedBrowserPool
     from .tools.app import build_server
     from .tools.base import Backend
 
-    pool = HostPool() if pinned is None else PinnedPool(pinned)
+    pool = BrowserPool() if pinned is None else PinnedBrowserPool(pinned)
     start = launcher(launch, headless=headless) if launch else None
     server = build_server(Backend(pool, launch=start, launch_name=launch))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import msgspec
 
-from ..link.client import HostConnection
+from ..link.client import BrowserConnection
 from ..wire import messages as m
 from ..wire.errors import ErrorCode, TabPilotError
 
@@ -24,7 +24,7 @@ _RETRY_CODES = {ErrorCode.TIMEOUT, ErrorCode.NAVIGATION_FAILED, ErrorCode.TAB_CL
 
 async def navigate(sock: Path, url: str, attempts: int = ATTEMPTS) -> tuple[str, int]:
     """Load `url` in the active tab through the extension, retrying; return the final URL and tries."""
-    conn = await HostConnection.open(sock)
+    conn = await BrowserConnection.open(sock)
     last: TabPilotError | None = None
     try:
         for attempt in range(1, attempts + 1):

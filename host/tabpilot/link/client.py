@@ -1,4 +1,4 @@
-"""The bridge's side of the local socket: find the connected browsers and call their hosts."""
+"""The client side of the local socket: find the connected browsers and call their native hosts."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.framing import FramingError, encode_frame, read_frame
 from . import localsock
 
-log = logging.getLogger("tabpilot.bridge.hosts")
+log = logging.getLogger("tabpilot.link")
 
 NOT_CONNECTED_FIX = (
     "No browser with the TabPilot extension is connected. Fix: open Chrome/Chromium with the TabPilot "
@@ -40,8 +40,8 @@ _info_decoder = msgspec.json.Decoder(m.BrowserInfo)
 OnProgress = Callable[[m.Progress], Awaitable[None]]
 
 
-class HostConnection:
-    """One open socket to one host; requests are multiplexed by id."""
+class BrowserConnection:
+    """One open socket to the native host of one browser; requests are multiplexed by id."""
 
     def __init__(self, path: Path, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.path = path
@@ -54,7 +54,7 @@ class HostConnection:
         self._task = asyncio.get_running_loop().create_task(self._read_loop())
 
     @classmethod
-    async def open(cls, path: Path) -> HostConnection:
+    async def open(cls, path: Path) -> BrowserConnection:
         """Connect and ask the host who it is."""
         reader, writer = await asyncio.open_unix_connection(str(path), limit=2**16)
         conn = cls(path, reader, writer)
@@ -169,8 +169,9 @@ def describe(info: m.BrowserInfo) -> str:
     return f"{name} ({info.browser_name} {info.browser_version}, id {info.instance_id})"
 
 
-class HostPool:
-    """All hosts reachable in the runtime directory; picks one per call and reconnects by itself.
+class BrowserPool:
+    """The browsers whose native hosts listen in the runtime directory; picks one per call and reconnects
+    by itself.
 
     The directory is listed again only when it may have changed (its mtime moved: a socket came, went
     or was replaced) or a connection closed; otherwise a call reuses the open connections after one
@@ -179,19 +180,19 @@ class HostPool:
     def __init__(self, runtime_dir: Path | None = None, connect_wait_s: float = 2.5) -> None:
         self.runtime_dir = runtime_dir or paths.runtime_dir()
         self.connect_wait_s = connect_wait_s
-        self._conns: dict[Path, HostConnection] = {}
+        self._conns: dict[Path, BrowserConnection] = {}
         self._listed_mtime: int | None = None  # the directory's mtime when listed; None: list again
         self._lock = asyncio.Lock()
         self._lost_at = -_COMEBACK_WINDOW_S  # when a connection to a host last ended
 
-    def _unchanged(self) -> list[HostConnection] | None:
+    def _unchanged(self) -> list[BrowserConnection] | None:
         """The open connections, if nothing can have changed since the directory was listed."""
         if self._listed_mtime is None or _mtime_ns(self.runtime_dir) != self._listed_mtime:
             return None
         conns = list(self._conns.values())
         return None if any(c.closed for c in conns) else conns
 
-    async def _discover(self) -> list[HostConnection]:
+    async def _discover(self) -> list[BrowserConnection]:
         known = self._unchanged()
         if known is not None:
             return known
@@ -200,7 +201,7 @@ class HostPool:
             if mtime is None:
                 return []
             localsock.check_private_dir(self.runtime_dir)
-            live: list[HostConnection] = []
+            live: list[BrowserConnection] = []
             for path in localsock.list_sockets(self.runtime_dir):
                 conn = self._conns.get(path)
                 if conn is not None and conn.closed:
@@ -223,9 +224,9 @@ class HostPool:
             self._listed_mtime = mtime if settled else None
             return live
 
-    async def _connect(self, path: Path) -> HostConnection | None:
+    async def _connect(self, path: Path) -> BrowserConnection | None:
         try:
-            return await HostConnection.open(path)
+            return await BrowserConnection.open(path)
         except (ConnectionRefusedError, FileNotFoundError):
             # Nobody listens: a host that died without cleaning up, or one caught between bind and
             # listen. Removing the latter's socket would hide that browser for good, so a young one
@@ -245,7 +246,7 @@ class HostPool:
         """The browsers connected right now (no waiting)."""
         return [c.info for c in await self._discover() if c.info is not None]
 
-    async def _pick(self, browser: str | None) -> HostConnection:
+    async def _pick(self, browser: str | None) -> BrowserConnection:
         started = time.monotonic()
         while True:
             conns = await self._discover()
@@ -307,7 +308,7 @@ def select(infos: Sequence[m.BrowserInfo], browser: str | None) -> m.BrowserInfo
     return piloted[0] if len(piloted) == 1 else None
 
 
-def _choose(conns: list[HostConnection], browser: str | None) -> HostConnection:
+def _choose(conns: list[BrowserConnection], browser: str | None) -> BrowserConnection:
     by_info = {id(c.info): c for c in conns if c.info is not None}
     infos = [c.info for c in conns if c.info is not None]
     chosen = select(infos, browser)
@@ -320,7 +321,7 @@ def _choose(conns: list[HostConnection], browser: str | None) -> HostConnection:
     return by_info[id(chosen)]
 
 
-class PinnedPool(HostPool):
+class PinnedBrowserPool(BrowserPool):
     """A pool whose calls go to one named browser unless a call names another (`tabpilot mcp --browser`),
     so a person with several piloted browsers need not name one in every call."""
 
@@ -328,5 +329,5 @@ class PinnedPool(HostPool):
         super().__init__(runtime_dir, connect_wait_s)
         self.pinned = pinned
 
-    async def _pick(self, browser: str | None) -> HostConnection:
+    async def _pick(self, browser: str | None) -> BrowserConnection:
         return await super()._pick(browser or self.pinned)

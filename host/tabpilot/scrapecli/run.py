@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..link.client import HostPool
+from ..link.client import BrowserPool
 from ..wire import messages as m
 from ..wire.errors import ErrorCode
 
@@ -56,11 +56,11 @@ class Bar:
 
 
 async def scrape(
-    request: dict[str, Any], target: Target, bar: Bar, pool: HostPool | None = None
+    request: dict[str, Any], target: Target, bar: Bar, pool: BrowserPool | None = None
 ) -> dict[str, Any]:
     """Start the scrape and wait for its end; Ctrl-C (SIGINT) cancels it and returns the partial data."""
     own = pool is None
-    pool = pool or HostPool(connect_wait_s=5.0)
+    pool = pool or BrowserPool(connect_wait_s=5.0)
     loop = asyncio.get_running_loop()
     interrupted = asyncio.Event()
     with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -102,7 +102,7 @@ async def scrape(
 async def workflow_op(target: Target, op: str, **fields: Any) -> Any:
     """One WorkflowOp against the chosen browser's host (`info`: the host's HostInfo, which answers
     whatever the pilot's state)."""
-    pool = HostPool(connect_wait_s=5.0)
+    pool = BrowserPool(connect_wait_s=5.0)
     command = m.HostInfo(id=0) if op == "info" else m.WorkflowOp(id=0, op=op, **fields)
     try:
         return await pool.call(command, browser=target.browser, timeout_s=30)

@@ -23,7 +23,7 @@ _RETRY_PAUSE_S = 0.2
 
 
 class Pool(Protocol):
-    """The host pool as the tools see it (bridge.hosts.HostPool, or a fake in tests)."""
+    """The connected browsers as the tools see them (link.client.BrowserPool, or a fake in tests)."""
 
     async def call(
         self,

@@ -1,11 +1,11 @@
 // Running one command from the host: look up its handler, enforce the pilot toggle, answer once.
-import { ERR } from '../protocol.js';
-import { HANDLERS } from '../commands/index.js';
-import { actingEnded, actingStarted, record } from './activity.js';
-import { CommandError, asCommandError, pilotOff } from './errors.js';
-import { JsonText, errorMessage, resultMessages } from './reply.js';
-import { commandStarted, siteOf } from './sites.js';
-import { getPilot } from './state.js';
+import { ERR } from './protocol.js';
+import { HANDLERS } from './commands/index.js';
+import { actingEnded, actingStarted, record } from './lib/activity.js';
+import { CommandError, asCommandError, pilotOff } from './lib/errors.js';
+import { JsonText, errorMessage, resultMessages } from './lib/reply.js';
+import { commandStarted, siteOf } from './lib/sites.js';
+import { getPilot } from './lib/state.js';
 
 // Commands in flight in this worker, id -> AbortController (they die with the worker and its port).
 const running = new Map();
