@@ -143,12 +143,17 @@
     const before = Number.isInteger(given) ? given : count();
     const outcome = () => {
       const end = found();
-      return { before, after: count(), until_found: end, ...(end && own ? { end_notice: true } : {}) };
+      const after = count();
+      // The next scroll waits for this frame (below); it starts now, while the answer travels.
+      if (after > before) agent.feedFrame = renderedFrame();
+      return { before, after, until_found: end, ...(end && own ? { end_notice: true } : {}) };
     };
     if (found() || count() > before) return outcome();
     // Loaders watch the end of the list with an IntersectionObserver, which samples once a frame: a
-    // scroll in the same frame as the last batch's arrival would look like no movement at all.
-    if (scroll) await renderedFrame();
+    // scroll in the same frame as the last batch's arrival would look like no movement at all. A frame
+    // rendered since the last batch came is enough, and usually has been by the time we are asked.
+    if (scroll) await (agent.feedFrame || renderedFrame());
+    agent.feedFrame = null;
     if (count() > before || found()) return outcome();
     return waitForDom(
       () => count() > before || found(),
@@ -162,7 +167,8 @@
         const root = document.scrollingElement || document.documentElement;
         globalThis.scrollTo(0, root.scrollHeight);
       },
-      // "until" may be a class, attribute or style that changes on an element already there.
+      // "until" (or the feed's own end notice) may be a class, attribute or style that changes on an
+      // element already there.
       { attributes: true, quietMs: Number.isInteger(quietMs) && quietMs > 0 ? quietMs : 0 },
     );
   };
