@@ -4,7 +4,10 @@
 // Events are synthetic (isTrusted false); a dispatched click still runs the element's activation
 // behaviour (links follow, checkboxes toggle, submit buttons submit).
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('actions', {
+    needs: ['PageError', 'describe', 'isVisible', 'resolve'],
+    provides: ['deepActive', 'reveal', 'actionable', 'watchNavigation', 'pointerClick', 'commands.click', 'commands.hover', 'commands.check', 'commands.scroll', 'commands.highlight'],
+  });
   if (agent.actionable) return;
   const { PageError } = agent;
 

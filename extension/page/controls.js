@@ -2,7 +2,10 @@
 // (aria-labelledby, aria-label, labels, text, placeholder), kinds, values and state, as one line
 // `@e5 textbox "Email" = a@b.c`. page/snapshot.js walks the page and calls controlLine.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('controls', {
+    needs: ['REDACTED', 'isSensitive', 'redactUrl', 'refOf'],
+    provides: ['controls'],
+  });
   if (agent.controls) return;
 
   const R = agent.REDACTED;

@@ -1,10 +1,13 @@
 // The page agent's core. It is injected (with the other page/*.js files) into the extension's
 // isolated world of a document, never the page's own world: the page's scripts cannot see or patch
 // it and its Content-Security-Policy does not apply. Each page file registers commands on one shared
-// namespace; injecting the files again into the same document keeps the existing agent and its state.
+// namespace and declares, with agent.use below, the names it takes from the files injected before it
+// and the ones it adds; injecting the files again into the same document keeps the existing agent and
+// its state.
 // Classic scripts (not modules): chrome.scripting injects files as scripts. Answers are plain JSON.
 (() => {
-  const VERSION = 1;
+  // 2: page files declare themselves with agent.use, which an agent injected before lacks.
+  const VERSION = 2;
   if (globalThis.__tabpilotAgent && globalThis.__tabpilotAgent.version === VERSION) return;
 
   /** A failure with one of the wire's stable error codes (extension/worker/protocol.js ERR values). */
@@ -26,9 +29,20 @@
     PageError,
     /** name -> async (args) => JSON-safe value. Page files add theirs. */
     commands: Object.create(null),
-    /** Set by the snapshot module: `@eN` -> element, or throws stale_ref. */
-    resolveRef: null,
+    /** What each page file declared: name -> {needs, provides, later}. */
+    files: Object.create(null),
     describe,
+
+    /**
+     * Declare page file `file` and answer the agent it works on. `needs`: names it takes from files
+     * injected before it; `provides`: names it adds (`commands.x` for a command); `later`: names it
+     * reads only while a command runs, added by files injected after it. A record, not a gate (the
+     * files are checked against it by tests/unit/test_page_agent_contract.py), so it costs nothing.
+     */
+    use(file, declared) {
+      agent.files[file] = declared;
+      return agent;
+    },
 
     /** Run one command; the worker turns {error} back into a CommandError. */
     async run(name, args) {
@@ -101,5 +115,9 @@
     };
   };
 
+  agent.use('core', {
+    provides: ['version', 'PageError', 'commands', 'files', 'describe', 'use', 'run', 'queryAll', 'query', 'resolve', 'isVisible', 'commands.bounds'],
+    later: ['setRedaction', 'setPatterns', 'scrubText', 'safeSelector', 'resolveRef'],
+  });
   globalThis.__tabpilotAgent = agent;
 })();

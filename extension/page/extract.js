@@ -7,7 +7,10 @@
 // inside a row is tried once more in the row's own open shadow root, so a list of custom elements
 // extracts; deeper roots are not entered and closed roots cannot be.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('extract', {
+    needs: ['PageError', 'REDACTED', 'collectVirtual', 'hasSensitive', 'isSensitive', 'isVisible', 'maskDeep', 'patternsHit', 'queryAll', 'redactUrl', 'redactedAttr', 'redactedHtml', 'redactedText', 'safeSelector', 'virtualGrid'],
+    provides: ['fieldPlans', 'rowValues', 'forgetPositions', 'commands.extract', 'commands.count'],
+  });
   const TAKES = new Set(['text', 'html', 'attr', 'url']);
   const CONTROLS = new Set(['input', 'textarea', 'select']);
 

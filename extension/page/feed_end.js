@@ -4,7 +4,10 @@
 // batch; a notice already shown when this document's first scroll began is the page's own text (a
 // footer), never the end. With it, a feed ends on its own word instead of after quiet_ms of silence.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('feed_end', {
+    needs: ['isVisible', 'secretRoots'],
+    provides: ['feedEnd'],
+  });
   if (agent.feedEnd) return;
   const PHRASE = /\b(end of (the )?(content|results|list|feed|posts|items|stories|page)|no more (results|items|posts|entries|content|articles|stories|records|rows|to (show|load|see))|nothing (more|else) to (show|load|see)|(you('ve| have)|you're) (reached|seen) (the end|the bottom|it all|everything)|(you're )?all caught up|that'?s all( for now)?[.!]?$)/i;
   const MAX_TEXT = 100;
@@ -25,31 +28,36 @@
     const rows = document.querySelectorAll(rowSelector);
     const start = rows.length ? following(rows[rows.length - 1]) : null;
     if (!start) return [];
-    const secrets = new Set(agent.secretRoots(document));
     const out = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT, {
-      acceptNode: (el) => (SKIP.has(el.localName) || secrets.has(el) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+      acceptNode: (el) => (SKIP.has(el.localName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
     });
     walker.currentNode = start;
     let looked = 0;
     for (let el = start; el && looked < MAX_LOOK; el = walker.nextNode(), looked += 1) {
-      if (SKIP.has(el.localName) || secrets.has(el)) continue;
+      if (SKIP.has(el.localName)) continue;
       const text = el.textContent;
       if (text.length <= MAX_TEXT && PHRASE.test(text.replace(/\s+/g, ' ').trim())) out.push(el);
     }
-    return out;
+    if (!out.length) return out;
+    // Text inside a redacted area says nothing to us, end of feed or not (looked up only on a match:
+    // this runs at every change while the feed loads).
+    const secrets = agent.secretRoots(document);
+    return out.filter((el) => !secrets.some((s) => s.contains(el)));
   }
+
+  // The notices shown when this document's feed was first scrolled (the guard above keeps it per document).
+  let shownAtStart = null;
 
   agent.feedEnd = {
     /** Remember the notices shown now, the first time this document's feed is scrolled. */
     start(rowSelector) {
-      if (agent.feedShownAtStart) return;
-      agent.feedShownAtStart = new WeakSet(notices(rowSelector).filter((el) => agent.isVisible(el)));
+      if (shownAtStart) return;
+      shownAtStart = new WeakSet(notices(rowSelector).filter((el) => agent.isVisible(el)));
     },
     /** Whether a notice not shown at the start is visible now. */
     shown(rowSelector) {
-      const before = agent.feedShownAtStart;
-      return notices(rowSelector).some((el) => !(before && before.has(el)) && agent.isVisible(el));
+      return notices(rowSelector).some((el) => !(shownAtStart && shownAtStart.has(el)) && agent.isVisible(el));
     },
   };
 })();

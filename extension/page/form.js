@@ -4,7 +4,10 @@
 // anything is typed, so a wrong ref leaves the form untouched; a field that refuses its value fails
 // the call with its own code and `data.field` (its index), the fields before it filled.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('form', {
+    needs: ['PageError', 'commands.check', 'commands.fill', 'commands.select', 'resolve', 'watchNavigation'],
+    provides: ['commands.fill_form'],
+  });
   const { PageError } = agent;
   const TRUE = new Set(['true', 'on', 'yes', '1', 'checked']);
   const FALSE = new Set(['false', 'off', 'no', '0', '', 'unchecked']);

@@ -5,7 +5,10 @@
 // React-controlled input sees the change), Enter in a form field submits the form the way implicit
 // submission does, Tab moves the focus, Space/Enter activate buttons, Escape closes a <dialog>.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('keyboard', {
+    needs: ['PageError', 'actionable', 'deepActive', 'describe', 'isSensitive', 'isVisible', 'markSecret', 'pointerClick', 'resolve', 'watchNavigation'],
+    provides: ['commands.fill', 'commands.type', 'commands.press', 'commands.select'],
+  });
   if (agent.commands.fill) return;
   const { PageError } = agent;
 

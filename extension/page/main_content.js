@@ -6,7 +6,10 @@
 // Secrets: an element matching the redaction selectors comes out as [REDACTED]; input values are
 // never read.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('main_content', {
+    needs: ['PageError', 'REDACTED', 'isSensitive', 'isVisible', 'maskPatterns', 'query', 'scrubText', 'secretRoots'],
+    provides: ['commands.main_content'],
+  });
   const SKIP = new Set([
     'script', 'style', 'noscript', 'template', 'svg', 'math', 'canvas', 'iframe', 'frame', 'frameset',
     'object', 'embed', 'video', 'audio', 'map', 'nav', 'aside', 'dialog', 'button', 'input', 'select',

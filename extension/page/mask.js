@@ -4,7 +4,10 @@
 // is masked by its own agent (lib/mask.js reaches it), or covered whole from here when it cannot be. Boxes sit at page coordinates, so a viewport, an element or a full-page capture
 // all find them in place.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('mask', {
+    needs: ['isSensitive', 'patternMatches', 'patternsHit', 'secretRoots'],
+    provides: ['commands.mask', 'commands.cover_frames', 'commands.unmask'],
+  });
   if (agent.commands.mask) return;
   const PAD = 2;
   let layer = null; // {host, root}

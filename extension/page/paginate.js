@@ -3,7 +3,11 @@
 // ever sleeps for a fixed time. A click that navigates is noticed by the worker (webNavigation): this
 // document is on its way out then, and whatever it answers is not waited for.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('paginate', {
+    needs: ['PageError', 'isVisible', 'queryAll'],
+    provides: ['commands.paginate', 'commands.scroll_load'],
+    later: ['feedEnd'],
+  });
 
   const positiveMs = (value) => {
     if (!Number.isInteger(value) || value <= 0) throw new agent.PageError('invalid_params', 'wait_ms must be a positive integer');
@@ -126,6 +130,9 @@
     );
   };
 
+  // The frame after the last batch came, started as it came (a re-injection only costs one more frame).
+  let grewFrame = null;
+
   // `scroll: false` waits again without scrolling (the worker saw a request still in flight), counting
   // new rows from `before`, the count of the first call. `quiet_ms`: answer once nothing changed for
   // that long (the worker decides whether the feed has ended: it sees the tab's requests).
@@ -145,15 +152,15 @@
       const end = found();
       const after = count();
       // The next scroll waits for this frame (below); it starts now, while the answer travels.
-      if (after > before) agent.feedFrame = renderedFrame();
+      if (after > before) grewFrame = renderedFrame();
       return { before, after, until_found: end, ...(end && own ? { end_notice: true } : {}) };
     };
     if (found() || count() > before) return outcome();
     // Loaders watch the end of the list with an IntersectionObserver, which samples once a frame: a
     // scroll in the same frame as the last batch's arrival would look like no movement at all. A frame
     // rendered since the last batch came is enough, and usually has been by the time we are asked.
-    if (scroll) await (agent.feedFrame || renderedFrame());
-    agent.feedFrame = null;
+    if (scroll) await (grewFrame || renderedFrame());
+    grewFrame = null;
     if (count() > before || found()) return outcome();
     return waitForDom(
       () => count() > before || found(),

@@ -6,7 +6,9 @@
 // replaced by "[REDACTED]": structural attributes (class, maxlength...) stay, a link keeps its path.
 // Secret-shaped text no attribute marks (cards, key formats: the pattern list) is masked as well.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('redact', {
+    provides: ['REDACTED', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'setPatterns', 'maskPatterns', 'patternsHit', 'patternMatches', 'maskDeep', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'scrubber', 'scrubText', 'commands.scrub', 'safeSelector'],
+  });
   if (agent.REDACTED) return;
   const REDACTED = '[REDACTED]';
   // A password is a secret whatever the user's list says.

@@ -3,7 +3,10 @@
 // weakly so a ref never keeps a removed node alive. A new document starts a new agent, so refs from
 // an earlier page are unknown here and answer stale_ref.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('refs', {
+    needs: ['PageError'],
+    provides: ['refOf', 'pruneRefs', 'resolveRef'],
+  });
   if (agent.refOf) return;
 
   const byRef = new Map(); // '@e5' -> WeakRef(element)

@@ -4,7 +4,10 @@
 // [REDACTED] (a sensitive subtree is not entered; no input's value is ever written). It stops at a
 // byte budget, closing the open tags, and says so.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('skeleton', {
+    needs: ['REDACTED', 'isSecretRoot', 'isSensitive', 'scrubText'],
+    provides: ['skeleton'],
+  });
   const HTML = 'http://www.w3.org/1999/xhtml';
   const DROP = new Set(['script', 'style', 'noscript', 'template', 'link', 'meta', 'iframe', 'object', 'embed']);
   const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'source', 'track', 'wbr']);

@@ -9,7 +9,10 @@
 // Page text is data: a text line starting like TabPilot's own markup (#, |, -, +, [, \) gets a
 // backslash in front, a ref-like "@e5" in it is written "\@e5", a bar inside a table cell "\|".
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('snapshot', {
+    needs: ['PageError', 'REDACTED', 'controls', 'isSecretRoot', 'isSensitive', 'isVisible', 'maskPatterns', 'patternsHit', 'pruneRefs', 'query', 'sensitiveSelector'],
+    provides: ['renderLines'],
+  });
   if (agent.renderLines) return;
 
   const R = agent.REDACTED;

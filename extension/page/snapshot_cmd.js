@@ -2,7 +2,10 @@
 // continuation cursor, or, in diff mode, only the lines added and removed since this document's
 // previous snapshot of the same scope.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('snapshot_cmd', {
+    needs: ['renderLines'],
+    provides: ['diffLines', 'window', 'commands.snapshot'],
+  });
   if (agent.commands.snapshot) return;
 
   const previous = new Map(); // scope ('' for the page) -> lines of the last snapshot taken at cursor 0

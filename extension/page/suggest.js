@@ -5,7 +5,10 @@
 // to extract gives the same rows), a next-page guess, and a score; the best region's skeleton
 // (page/skeleton.js) comes along for an agent that would rather write its own extractor.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('suggest', {
+    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'hasSensitive', 'isSensitive', 'isVisible', 'maskDeep', 'query', 'rowValues', 'skeleton', 'suggestFields'],
+    provides: ['commands.suggest'],
+  });
   const HTML = 'http://www.w3.org/1999/xhtml';
   // Elements that are parts of a record, or not content at all: never a record themselves.
   const NOT_RECORDS = new Set(['td', 'th', 'dd', 'option', 'optgroup', 'tbody', 'thead', 'tfoot', 'col', 'colgroup',

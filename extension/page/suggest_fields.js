@@ -3,7 +3,10 @@
 // sampled row, so `extract` reads the very element looked at here), and a field name a person would
 // pick (a table's header, a dl's term, a class name, or what the element is).
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('suggest_fields', {
+    needs: ['numbers', 'redactedText'],
+    provides: ['suggestFields'],
+  });
   const HTML = 'http://www.w3.org/1999/xhtml';
   const SKIP = new Set(['script', 'style', 'noscript', 'template', 'iframe', 'canvas', 'object', 'select', 'option']);
   const INLINE = new Set(['b', 'i', 'em', 'strong', 'u', 'mark', 'abbr', 'sup', 'sub', 'small', 'code', 'kbd', 'br', 'wbr']);

@@ -4,7 +4,10 @@
 // and returns them in index order; the box is scrolled back where it was. Each step waits for the
 // grid to render new rows (checked once a frame, bounded), never for a fixed time.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('virtual', {
+    needs: ['PageError'],
+    provides: ['virtualGrid', 'collectVirtual', 'virtualRun'],
+  });
   const INDEX_ATTRS = ['aria-rowindex', 'row-index', 'data-index'];
   // One step waits at most this long for the grid to draw the rows of a new position.
   const STEP_MS = 2_000;

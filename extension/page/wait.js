@@ -2,7 +2,10 @@
 // It re-checks when the DOM changes (MutationObserver) or a transition/animation ends, never on a
 // timer; the only timer is the deadline.
 (() => {
-  const agent = globalThis.__tabpilotAgent;
+  const agent = globalThis.__tabpilotAgent.use('wait', {
+    needs: ['PageError', 'REDACTED', 'isVisible', 'maskPatterns', 'query', 'queryAll', 'secretRoots'],
+    provides: ['commands.wait_for'],
+  });
   if (agent.commands.wait_for) return;
   const { PageError } = agent;
   const STATES = ['visible', 'hidden', 'attached', 'detached'];

@@ -23,6 +23,7 @@ export const ERR = Object.freeze({
   "UNKNOWN_COMMAND": "unknown_command",
   "INVALID_PARAMS": "invalid_params",
   "MALFORMED_MESSAGE": "malformed_message",
+  "MALFORMED_REPLY": "malformed_reply",
   "RESULT_TOO_LARGE": "result_too_large",
   "TIMEOUT": "timeout",
   "CANCELLED": "cancelled",
@@ -55,3 +56,398 @@ export const REDACT_PATTERNS = Object.freeze([
   "\\bsk-ant-[A-Za-z0-9_-]{20,}",
   "\\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}"
 ]);
+export const DEFAULTS = Object.freeze({
+  "check": {
+    "checked": true,
+    "timeout_ms": 5000
+  },
+  "click": {
+    "button": "left",
+    "click_count": 1,
+    "modifiers": [],
+    "timeout_ms": 5000
+  },
+  "count": {
+    "timeout_ms": 5000
+  },
+  "execute_js": {
+    "timeout_ms": 5000
+  },
+  "extract": {
+    "resume": false,
+    "timeout_ms": 10000
+  },
+  "extract_script": {
+    "timeout_ms": 10000
+  },
+  "fill": {
+    "timeout_ms": 5000
+  },
+  "fill_form": {
+    "timeout_ms": 10000
+  },
+  "highlight": {
+    "duration_ms": 5000,
+    "timeout_ms": 5000
+  },
+  "history": {
+    "timeout_ms": 30000
+  },
+  "hover": {
+    "timeout_ms": 5000
+  },
+  "main_content": {
+    "max_bytes": 8388608,
+    "timeout_ms": 10000
+  },
+  "navigate": {
+    "timeout_ms": 30000
+  },
+  "new_tab": {
+    "active": true,
+    "timeout_ms": 30000
+  },
+  "paginate": {
+    "timeout_ms": 10000
+  },
+  "press": {
+    "timeout_ms": 5000
+  },
+  "screenshot": {
+    "format": "jpeg",
+    "full_page": false,
+    "max_width": 1280,
+    "quality": 70,
+    "timeout_ms": 5000
+  },
+  "scroll": {
+    "dx": 0,
+    "dy": 0,
+    "timeout_ms": 5000
+  },
+  "scroll_load": {
+    "timeout_ms": 5000
+  },
+  "select": {
+    "timeout_ms": 5000
+  },
+  "snapshot": {
+    "cursor": 0,
+    "max_chars": 6000,
+    "mode": "full",
+    "timeout_ms": 5000
+  },
+  "state": {
+    "include_url": true,
+    "timeout_ms": 30000
+  },
+  "suggest": {
+    "max_candidates": 5,
+    "skeleton_bytes": 8000,
+    "timeout_ms": 10000
+  },
+  "telemetry": {
+    "limit": 100,
+    "since": 0
+  },
+  "track_tab": {
+    "track": true
+  },
+  "type": {
+    "timeout_ms": 5000
+  },
+  "wait_for": {
+    "state": "visible",
+    "timeout_ms": 10000
+  }
+});
+/**
+ * What an element action did, and the navigation it started (`url`: where the tab is now). (answers check, click, fill, highlight, hover, press, scroll, select, type)
+ * @typedef {Object} ActionReply
+ * @property {(number|null)} [tab_id]
+ * @property {(string|null)} [url]
+ * @property {(boolean|null)} [navigated]
+ * @property {(boolean|null)} [loaded]
+ * @property {(string|null)} [navigation_error]
+ * @property {(OpenedTab|null)} [opened_tab]
+ * @property {(Array<string>|null)} [selected]
+ * @property {(boolean|null)} [checked]
+ * @property {(boolean|null)} [changed]
+ * @property {(number|null)} [scroll_x]
+ * @property {(number|null)} [scroll_y]
+ * @property {(number|null)} [max_y]
+ * @property {(boolean|null)} [success]
+ * @property {(Bounds|null)} [bounds]
+ * @property {(boolean|null)} [secret]
+ * @property {(boolean|null)} [sensitive]
+ */
+/**
+ * The selectors added now, and every selector the agent added so far. (answers add_redaction)
+ * @typedef {Object} AddRedactionReply
+ * @property {Array<string>} [added]
+ * @property {Array<string>} [selectors]
+ */
+/**
+ * The patterns added now, and every pattern the agent added so far. (answers add_secret_pattern)
+ * @typedef {Object} AddSecretPatternReply
+ * @property {Array<string>} [added]
+ * @property {Array<string>} [patterns]
+ */
+/**
+ * An element's box in CSS pixels.
+ * @typedef {Object} Bounds
+ * @property {number} [x]
+ * @property {number} [y]
+ * @property {number} [width]
+ * @property {number} [height]
+ */
+/**
+ * A state op's answer: names, URL, time, sizes and counts only (values stay in the extension). (answers state)
+ * @typedef {Object} BrowserStateReply
+ * @property {(number|null)} [tab_id]
+ * @property {(string|null)} [url]
+ * @property {(string|null)} [snapshot_name]
+ * @property {*} [timestamp]
+ * @property {(number|null)} [size_bytes]
+ * @property {(Object<string, *>|null)} [counts]
+ * @property {(Array<Object<string, *>>|null)} [snapshots]
+ */
+/**
+ * Whether a running command was stopped. (answers cancel)
+ * @typedef {Object} CancelReply
+ * @property {boolean} [cancelled]
+ */
+/**
+ * One repeated structure the page found, with its draft fields and first rows read as extract does.
+ * @typedef {Object} Candidate
+ * @property {(string|null)} [kind]
+ * @property {(string|null)} [selector]
+ * @property {Array<FieldPlan>} [fields]
+ * @property {Object<string, string>} [converts]
+ * @property {number} [rows]
+ * @property {Array<Array<*>>} [sample]
+ * @property {(string|null)} [next_selector]
+ * @property {(number|null)} [score]
+ */
+/**
+ * The tab that was closed and the URL it showed. (answers close_tab)
+ * @typedef {Object} CloseTabReply
+ * @property {(number|null)} [closed_tab_id]
+ * @property {string} [url]
+ */
+/**
+ * How many elements match, and how many of them are visible. (answers count)
+ * @typedef {Object} CountReply
+ * @property {number} [count]
+ * @property {number} [visible]
+ */
+/**
+ * The script's JSON result (secrets redacted, `capped` when cut), or what it threw. (answers execute_js)
+ * @typedef {Object} ExecuteJsReply
+ * @property {boolean} [success]
+ * @property {*} [result]
+ * @property {(boolean|null)} [capped]
+ * @property {(number|null)} [redacted]
+ * @property {(string|null)} [error]
+ * @property {(string|null)} [stack]
+ */
+/**
+ * Rows as value arrays (one value per field, in order), how many matched, and the document's type. (answers extract)
+ * @typedef {Object} ExtractReply
+ * @property {Array<Array<*>>} [rows]
+ * @property {number} [count]
+ * @property {Array<FieldWarning>} [warnings]
+ * @property {(string|null)} [url]
+ * @property {(string|null)} [type]
+ * @property {(VirtualRead|null)} [virtual]
+ */
+/**
+ * The extractor's returned JSON, and how many secrets were replaced by "[REDACTED]". (answers extract_script)
+ * @typedef {Object} ExtractScriptReply
+ * @property {(number|null)} [tab_id]
+ * @property {(string|null)} [url]
+ * @property {*} [result]
+ * @property {(number|null)} [redacted]
+ */
+/**
+ * One compiled schema field: what the page reads for it from each row. `selector` "" means the row element itself. `take` is text | html | attr | url (an attribute as an absolute URL; `attr` names it, default href/src). `all` gives every match as a list. Type conversions (number, boolean) happen in the host; redaction happens in the page.
+ * @typedef {Object} FieldPlan
+ * @property {string} [name]
+ * @property {string} [selector]
+ * @property {string} [take]
+ * @property {(string|null)} [attr]
+ * @property {boolean} [all]
+ */
+/**
+ * A field whose selector failed: null in every row.
+ * @typedef {Object} FieldWarning
+ * @property {string} [field]
+ * @property {string} [message]
+ */
+/**
+ * How many fields were filled, and as what (fill, select, check). (answers fill_form)
+ * @typedef {Object} FillFormReply
+ * @property {(number|null)} [tab_id]
+ * @property {(string|null)} [url]
+ * @property {(boolean|null)} [navigated]
+ * @property {(boolean|null)} [loaded]
+ * @property {(string|null)} [navigation_error]
+ * @property {(OpenedTab|null)} [opened_tab]
+ * @property {(Array<string>|null)} [selected]
+ * @property {(boolean|null)} [checked]
+ * @property {(boolean|null)} [changed]
+ * @property {(number|null)} [scroll_x]
+ * @property {(number|null)} [scroll_y]
+ * @property {(number|null)} [max_y]
+ * @property {(boolean|null)} [success]
+ * @property {(Bounds|null)} [bounds]
+ * @property {(boolean|null)} [secret]
+ * @property {(boolean|null)} [sensitive]
+ * @property {number} [filled]
+ * @property {Array<string>} [fields]
+ */
+/**
+ * The page's main content as cleaned HTML (cut at `max_bytes`: `truncated`). (answers main_content)
+ * @typedef {Object} MainContentReply
+ * @property {string} [html]
+ * @property {string} [title]
+ * @property {(string|null)} [url]
+ * @property {boolean} [truncated]
+ */
+/**
+ * A tab that a clicked link opened.
+ * @typedef {Object} OpenedTab
+ * @property {(number|null)} [tab_id]
+ * @property {string} [url]
+ */
+/**
+ * A tab that finished loading (navigate, history, new_tab, switch_tab): its URL and title. (answers history, navigate, new_tab, switch_tab)
+ * @typedef {Object} PageLoadedReply
+ * @property {(number|null)} [tab_id]
+ * @property {(string|null)} [url]
+ * @property {string} [title]
+ * @property {(boolean|null)} [active]
+ */
+/**
+ * `outcome` navigated | redrawn | end, `reason` (missing, disabled, unchanged; redirected), `url`. (answers paginate)
+ * @typedef {Object} PaginateReply
+ * @property {string} [outcome]
+ * @property {(string|null)} [reason]
+ * @property {(string|null)} [url]
+ */
+/**
+ * The service worker answered. (answers ping)
+ * @typedef {Object} PingReply
+ * @property {boolean} [pong]
+ */
+/**
+ * The picture (base64 `data` of `mime`) and its size in pixels. (answers screenshot)
+ * @typedef {Object} ScreenshotReply
+ * @property {string} [data]
+ * @property {string} [mime]
+ * @property {(number|null)} [width]
+ * @property {(number|null)} [height]
+ * @property {(number|null)} [tab_id]
+ * @property {(boolean|null)} [full_page]
+ */
+/**
+ * Rows before and after the scroll, and whether `until_selector` showed up. (answers scroll_load)
+ * @typedef {Object} ScrollLoadReply
+ * @property {number} [before]
+ * @property {number} [after]
+ * @property {boolean} [until_found]
+ * @property {boolean} [end_notice]
+ */
+/**
+ * A trimmed copy of the best region's HTML, within a byte budget.
+ * @typedef {Object} Skeleton
+ * @property {(string|null)} [selector]
+ * @property {string} [html]
+ * @property {number} [bytes]
+ * @property {boolean} [truncated]
+ */
+/**
+ * The page as lean text; `mode` diff adds the counts of `added` and `removed` lines. (answers snapshot)
+ * @typedef {Object} SnapshotReply
+ * @property {(number|null)} [tab_id]
+ * @property {(string|null)} [url]
+ * @property {string} [text]
+ * @property {(number|null)} [cursor_next]
+ * @property {boolean} [truncated]
+ * @property {number} [refs]
+ * @property {string} [mode]
+ * @property {string} [title]
+ * @property {(number|null)} [added]
+ * @property {(number|null)} [removed]
+ * @property {(string|null)} [note]
+ */
+/**
+ * The extension's state: pilot toggle, versions, identity, tracked tab, allowed sites (null: all). (answers status)
+ * @typedef {Object} StatusReply
+ * @property {boolean} [pilot]
+ * @property {string} [extension_version]
+ * @property {number} [protocol]
+ * @property {string} [instance_id]
+ * @property {string} [label]
+ * @property {string} [profile]
+ * @property {string} [browser_name]
+ * @property {string} [browser_version]
+ * @property {(number|null)} [tracked_tab_id]
+ * @property {(Array<string>|null)} [sites]
+ */
+/**
+ * The page's repeated records, best first, and the skeleton of the best region. (answers suggest)
+ * @typedef {Object} SuggestReply
+ * @property {Array<Candidate>} [candidates]
+ * @property {Skeleton} [skeleton]
+ * @property {number} [elements]
+ * @property {(number)} [duration_ms]
+ * @property {(string|null)} [url]
+ */
+/**
+ * One open tab (a site the person did not allow shows its origin only).
+ * @typedef {Object} TabInfo
+ * @property {(number|null)} [id]
+ * @property {string} [url]
+ * @property {string} [title]
+ * @property {boolean} [active]
+ * @property {(number|null)} [window_id]
+ */
+/**
+ * Every open tab. (answers tabs)
+ * @typedef {Object} TabsReply
+ * @property {Array<TabInfo>} [tabs]
+ */
+/**
+ * Recorded console errors or requests after a cursor; `more` when the limit cut them. (answers telemetry)
+ * @typedef {Object} TelemetryReply
+ * @property {Array<Object<string, *>>} [items]
+ * @property {number} [cursor]
+ * @property {number} [dropped]
+ * @property {boolean} [more]
+ * @property {boolean} [recording]
+ * @property {(number|null)} [tab_id]
+ */
+/**
+ * The tab commands without a tab_id now go to (null: the active one). (answers track_tab)
+ * @typedef {Object} TrackTabReply
+ * @property {(number|null)} [tracked_tab_id]
+ * @property {(string|null)} [url]
+ */
+/**
+ * How a virtualised grid was read: rows seen, scrolls, whether whole; `resume` when time ran out.
+ * @typedef {Object} VirtualRead
+ * @property {number} [rows]
+ * @property {number} [scrolls]
+ * @property {boolean} [complete]
+ * @property {boolean} [resume]
+ */
+/**
+ * What was waited for and came true. (answers wait_for)
+ * @typedef {Object} WaitForReply
+ * @property {(number|null)} [tab_id]
+ * @property {(string|null)} [url]
+ * @property {(string|null)} [selector]
+ * @property {(string|null)} [state]
+ * @property {(string|null)} [text]
+ */

@@ -12,7 +12,7 @@ from . import __version__
 
 # name -> "module:attribute" of a click command
 _COMMANDS = {
-    "native": "tabpilot.native.host:command",
+    "native": "tabpilot.native.command:command",
     "mcp": "tabpilot.bridge.server:command",
     "install": "tabpilot_installer.commands:install",
     "uninstall": "tabpilot_installer.commands:uninstall",

@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 import pytest
 from mcp_types import CallToolResult
 
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
+from tabpilot.wire.scrape import ExtractRequest, ScrapeRequest
 from tests.unit.test_bridge import WAIT_S, FakePool, client, payload
 
 pytestmark = pytest.mark.anyio
@@ -69,7 +71,10 @@ async def test_scrape_passes_flat_arguments_and_relays_progress() -> None:
     assert not result.is_error and payload(result) == DONE
     [(command, _)] = pool.sent
     assert isinstance(command, m.Scrape) and command.wait_ms == 20_000 and command.progress
-    assert command.request == {k: v for k, v in args.items() if k != "action"}
+    assert msgspec.to_builtins(command.request) == msgspec.to_builtins(
+        msgspec.convert({k: v for k, v in args.items() if k != "action"}, ScrapeRequest)
+    )
+    assert isinstance(command.request, ExtractRequest) and command.request.options.paginate is not None
     assert reported == [(1.0, 2.0), (2.0, 2.0)]
 
 
@@ -124,6 +129,25 @@ async def test_bad_arguments_are_invalid_params(args: dict[str, Any], code: Erro
     pool = ProgressPool()
     result = await call(pool, "interact", **args)
     assert result.is_error and payload(result)["error"] == code and pool.sent == []
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        # A field of another operation: the tool's schema has it, the operation's request type does not.
+        ({"operation": "suggest", "selector": "tr"}, "selector"),
+        ({"operation": "workflow", "steps": [], "workflow_id": "wf-x-20260101"}, "workflow_id"),
+        ({"operation": "extract", "selector": "tr", "query": "price"}, "query"),
+    ],
+)
+async def test_a_field_of_another_operation_is_invalid_params_naming_it(
+    args: dict[str, Any], field: str
+) -> None:
+    pool = ProgressPool()
+    result = await call(pool, "interact", action="scrape", **args)
+    body = payload(result)
+    assert result.is_error and body["error"] == ErrorCode.INVALID_PARAMS and pool.sent == []
+    assert body["data"]["field"] == field
 
 
 async def test_host_errors_keep_their_code() -> None:

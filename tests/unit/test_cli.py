@@ -145,9 +145,28 @@ def test_engine_errors_are_told_in_command_line_words() -> None:
 
 
 def test_scrape_and_replay_name_a_running_browser_with_target() -> None:
-    for command in (scrape_command, replay_command):
+    for name, command in (("scrape", scrape_command), ("replay", replay_command)):
         options = {o for p in command.params for o in p.opts}
         assert "--target" in options and "--browser" in options
         hidden = [p for p in command.params if "--browser" in p.opts]
         assert all(getattr(p, "hidden", False) for p in hidden)
-        assert "--browser" not in CliRunner().invoke(command, ["-h"]).output
+        shown = CliRunner().invoke(cli.main, [name, "-h"])
+        assert shown.exit_code == 0 and "--target" in shown.output and "--browser" not in shown.output
+
+
+@pytest.mark.parametrize(
+    "request_json",
+    [
+        {"operation": "teleport"},
+        {"operation": "extract", "selector": "tr", "optoins": {}},
+        {"operation": "suggest", "steps": []},
+    ],
+)
+def test_a_scrape_file_the_request_type_refuses_fails_before_any_browser_starts(
+    tp_dirs: dict[str, str], tmp_path: Path, request_json: dict[str, object]
+) -> None:
+    path = tmp_path / "req.json"
+    path.write_text(json.dumps(request_json))
+    # --target names a browser that is not running: reaching the browser step would fail differently.
+    done = CliRunner().invoke(cli.main, ["scrape", str(path), "--target", "nowhere", "-q"])
+    assert done.exit_code == 1 and f"{ErrorCode.INVALID_PARAMS}:" in done.output, done.output

@@ -12,7 +12,7 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from tabpilot import paths
+from tabpilot import cli, paths
 from tabpilot.wire import messages as m
 from tabpilot.wire.framing import encode_frame, read_frame
 from tabpilot_installer import checks, doctor, hosts
@@ -178,7 +178,7 @@ def test_no_browser_and_pilot_off() -> None:
 def test_cli_json_exit_code(tp_dirs: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     udd = tmp_path / "profile"
-    result = CliRunner().invoke(doctor.command, ["--user-data-dir", str(udd), "--json"])
+    result = CliRunner().invoke(cli.main, ["doctor", "--user-data-dir", str(udd), "--json"])
     assert result.exit_code == 1
     report = json.loads(result.output)
     assert report["ok"] is False

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from tabpilot.engine import result, runner
@@ -15,6 +16,7 @@ from tabpilot.engine.plan import build_plan, parse_request
 from tabpilot.engine.steps.extract import compiled
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
+from tabpilot.wire.replies import Candidate
 from tests.support.fake_browser import ScriptedBrowser
 
 pytestmark = pytest.mark.anyio
@@ -42,6 +44,11 @@ PAGE_CANDIDATE: dict[str, Any] = {
 }
 
 
+def drafted(raw: Any) -> dict[str, Any] | None:
+    """`candidate` of a page candidate given as JSON."""
+    return candidate(msgspec.convert(raw, Candidate))
+
+
 def page(answer: dict[str, Any]) -> ScriptedBrowser:
     return ScriptedBrowser({"suggest": lambda c: answer})
 
@@ -54,7 +61,7 @@ def test_spec_text_is_the_shortest_form_the_parser_reads_back() -> None:
 
 
 def test_a_candidate_becomes_a_schema_with_samples_converted_as_extract_converts() -> None:
-    out = candidate(PAGE_CANDIDATE)
+    out = drafted(PAGE_CANDIDATE)
     assert out is not None
     assert out["schema"] == {
         "order": "td.id",
@@ -90,16 +97,30 @@ def test_fields_the_grammar_cannot_say_are_left_out_with_their_column() -> None:
         {"name": "weird", "selector": "td", "take": "attr", "attr": "a b"},  # not an attribute name
         {"name": "order", "selector": "td.dup", "take": "text"},  # a name twice
     ]
-    out = candidate(raw)
+    out = drafted(raw)
     assert out is not None and out["schema"] == {"order": "td.id"}
     assert out["sample"] == [{"order": "SO-1"}, {"order": "SO-2"}]
 
 
-@pytest.mark.parametrize(
-    "raw", [{}, {"selector": "li"}, {"selector": "li", "fields": [{"take": "text"}]}, "x"]
-)
+@pytest.mark.parametrize("raw", [{}, {"selector": "li"}, {"selector": "li", "fields": []}])
 def test_unusable_candidates_are_dropped(raw: Any) -> None:
-    assert candidate(raw) is None
+    assert drafted(raw) is None
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"candidates": [{"selector": "li", "fields": [{"take": "text"}]}]},  # a field without its name
+        {"candidates": ["x"]},
+        {"candidates": [PAGE_CANDIDATE], "skeleton": "<table>"},
+        ["not", "an", "object"],
+    ],
+)
+async def test_a_malformed_suggest_reply_is_malformed_reply(answer: Any) -> None:
+    ctx = Context(page(answer), RunState(steps_total=1))
+    with pytest.raises(TabPilotError) as caught:
+        await page_digest(ctx)
+    assert caught.value.code == ErrorCode.MALFORMED_REPLY
 
 
 async def test_page_digest_asks_the_page_once_and_shapes_its_answer() -> None:

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from tabpilot.engine import result, runner, workflows
-from tabpilot.engine.model import Request
 from tabpilot.engine.plan import build_plan, parse_request
 from tabpilot.engine.store import WorkflowStore
 from tabpilot.wire.errors import ErrorCode, TabPilotError
+from tabpilot.wire.scrape import ReplayRequest
 from tests.support.fake_browser import ScriptedBrowser
 
 pytestmark = pytest.mark.anyio
@@ -119,7 +119,7 @@ async def test_a_replay_asks_for_the_password_only_when_a_step_that_always_runs_
     doc = workflows.record(recorded, outcome)
     assert doc.required_params == ["password"]
     workflow_id = store.save(doc)
-    plan = workflows.replay_plan(Request(operation="replay", workflow_id=workflow_id), store)
+    plan = workflows.replay_plan(ReplayRequest(workflow_id=workflow_id), store)
     replayed = result.response(
         await runner.run(plan, Tracker(logged_in=True).browser(), grace_s=0.05), plan, "c"
     )
@@ -136,7 +136,7 @@ async def test_a_replay_asks_for_the_password_only_when_a_step_that_always_runs_
     )
     doc = workflows.record(plain, await runner.run(plain, Tracker(logged_in=True).browser(), grace_s=0.05))
     with pytest.raises(TabPilotError) as caught:
-        workflows.replay_plan(Request(operation="replay", workflow_id=store.save(doc)), store)
+        workflows.replay_plan(ReplayRequest(workflow_id=store.save(doc)), store)
     assert caught.value.code == ErrorCode.INVALID_PARAMS and caught.value.data == {
         "missing_params": ["password"]
     }

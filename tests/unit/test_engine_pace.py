@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from tabpilot.engine import result, runner
-from tabpilot.engine.model import DEFAULT_DELAY_MS
 from tabpilot.engine.plan import build_plan, parse_request
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
+from tabpilot.wire.scrape import DEFAULT_DELAY_MS
 from tests.support.fake_browser import ScriptedBrowser, TableSite
 
 pytestmark = pytest.mark.anyio

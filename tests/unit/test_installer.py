@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tabpilot import paths
-from tabpilot_installer import commands, hosts, launcher, manifest, record
+from tabpilot import cli, paths
+from tabpilot_installer import hosts, launcher, manifest, record
 from tabpilot_installer.machine import Machine
 from tabpilot_installer.registry import MemoryRegistry
 
@@ -163,13 +163,13 @@ def test_cli_install_and_uninstall(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home" / ".config"))
     monkeypatch.setenv(paths.ENV_DATA, str(tmp_path / "data"))
     runner = CliRunner()
-    result = runner.invoke(commands.install, ["--browser", "brave"])
+    result = runner.invoke(cli.main, ["install", "--browser", "brave"])
     assert result.exit_code == 0, result.output
     target = tmp_path / "home" / ".config" / "BraveSoftware" / "Brave-Browser" / "NativeMessagingHosts"
     assert str(target / "com.tabpilot.host.json") in result.output
     assert str(paths.extension_dir()) in result.output
     assert "brave://extensions" in result.output
-    result = runner.invoke(commands.uninstall, [])
+    result = runner.invoke(cli.main, ["uninstall"])
     assert result.exit_code == 0, result.output
     assert not (target / "com.tabpilot.host.json").exists()
 
@@ -223,11 +223,11 @@ def test_cli_uninstall_purge_leaves_no_tabpilot_folder(
     (tmp_path / "state" / "log").mkdir(parents=True)
     (tmp_path / "state" / "log" / "host.log").write_text("x")
     runner = CliRunner()
-    assert runner.invoke(commands.install, ["--browser", "chromium"]).exit_code == 0
+    assert runner.invoke(cli.main, ["install", "--browser", "chromium"]).exit_code == 0
     (tmp_path / "data" / "workflows").mkdir()
     (tmp_path / "data" / "workflows" / "wf-a-20261123.json").write_text("{}")
-    partial = runner.invoke(commands.uninstall, ["--purge", "--browser", "chromium"])
+    partial = runner.invoke(cli.main, ["uninstall", "--purge", "--browser", "chromium"])
     assert partial.exit_code == 2 and (tmp_path / "data" / "workflows").exists()
-    result = runner.invoke(commands.uninstall, ["--purge"])
+    result = runner.invoke(cli.main, ["uninstall", "--purge"])
     assert result.exit_code == 0, result.output
     assert _files(tmp_path) == []

@@ -5,6 +5,7 @@ only what stands in a lower one."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,10 @@ def test_the_check_catches_imports_upward_and_sideways() -> None:
     assert (
         _upward("tabpilot_installer.commands", {"tabpilot.browser.process", "tabpilot_installer.hosts"}) == []
     )
+
+
+def test_the_readme_shows_these_layers_top_first() -> None:
+    text = (ROOT / "README.md").read_text()
+    block = text.split("<!-- layers:begin -->\n```\n")[1].split("```\n<!-- layers:end -->")[0]
+    shown = [tuple(re.split(r"\s{2,}", line)[0].split(", ")) for line in block.splitlines()]
+    assert shown == list(reversed(LAYERS))

@@ -10,8 +10,8 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 import pytest
 from click.testing import CliRunner
 
-from tabpilot import paths
-from tabpilot_installer import commands, mcp_clients, record
+from tabpilot import cli, paths
+from tabpilot_installer import mcp_clients, record
 from tabpilot_installer.clients import install_clients, uninstall_clients
 from tabpilot_installer.machine import Machine
 
@@ -153,7 +153,7 @@ def test_cli_refuses_invalid_json(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.setenv(paths.ENV_DATA, str(tmp_path / "data"))
     (tmp_path / ".claude.json").write_text("{oops")
-    result = CliRunner().invoke(commands.install, ["--mcp-client", "claude-code"])
+    result = CliRunner().invoke(cli.main, ["install", "--mcp-client", "claude-code"])
     assert result.exit_code == 1
     assert "not valid JSON" in result.output
     assert (tmp_path / ".claude.json").read_text() == "{oops"

@@ -247,7 +247,7 @@ async def test_peer_with_another_uid_is_refused(tmp_path: Path) -> None:
 
     host = NativeHost(_Sink(), tmp_path)  # type: ignore[arg-type]
     path = Path("/tmp") / f"tp-peer-{os.getpid()}.sock"
-    server = await asyncio.start_unix_server(host._serve_bridge, path=str(path))  # pyright: ignore[reportPrivateUsage]
+    server = await asyncio.start_unix_server(host.bridges.serve, path=str(path))
     try:
         path.chmod(0o777)  # only the uid check stands between the peer and the host here
         loop = asyncio.get_running_loop()

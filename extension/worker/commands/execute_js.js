@@ -3,7 +3,7 @@
 // timeouts and recovery) is lib/page_script.js. The value, error and stack are scrubbed in the page of
 // the secrets it holds and of secret-shaped text (main_world/run_script.js): a guard against accidents, not
 // against a script written to leak (it can read anything the page can and encode it).
-import { ERR } from '../protocol.js';
+import { DEFAULTS, ERR } from '../protocol.js';
 import { timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { MAX_RESULT_CHARS, runScript } from '../lib/page_script.js';
@@ -22,7 +22,7 @@ function sources(runner, script, rules) {
 
 export async function run(msg, { signal }) {
   if (typeof msg.script !== 'string') throw new CommandError(ERR.INVALID_PARAMS, 'script must be a string');
-  const timeoutMs = timeoutParam(msg.timeout_ms, 5_000);
+  const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.execute_js.timeout_ms);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   const rules = { redact: await getRedaction(), patterns: await getPatterns() };
   const { out } = await runScript(msg, {

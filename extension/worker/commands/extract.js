@@ -1,6 +1,6 @@
 // Structured extraction: the page applies the compiled fields to every row and serializes the rows
 // itself; the JSON text goes on to the host unparsed (big results in ~256 KB chunks).
-import { ERR, MAX_RESULT_BYTES } from '../protocol.js';
+import { DEFAULTS, ERR, MAX_RESULT_BYTES } from '../protocol.js';
 import { CommandError } from '../lib/errors.js';
 import { inPage } from '../lib/page.js';
 
@@ -16,5 +16,5 @@ export async function run(msg, { signal }) {
   const virtual = msg.virtual ?? null;
   if (virtual !== null && typeof virtual !== 'boolean') throw new CommandError(ERR.INVALID_PARAMS, 'virtual must be true, false or null');
   const args = { selector: msg.selector, fields: msg.fields, limit, max_chars: MAX_RESULT_BYTES, virtual, resume: msg.resume === true };
-  return inPage(msg, 'extract', args, { signal, fallbackTimeoutMs: 10_000 });
+  return inPage(msg, 'extract', args, { signal, fallbackTimeoutMs: DEFAULTS.extract.timeout_ms });
 }

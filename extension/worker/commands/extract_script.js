@@ -2,7 +2,7 @@
 // document) run in the page's MAIN world, fast path or strict-CSP fallback alike (lib/page_script.js).
 // Known secrets are scrubbed from its value in the page, before it leaves (main_world/run_script.js). A
 // failure says what to fix: the thrown error with its line and column in the agent's script.
-import { ERR } from '../protocol.js';
+import { DEFAULTS, ERR } from '../protocol.js';
 import { timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { MAX_RESULT_CHARS, runScript } from '../lib/page_script.js';
@@ -37,7 +37,7 @@ export async function run(msg, { signal }) {
   }
   const css = msg.css_selector ?? null;
   if (css !== null && (typeof css !== 'string' || !css.trim())) throw new CommandError(ERR.INVALID_PARAMS, 'css_selector must be a non-empty CSS selector');
-  const timeoutMs = timeoutParam(msg.timeout_ms, 10_000);
+  const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.extract_script.timeout_ms);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   const extractor = { root: css, redact: await getRedaction(), patterns: await getPatterns(), lines: msg.script.split('\n').length };
   const { tabId, out } = await runScript(msg, {

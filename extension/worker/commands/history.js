@@ -1,6 +1,6 @@
 // Back, forward or reload in a tab, answered once the page it lands on has loaded (the same wait as
 // navigate: webNavigation events, bounded by timeout_ms).
-import { ERR } from '../protocol.js';
+import { DEFAULTS, ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { waitForLoad } from '../lib/navwatch.js';
@@ -40,7 +40,7 @@ const OPS = {
 export async function run(msg, { signal }) {
   const go = OPS[msg.op];
   if (!go) throw new CommandError(ERR.INVALID_PARAMS, `op must be one of ${Object.keys(OPS).join(', ')}`);
-  const timeoutMs = timeoutParam(msg.timeout_ms, 30_000);
+  const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.history.timeout_ms);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   let tabId = null;
   let loaded = null;

@@ -1,6 +1,6 @@
 // Load a URL in a tab and answer once the main frame has finished loading: the answer waits for
 // webNavigation events, bounded by timeout_ms, never for a fixed time.
-import { ERR } from '../protocol.js';
+import { DEFAULTS, ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { waitForLoad } from '../lib/navwatch.js';
@@ -13,7 +13,7 @@ export const needsPilot = true;
 
 export async function run(msg, { signal }) {
   const url = checkNavigable(msg.url);
-  const timeoutMs = timeoutParam(msg.timeout_ms, 30_000);
+  const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.navigate.timeout_ms);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   await checkUrl(url); // where it goes, not what the tab shows now: the agent never reads that page
   let tabId = null;

@@ -1,7 +1,7 @@
 // Open a tab, optionally on a URL (checked like navigate's, and waited for like it), optionally in the
 // background. An active new tab also becomes the tracked tab when one is tracked, so commands without
 // a tab_id follow the agent to it.
-import { ERR } from '../protocol.js';
+import { DEFAULTS, ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { waitForLoad } from '../lib/navwatch.js';
@@ -14,7 +14,7 @@ export const needsPilot = true;
 
 export async function run(msg, { signal }) {
   const url = msg.url === undefined || msg.url === null ? null : checkNavigable(msg.url);
-  const timeoutMs = timeoutParam(msg.timeout_ms, 30_000);
+  const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.new_tab.timeout_ms);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   const active = msg.active !== false;
   if (url) await checkUrl(url);

@@ -6,7 +6,7 @@
 //                                                             server answered with a redirect on the way)
 //   {outcome: "redrawn", reason: null, url}                   the rows changed in place
 //   {outcome: "end", reason: "missing" | "disabled" | "unchanged", url}
-import { ERR } from '../protocol.js';
+import { DEFAULTS, ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { AGENT_FILES, inPage } from '../lib/page.js';
@@ -19,7 +19,7 @@ export const name = 'paginate';
 export const needsPilot = true;
 
 export async function run(msg, { signal }) {
-  const timeoutMs = timeoutParam(msg.timeout_ms, 10_000);
+  const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.paginate.timeout_ms);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   const deadline = Date.now() + timeoutMs + MARGIN_MS;
   // The tab is settled first: the navigation watch must be on it before the click.

@@ -2,7 +2,7 @@
 // bounds come from the page agent), or the full page. Sized in lib/image.js to ≤ ~1,600 image tokens.
 // Every secret is under an opaque box while the picture is taken (lib/mask.js); the answer says how
 // many regions were masked (`masked`) and how many unreadable frames were covered whole (`masked_frames`).
-import { ERR } from '../protocol.js';
+import { DEFAULTS, ERR } from '../protocol.js';
 import { captureFullPage, captureVisible } from '../lib/capture.js';
 import { CommandError } from '../lib/errors.js';
 import { MAX_AREA, fitScale, imageSize, reshape, splitDataUrl } from '../lib/image.js';
@@ -16,11 +16,11 @@ export const needsPilot = true;
 const MAX_WIDTH = 1920;
 
 function params(msg) {
-  const format = msg.format === undefined || msg.format === null ? 'jpeg' : msg.format;
+  const format = msg.format ?? DEFAULTS.screenshot.format;
   if (format !== 'jpeg' && format !== 'png') throw new CommandError(ERR.INVALID_PARAMS, 'format must be jpeg or png');
-  const quality = msg.quality === undefined || msg.quality === null ? 70 : msg.quality;
+  const quality = msg.quality ?? DEFAULTS.screenshot.quality;
   if (!Number.isInteger(quality) || quality < 1 || quality > 100) throw new CommandError(ERR.INVALID_PARAMS, 'quality must be an integer from 1 to 100');
-  const maxWidth = msg.max_width === undefined || msg.max_width === null ? 1280 : msg.max_width;
+  const maxWidth = msg.max_width ?? DEFAULTS.screenshot.max_width;
   if (!Number.isInteger(maxWidth) || maxWidth < 16 || maxWidth > MAX_WIDTH) throw new CommandError(ERR.INVALID_PARAMS, `max_width must be an integer from 16 to ${MAX_WIDTH}`);
   if (msg.full_page && (msg.ref || msg.selector)) throw new CommandError(ERR.INVALID_PARAMS, 'full_page is for the whole page: leave out ref and selector');
   return { format, quality, maxWidth };

@@ -5,7 +5,7 @@
 // sooner, on the loader's own signals: the page reports that nothing changed for quiet_ms, and this
 // worker, which sees the tab's requests (webRequest), accepts that only when none is in flight and none
 // ended within quiet_ms; otherwise the page waits again, without scrolling, until the deadline.
-import { ERR } from '../protocol.js';
+import { DEFAULTS, ERR } from '../protocol.js';
 import { timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { inPage } from '../lib/page.js';
@@ -20,7 +20,7 @@ export const name = 'scroll_load';
 export const needsPilot = true;
 
 export async function run(msg, { signal }) {
-  const waitMs = timeoutParam(msg.timeout_ms, 5_000);
+  const waitMs = timeoutParam(msg.timeout_ms, DEFAULTS.scroll_load.timeout_ms);
   if (waitMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   const quietMs = msg.quiet_ms ?? null;
   if (quietMs !== null && (!Number.isInteger(quietMs) || quietMs <= 0)) throw new CommandError(ERR.INVALID_PARAMS, 'quiet_ms must be a positive integer');

@@ -1,7 +1,7 @@
 // Browser-state snapshots (save, load, list, delete): a site's localStorage, sessionStorage and cookies
 // (httpOnly included, through chrome.cookies) and the tab's URL, kept by the extension. Answers carry
 // names, URLs, times, sizes and counts only: the values never go to the agent.
-import { ERR } from '../protocol.js';
+import { DEFAULTS, ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { clearCookies, cookiesFor, restoreCookies } from '../lib/cookies.js';
 import { CommandError } from '../lib/errors.js';
@@ -101,7 +101,7 @@ async function restore(msg, signal) {
   if (!snapshot) throw new CommandError(ERR.SNAPSHOT_NOT_FOUND, `no snapshot named ${JSON.stringify(snapName)}: list_states shows the saved ones`);
   const url = checkNavigable(snapshot.url);
   await checkUrl(url); // before its cookies are written
-  const timeoutMs = timeoutParam(msg.timeout_ms, 30_000) || 30_000;
+  const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.state.timeout_ms) || DEFAULTS.state.timeout_ms;
   const includeUrl = msg.include_url !== false;
   return onTab(msg.tab_id, async (tabId) => {
     const tab = await chrome.tabs.get(tabId);

@@ -1,6 +1,6 @@
 // The page's repeated records with draft selectors and schemas, and a skeleton of the best region
 // (page/suggest.js); the host converts the sample rows as extract does.
-import { ERR } from '../protocol.js';
+import { DEFAULTS, ERR } from '../protocol.js';
 import { CommandError } from '../lib/errors.js';
 import { inPage } from '../lib/page.js';
 
@@ -23,8 +23,8 @@ export function run(msg, { signal }) {
   const args = {
     query: optionalText(msg.query, 'query'),
     css_selector: optionalText(msg.css_selector, 'css_selector'),
-    max_candidates: intIn(msg.max_candidates, 5, 1, 20, 'max_candidates'),
-    skeleton_bytes: intIn(msg.skeleton_bytes, 8000, 500, 64000, 'skeleton_bytes'),
+    max_candidates: intIn(msg.max_candidates, DEFAULTS.suggest.max_candidates, 1, 20, 'max_candidates'),
+    skeleton_bytes: intIn(msg.skeleton_bytes, DEFAULTS.suggest.skeleton_bytes, 500, 64000, 'skeleton_bytes'),
   };
-  return inPage(msg, 'suggest', args, { signal, fallbackTimeoutMs: 10_000 });
+  return inPage(msg, 'suggest', args, { signal, fallbackTimeoutMs: DEFAULTS.suggest.timeout_ms });
 }

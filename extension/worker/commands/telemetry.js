@@ -3,7 +3,7 @@
 // Answers {items, cursor, dropped, more, recording}: pass `cursor` as `since` next time. The page's
 // messages and stacks are what its own code wrote, so they go through the page agent's redaction
 // (secret values the page holds, secret-shaped text) before they leave; so do request URLs.
-import { ERR } from '../protocol.js';
+import { DEFAULTS, ERR } from '../protocol.js';
 import { CommandError } from '../lib/errors.js';
 import { inPage } from '../lib/page.js';
 import { onTab, tabFailure } from '../lib/target.js';
@@ -42,9 +42,9 @@ function readErrors(since, limit) {
 
 export async function run(msg) {
   if (msg.kind !== 'errors' && msg.kind !== 'network') throw new CommandError(ERR.INVALID_PARAMS, 'kind must be errors or network');
-  const since = msg.since === undefined || msg.since === null ? 0 : msg.since;
+  const since = msg.since ?? DEFAULTS.telemetry.since;
   if (!Number.isSafeInteger(since) || since < 0) throw new CommandError(ERR.INVALID_PARAMS, 'since must be a cursor from an earlier answer (or 0)');
-  const limit = msg.limit === undefined || msg.limit === null ? 100 : msg.limit;
+  const limit = msg.limit ?? DEFAULTS.telemetry.limit;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new CommandError(ERR.INVALID_PARAMS, `limit must be from 1 to ${MAX_LIMIT}`);
   if (msg.kind === 'network') {
     const tab = await onTab(msg.tab_id, (id) => chrome.tabs.get(id));

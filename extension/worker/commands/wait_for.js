@@ -1,7 +1,7 @@
 // wait_for: until the tab's URL matches (watched here, in the worker, because a navigation replaces
 // the page agent), then until a selector reaches a state or a text is shown (watched in the page).
 // A navigation during the page wait restarts it in the new document. Bounded by timeout_ms.
-import { ERR } from '../protocol.js';
+import { DEFAULTS, ERR } from '../protocol.js';
 import { timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { watchNavigation } from '../lib/navwatch.js';
@@ -13,7 +13,7 @@ export const name = 'wait_for';
 export const needsPilot = true;
 
 export async function run(msg, { signal }) {
-  const timeoutMs = timeoutParam(msg.timeout_ms, 10_000);
+  const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.wait_for.timeout_ms);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   if (!msg.url && !msg.selector && !msg.text) throw new CommandError(ERR.INVALID_PARAMS, 'wait_for needs selector, text or url');
   const end = Date.now() + timeoutMs;

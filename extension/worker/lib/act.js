@@ -1,7 +1,7 @@
 // One page action (click, press, check, ...) with its consequences: when the action started a
 // navigation, the answer waits for the new document (bounded by the command's timeout) and says
 // `navigated: true` with the new URL, so the next command meets the new page, not the old one.
-import { ERR } from '../protocol.js';
+import { DEFAULTS, ERR } from '../protocol.js';
 import { timeoutParam } from './deadline.js';
 import { CommandError } from './errors.js';
 import { watchNavigation } from './navwatch.js';
@@ -15,12 +15,12 @@ export function argsOf(msg) {
 
 export async function act(msg, name, { signal } = {}) {
   const started = Date.now();
-  const timeoutMs = timeoutParam(msg.timeout_ms, 5_000) || 5_000;
+  const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS[msg.type].timeout_ms) || DEFAULTS[msg.type].timeout_ms;
   let watch = null;
   let out;
   try {
     try {
-      out = await inPage(msg, name, argsOf(msg), { signal, onTab: (id) => { watch ??= watchNavigation(id); } });
+      out = await inPage(msg, name, argsOf(msg), { signal, fallbackTimeoutMs: timeoutMs, onTab: (id) => { watch ??= watchNavigation(id); } });
     } catch (err) {
       // The document went away before it could answer: that is the navigation the action started.
       const unloaded = watch && watch.state.started && !watch.state.closed

@@ -12,8 +12,8 @@ import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.messages import Command
+from ..wire.scrape import ErrorRecovery
 from .browser import Browser
-from .model import ErrorRecovery
 
 # A browser implementation has its own deadline per command (the host: timeout + 5 s); this one only
 # guards against an implementation that has none.

@@ -8,10 +8,11 @@ Conversions an extract applies, so `extract {selector, schema}` gives back exact
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from ..wire.messages import Suggest
-from .context import Context, obj
+from ..wire.replies import Candidate, SuggestReply, decode_reply
+from .context import Context
 from .convert import Conversions
 from .schema import FieldSpec, SchemaError, parse_field
 from .steps.extract import compiled
@@ -59,17 +60,15 @@ async def digest(
         skeleton_bytes=skeleton_bytes,
         timeout_ms=timeout_ms,
     )
-    answer = obj(await ctx.call(command, timeout_ms))
-    raw: list[Any] = answer.get("candidates") or []
-    candidates = [c for c in map(candidate, raw) if c is not None]
-    skeleton = obj(answer.get("skeleton"))
-    url = answer.get("url")
+    answer = decode_reply(SuggestReply, await ctx.call(command, timeout_ms))
+    candidates = [c for c in map(candidate, answer.candidates) if c is not None]
+    sk = answer.skeleton
     return Digest(
         candidates=candidates,
-        skeleton={k: skeleton.get(k) for k in ("selector", "html", "bytes", "truncated")},
-        url=url if isinstance(url, str) else None,
-        elements=int(answer.get("elements") or 0),
-        page_ms=float(answer.get("duration_ms") or 0.0),
+        skeleton={"selector": sk.selector, "html": sk.html, "bytes": sk.bytes, "truncated": sk.truncated},
+        url=answer.url,
+        elements=answer.elements,
+        page_ms=float(answer.duration_ms),
     )
 
 
@@ -83,48 +82,44 @@ def spec_text(selector: str, take: str, attr: str | None, every: bool, convert: 
     return " | ".join([selector or ":scope", *ops])
 
 
-def candidate(value: Any) -> dict[str, Any] | None:
+def candidate(raw: Candidate) -> dict[str, Any] | None:
     """One page candidate as `{kind, selector, schema, rows, sample, next_selector?, score}`; a field
     whose draft the grammar cannot say exactly is left out (with its sample column)."""
-    raw = obj(value)
-    selector = raw.get("selector")
-    fields: list[Any] = raw.get("fields") or []
-    if not isinstance(selector, str) or not fields:
+    if raw.selector is None or not raw.fields:
         return None
-    converts = obj(raw.get("converts"))
     schema: dict[str, str] = {}
     keep: list[int] = []
-    for i, f in enumerate(map(obj, fields)):
-        name, sel, take = f.get("name"), f.get("selector"), f.get("take") or "text"
-        attr, every = f.get("attr") or None, f.get("all") is True
-        if not isinstance(name, str) or not isinstance(sel, str) or name in schema:
+    for i, f in enumerate(raw.fields):
+        if f.name in schema:
             continue
-        convert = converts.get(name) if converts.get(name) in ("number", "boolean") else None
-        text = spec_text(sel, str(take), attr, every, convert)
+        attr = f.attr or None
+        wanted = raw.converts.get(f.name)
+        convert = wanted if wanted in ("number", "boolean") else None
+        text = spec_text(f.selector, f.take, attr, f.all, convert)
         try:
-            parsed = parse_field(name, text)
+            parsed = parse_field(f.name, text)
         except SchemaError:
             continue
-        if parsed != FieldSpec(name, "" if sel == ":scope" else sel, str(take), attr, every, convert):
+        sel = "" if f.selector == ":scope" else f.selector
+        if parsed != FieldSpec(f.name, sel, f.take, attr, f.all, convert):
             continue
-        schema[name] = text
+        schema[f.name] = text
         keep.append(i)
     if not schema:
         return None
-    sample_raw: list[Any] = raw.get("sample") or []
-    rows = [[_at(cast(list[Any], r), i) for i in keep] for r in sample_raw if isinstance(r, list)]
+    rows = [[_at(r, i) for i in keep] for r in raw.sample]
     out: dict[str, Any] = {
-        "kind": raw.get("kind"),
-        "selector": selector,
+        "kind": raw.kind,
+        "selector": raw.selector,
         "schema": schema,
-        "rows": int(raw.get("rows") or 0),
+        "rows": raw.rows,
         # The very conversion extract applies to its rows: equal samples by construction.
         "sample": Conversions(compiled(schema)).rows(rows),
     }
-    if isinstance(raw.get("next_selector"), str):
-        out["next_selector"] = raw["next_selector"]
-    if isinstance(raw.get("score"), int | float):
-        out["score"] = raw["score"]
+    if raw.next_selector is not None:
+        out["next_selector"] = raw.next_selector
+    if raw.score is not None:
+        out["score"] = raw.score
     return out
 
 

@@ -34,6 +34,15 @@ def explain(exc: msgspec.ValidationError, root: Any, value: Any) -> str:
     return unknown_field(name, known, f"${at}" if at else "")
 
 
+def unknown_path(exc: msgspec.ValidationError) -> str | None:
+    """The path of the unknown field the error is about (`options.delai_ms`), or None."""
+    found = _UNKNOWN.fullmatch(str(exc))
+    if found is None:
+        return None
+    at = (found["at"] or "").lstrip(".")
+    return f"{at}.{found['name']}" if at else found["name"]
+
+
 def _fields_at(info: mi.Type, value: Any, at: str) -> list[str] | None:
     """The field names of the struct at path `at` below `info` (None if the path leads elsewhere)."""
     for part in _PART.finditer(at):

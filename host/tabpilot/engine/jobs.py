@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.scrape import ReplayRequest
 from . import result, workflows
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, RunState
@@ -88,7 +89,7 @@ class Jobs:
     def start(self, request: Any) -> Job:
         """Validate and start a request; raises invalid_params, workflow_not_found, workflow_in_progress."""
         req = parse_request(request)
-        replay = req.operation == "replay"
+        replay = isinstance(req, ReplayRequest)
         plan = workflows.replay_plan(req, self.store) if replay else self.orchestrator.plan(req)
         busy = self._busy(plan.tab_id)
         if busy is not None:

@@ -17,12 +17,12 @@ from typing import Any
 import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.scrape import DEFAULT_MAX_BYTES, ExtractRequest, ScrapeRequest
 from . import runner
 from .aggregate import Aggregates
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, Context, RunState, obj
 from .digest import page_digest
-from .model import DEFAULT_MAX_BYTES, Request
 from .plan import Plan, build_plan, invalid
 from .result import fit
 from .steps.extract import ExtractStep
@@ -41,11 +41,11 @@ def spec_of(step: ExtractStep) -> dict[str, Any]:
     return {k: raw[k] for k in SPEC_FIELDS if raw.get(k) is not None}
 
 
-def _has_spec(req: Request) -> bool:
+def _has_spec(req: ExtractRequest) -> bool:
     return any(getattr(req, k) is not None for k in ("selector", "schema", "script"))
 
 
-def _with_spec(req: Request, spec: dict[str, Any]) -> Request:
+def _with_spec(req: ExtractRequest, spec: dict[str, Any]) -> ExtractRequest:
     """`req` reading what `spec` says; options the request sets itself win over the stored ones."""
     given: dict[str, Any] = msgspec.to_builtins(req.options)
     options = {k: spec[k] for k in _OPTIONS if k in spec} | given
@@ -59,7 +59,7 @@ def _with_spec(req: Request, spec: dict[str, Any]) -> Request:
                 "extraction_id": None,
                 "use_cache": False,
             },
-            Request,
+            ExtractRequest,
         )
     except msgspec.ValidationError as exc:
         raise invalid(f"the cached strategy no longer fits a request: {exc}") from None
@@ -72,11 +72,9 @@ class ScrapeOrchestrator:
         self.strategies = StrategyStore(root)
         self.aggregates = Aggregates(root)
 
-    def plan(self, req: Request) -> Plan:
+    def plan(self, req: ScrapeRequest) -> Plan:
         """The plan of an extract request, with its cached strategy resolved (ids checked, no I/O)."""
-        if req.operation != "extract":
-            if req.extraction_id is not None or req.use_cache or req.key_fields is not None:
-                raise invalid("extraction_id, use_cache and key_fields are for operation extract")
+        if not isinstance(req, ExtractRequest):
             return build_plan(req)
         if req.key_fields is not None and (not req.key_fields or not all(req.key_fields)):
             raise invalid('key_fields: a list of field names that identify a row, e.g. ["sku"]')
@@ -173,7 +171,7 @@ class ScrapeOrchestrator:
         if not hits:
             raise not_found("matching this URL", self.strategies.for_host(url), url)
         chosen = hits[0]
-        resolved = build_plan(_with_spec(Request(operation="extract", options=plan.options), chosen.spec))
+        resolved = build_plan(_with_spec(ExtractRequest(options=plan.options), chosen.spec))
         plan.steps, plan.tab_id, plan.extraction_id = resolved.steps, ctx.tab_id, chosen.extraction_id
 
     @staticmethod

@@ -11,8 +11,9 @@ import asyncio
 
 from ..wire.errors import TabPilotError
 from ..wire.messages import Count
-from .context import Context, obj
-from .model import PaginateOptions
+from ..wire.replies import CountReply, decode_reply
+from ..wire.scrape import PaginateOptions
+from .context import Context
 
 # A next control that asks the server for a page: a real link, or anything inside a form.
 _SERVER_SENT = "a[href]:not([href^='#']):not([href^='javascript:' i]), form *"
@@ -22,10 +23,10 @@ async def _sends_for_page(ctx: Context, next_selector: str, timeout_ms: int) -> 
     """Whether a visible next control looks like a link or a form's button (asked once, ~2 ms)."""
     probe = Count(id=0, selector=f":is({next_selector}):is({_SERVER_SENT})", timeout_ms=timeout_ms)
     try:
-        answer = obj(await ctx.call(probe, timeout_ms))
+        answer = decode_reply(CountReply, await ctx.call(probe, timeout_ms))
     except TabPilotError:
         return True  # the click itself reports what is wrong; meanwhile, be polite
-    return int(answer.get("visible", 0)) > 0
+    return answer.visible > 0
 
 
 async def before_next(ctx: Context, paginate: PaginateOptions, redraws: bool | None, timeout_ms: int) -> None:

@@ -8,10 +8,19 @@ from typing import Any, cast
 import msgspec
 
 from ..wire.depth import MAX_DEPTH, too_deep
-from ..wire.echo import nearest, show
+from ..wire.echo import clip, nearest, show
 from ..wire.errors import ErrorCode, TabPilotError
-from .fields import explain
-from .model import MAX_STEPS, ErrorRecovery, Options, Request
+from ..wire.scrape import (
+    MAX_STEPS,
+    ErrorRecovery,
+    ExtractRequest,
+    Options,
+    ReplayRequest,
+    ScrapeRequest,
+    SuggestRequest,
+    WorkflowRequest,
+)
+from .fields import explain, unknown_path
 from .schema import SchemaError
 from .steps import STEP_UNION, StepBase, decode_step, step_types
 from .steps.extract import ExtractStep
@@ -50,28 +59,34 @@ def invalid(message: str) -> TabPilotError:
     return TabPilotError(ErrorCode.INVALID_PARAMS, message)
 
 
-def parse_request(value: Any) -> Request:
-    """A Request from JSON-like input; every problem is invalid_params naming the field."""
+def parse_request(value: Any) -> ScrapeRequest:
+    """A ScrapeRequest from JSON-like input (or one already typed); any problem is invalid_params."""
+    if isinstance(value, ExtractRequest | WorkflowRequest | ReplayRequest | SuggestRequest):
+        return value
     if too_deep(value):  # before msgspec and the schema checker, which recurse
         raise invalid(f"scrape: the request nests deeper than {MAX_DEPTH} levels")
     try:
-        return msgspec.convert(value, Request)
+        return msgspec.convert(value, ScrapeRequest)
     except msgspec.ValidationError as exc:
-        raise invalid(f"scrape: {explain(exc, Request, value)}") from None
+        path = unknown_path(exc)
+        data = None if path is None else {"field": clip(path)}
+        message = f"scrape: {explain(exc, ScrapeRequest, value)}"
+        raise TabPilotError(ErrorCode.INVALID_PARAMS, message, data=data) from None
 
 
-def build_plan(req: Request) -> Plan:
+def build_plan(req: ScrapeRequest) -> Plan:
     """Check an extract or workflow request and compile it (replay requests are resolved first)."""
-    if req.operation == "extract":
-        steps: list[StepBase] = [_extract_step(req)]
-    elif req.operation == "workflow":
-        if req.output_schema is not None:
-            raise invalid("output_schema of a workflow goes on its extract steps (or on a replay)")
-        steps = _workflow_steps(req.steps)
-    elif req.operation == "suggest":
-        steps = [_suggest_step(req)]
-    else:
-        raise invalid("resolve a replay into its workflow first")
+    match req:
+        case ExtractRequest():
+            steps: list[StepBase] = [_extract_step(req)]
+        case WorkflowRequest():
+            if req.output_schema is not None:
+                raise invalid("output_schema of a workflow goes on its extract steps (or on a replay)")
+            steps = _workflow_steps(req.steps)
+        case SuggestRequest():
+            steps = [_suggest_step(req)]
+        case ReplayRequest():
+            raise invalid("resolve a replay into its workflow first")
     if req.record and not req.name:
         raise invalid('record: true needs a name (letters, digits, - and _), e.g. "daily_metrics"')
     if req.name is not None and not _valid_name(req.name):
@@ -97,7 +112,7 @@ def _valid_name(name: str) -> bool:
     return 0 < len(name) <= 64 and all(c.isascii() and (c.isalnum() or c in "-_") for c in name)
 
 
-def _extract_step(req: Request) -> ExtractStep:
+def _extract_step(req: ExtractRequest) -> ExtractStep:
     if req.use_cache or (req.extraction_id is not None and req.script is None and not req.selector):
         raise invalid("resolve a cached strategy (extraction_id, use_cache) with the strategy cache first")
     if req.script is None and (not req.selector or not req.schema):
@@ -126,14 +141,9 @@ def _extract_step(req: Request) -> ExtractStep:
         raise invalid(f"extract: {exc}") from None
 
 
-_NOT_FOR_SUGGEST = ("selector", "schema", "script", "output_schema", "steps", "extraction_id", "key_fields")
-
-
-def _suggest_step(req: Request) -> SuggestStep:
-    given = [k for k in _NOT_FOR_SUGGEST if getattr(req, k) is not None]
-    if given or req.use_cache or req.record or req.workflow_id is not None:
-        extra = ", ".join(given) or "use_cache/record/workflow_id"
-        raise invalid(f"operation suggest takes query and css_selector, not {extra}")
+def _suggest_step(req: SuggestRequest) -> SuggestStep:
+    if req.record:  # the struct takes no extraction fields; a suggestion is not a workflow either
+        raise invalid("operation suggest takes query and css_selector, not record")
     try:
         wanted = {"query": req.query, "css_selector": req.css_selector, "timeout_ms": req.options.timeout_ms}
         args = {k: v for k, v in wanted.items() if v is not None}

@@ -12,10 +12,10 @@ import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.messages import Count, Extract, FieldPlan
+from ..wire.scrape import Condition
 from . import telemetry
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, Context, RunState, obj
-from .model import Condition
 from .plan import Plan
 from .steps import STEP_UNION, StepBase
 from .steps.extract import ExtractStep

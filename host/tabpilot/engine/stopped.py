@@ -7,7 +7,7 @@ session (`not_html`, `redirected`) add a warning as well.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from .context import Context
 
@@ -39,7 +39,6 @@ def record(ctx: Context, reason: Reason, page: int, detail: str) -> None:
         ctx.state.warn({"message": f"pagination stopped ({reason}) at page {page}: {detail}"})
 
 
-def not_html(answer: dict[str, Any]) -> str | None:
-    """The content type of the document an extract read, when it is not HTML (else None)."""
-    kind = answer.get("type")
-    return kind if isinstance(kind, str) and kind and kind not in HTML_TYPES else None
+def not_html(kind: str | None) -> str | None:
+    """The content type of the document an extract read (its reply's `type`), when it is not HTML."""
+    return kind if kind and kind not in HTML_TYPES else None

@@ -10,8 +10,8 @@ from typing import Any, cast
 import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.scrape import ReplayRequest, WorkflowRequest
 from .fields import explain
-from .model import Request
 from .plan import Plan, build_plan, invalid, params_needed
 from .runner import Outcome
 from .steps.fill import FillStep
@@ -124,7 +124,7 @@ def set_path(tree: dict[str, Any], path: str, value: Any) -> None:
             node = fields.get(token)
 
 
-def replay_plan(req: Request, store: WorkflowStore) -> Plan:
+def replay_plan(req: ReplayRequest, store: WorkflowStore) -> Plan:
     """The plan of `operation: replay`: the stored workflow with overrides, params and the domain lock."""
     if not req.workflow_id:
         raise invalid('operation replay needs workflow_id (observe {what: "workflows"} lists them)')
@@ -154,9 +154,9 @@ def replay_plan(req: Request, store: WorkflowStore) -> Plan:
         )
     value = {"operation": "workflow", **tree, "params": params, "tab_id": req.tab_id}
     try:
-        workflow = msgspec.convert(value, Request)
+        workflow = msgspec.convert(value, WorkflowRequest)
     except msgspec.ValidationError as exc:
-        raise invalid(f"replay of {doc.id}: {explain(exc, Request, value)}") from None
+        raise invalid(f"replay of {doc.id}: {explain(exc, WorkflowRequest, value)}") from None
     plan = build_plan(workflow)
     plan.replayed_from = doc.id
     if not req.allow_domain_change and doc.domains:
@@ -185,7 +185,7 @@ def validate(doc: WorkflowDoc) -> None:
     params = {**doc.params, **dict.fromkeys(doc.required_params, "")}
     value = {"operation": "workflow", **doc.workflow, "params": params}
     try:
-        req = msgspec.convert(value, Request)
+        req = msgspec.convert(value, WorkflowRequest)
     except msgspec.ValidationError as exc:
-        raise invalid(f"workflow {doc.id}: {explain(exc, Request, value)}") from None
+        raise invalid(f"workflow {doc.id}: {explain(exc, WorkflowRequest, value)}") from None
     build_plan(req)

@@ -1,38 +1,33 @@
-"""The native messaging host: Chrome starts it, it relays bridge commands to the extension.
+"""The native messaging host: one extension on the native port, the engine, and the bridges' socket.
 
-stdin/stdout carry Chrome's native messaging frames and nothing else; logs go to a rotating file.
-The host exits when stdin reaches EOF (the extension's port closed, the browser quit or crashed).
+It relays bridge commands to the extension (bridges.py serves the socket), runs the engine's
+commands through `call`, and ends when the extension's stream does (command.py starts it).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
-import socket
-import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-import click
 import msgspec
 
-from .. import __version__, logfiles, paths
-from ..link import localsock
+from .. import __version__, paths
 from ..wire import messages as m
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.framing import (
     ChunkAssembler,
     FramingError,
     OversizedFrame,
-    encode_frame,
     frames_for_chrome,
     read_frame,
 )
+from .bridges import Bridge, BridgeListener
 from .engine_port import EnginePort
 
 log = logging.getLogger("tabpilot.host")
@@ -49,18 +44,8 @@ class _Pending:
 
     deliver: Callable[[m.Result | m.Error], None]
     timer: asyncio.TimerHandle
-    bridge: _Bridge | None = None
+    bridge: Bridge | None = None
     bridge_id: int = 0
-
-
-@dataclass(eq=False)
-class _Bridge:
-    writer: asyncio.StreamWriter
-    ext_ids: set[int] = field(default_factory=lambda: set[int]())
-
-    def send(self, msg: m.Message) -> None:
-        if not self.writer.is_closing():
-            self.writer.write(encode_frame(m.encoder.encode(msg)))
 
 
 class NativeHost:
@@ -68,7 +53,6 @@ class NativeHost:
 
     def __init__(self, ext_out: asyncio.StreamWriter, runtime_dir: Path) -> None:
         self._ext_out = ext_out
-        self._runtime_dir = runtime_dir
         self._hello: m.Hello | None = None
         self._pilot = False
         self._connected_at = 0.0
@@ -76,11 +60,8 @@ class NativeHost:
         self._assembler = ChunkAssembler(m.MAX_RESULT_BYTES)
         self._next_id = 1
         self._next_chunk = 1
-        self._server: asyncio.Server | None = None
-        self._socket_path: Path | None = None
-        self._socket_ino: int | None = None
         self._closed = False
-        self._bridges: set[_Bridge] = set()
+        self.bridges = BridgeListener(self, runtime_dir)
         self.engine = EnginePort(self, paths.data_dir(), lambda: self._pilot, self._announce)
 
     # --- extension side ---
@@ -152,12 +133,18 @@ class NativeHost:
             hello.protocol,
             hello.instance_id,
         )
-        if self._server is None:
-            await self._listen(hello.instance_id)
+        if not self.bridges.listening:
+            await self.bridges.listen(hello.instance_id)
         # Welcome last: once the extension has it, bridges can already reach this host.
         self._send_ext(
             m.Welcome(protocol=m.PROTOCOL_VERSION, host_version=__version__, accepted=ok, message=message)
         )
+
+    def mismatch(self) -> str | None:
+        """Why bridges are refused while the extension speaks another protocol (None: it does not)."""
+        if self._hello is None or self._hello.protocol == m.PROTOCOL_VERSION:
+            return None
+        return self._mismatch_message()
 
     def _mismatch_message(self) -> str:
         theirs = self._hello.protocol if self._hello else "?"
@@ -205,100 +192,10 @@ class NativeHost:
             ),
         )
 
-    # --- bridge side ---
+    # --- commands to the extension (a bridge's or the engine's) ---
 
-    async def _listen(self, instance_id: str) -> None:
-        try:
-            localsock.ensure_private_dir(self._runtime_dir)
-            path = localsock.socket_path(self._runtime_dir, instance_id)
-        except TabPilotError as exc:
-            log.error("not listening for bridges: %s", exc.message)
-            return
-        localsock.remove_stale(self._runtime_dir)
-        # A host of the same instance may linger for a moment after a reload: the newer one wins.
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        # Bind under a private name and rename into place once listening: a bridge never sees a
-        # socket that would refuse it (and take it for stale).
-        staging = path.with_name(f".{path.name}.{os.getpid()}")
-        old_umask = os.umask(0o177)
-        try:
-            self._server = await asyncio.start_unix_server(self._serve_bridge, path=str(staging))
-        finally:
-            os.umask(old_umask)
-        os.chmod(staging, 0o600)
-        os.replace(staging, path)
-        self._socket_path = path
-        self._socket_ino = path.stat().st_ino
-        log.info("listening on %s", path)
-
-    async def _serve_bridge(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        bridge = _Bridge(writer)
-        self._bridges.add(bridge)
-        sock: socket.socket = writer.get_extra_info("socket")
-        try:
-            localsock.check_peer(sock)
-        except TabPilotError as exc:
-            log.warning("%s", exc.message)
-            bridge.send(m.Error(code=exc.code, message=exc.message))
-            writer.close()
-            return
-        try:
-            while True:
-                try:
-                    frame = await read_frame(reader, m.SOCKET_MAX_FRAME)
-                except OversizedFrame as exc:
-                    bridge.send(m.Error(code=ErrorCode.MALFORMED_MESSAGE, message=str(exc)))
-                    continue
-                if frame is None:
-                    break
-                self._on_bridge_frame(bridge, frame)
-                await writer.drain()
-        except (FramingError, ConnectionError) as exc:
-            log.info("bridge connection ended: %s", exc)
-        finally:
-            for ext_id in bridge.ext_ids:
-                pending = self._pending.pop(ext_id, None)
-                if pending:
-                    pending.timer.cancel()
-            self._bridges.discard(bridge)
-            writer.close()
-
-    def _on_bridge_frame(self, bridge: _Bridge, frame: bytes) -> None:
-        try:
-            msg = m.to_host_decoder.decode(frame)
-        except (msgspec.DecodeError, RecursionError) as exc:  # msgspec's C guard: nested too deep
-            msg_id, kind = m.peek(frame)
-            known = kind in {m.tag_of(c) for c in (*m.EXTENSION_COMMANDS, *m.HOST_COMMANDS)}
-            code = ErrorCode.MALFORMED_MESSAGE if known or kind is None else ErrorCode.UNKNOWN_COMMAND
-            bridge.send(m.Error(id=msg_id, code=code, message=f"cannot read {kind!r} message: {exc}"))
-            return
-        match msg:
-            case m.HostInfo():
-                bridge.send(m.Result(id=msg.id, value=msgspec.Raw(m.encoder.encode(self.info()))))
-            case _ if self._hello is not None and self._hello.protocol != m.PROTOCOL_VERSION:
-                bridge.send(
-                    m.Error(id=msg.id, code=ErrorCode.PROTOCOL_MISMATCH, message=self._mismatch_message())
-                )
-            case m.Scrape() | m.JobResult() | m.CancelJob() | m.WorkflowOp() | m.ExtractionOp():
-                self.engine.handle(bridge.send, msg)
-            case m.Cancel():
-                target = next(
-                    (k for k, p in self._pending.items() if p.bridge is bridge and p.bridge_id == msg.target),
-                    None,
-                )
-                if target is not None:
-                    self._send_ext(m.Cancel(id=0, target=target))
-                bridge.send(
-                    m.Result(
-                        id=msg.id, value=msgspec.Raw(b'{"cancelled":%s}' % (b"true" if target else b"false"))
-                    )
-                )
-            case _:
-                self._forward(bridge, msg)
-
-    def _send_command(
-        self, cmd: m.Command, deliver: Callable[[m.Result | m.Error], None], bridge: _Bridge | None = None
+    def send_command(
+        self, cmd: m.Command, deliver: Callable[[m.Result | m.Error], None], bridge: Bridge | None = None
     ) -> int:
         """Send a command to the extension under a fresh id, with a deadline; `deliver` gets the answer."""
         ext_id = self._next_id
@@ -310,13 +207,22 @@ class NativeHost:
         self._send_ext(msgspec.structs.replace(cmd, id=ext_id))
         return ext_id
 
-    def _forward(self, bridge: _Bridge, cmd: m.Command) -> None:
-        bridge_id = cmd.id
+    def cancel(self, bridge: Bridge, bridge_id: int) -> bool:
+        """Cancel in the extension the command a bridge sent under `bridge_id`; False if none is pending."""
+        target = next(
+            (k for k, p in self._pending.items() if p.bridge is bridge and p.bridge_id == bridge_id),
+            None,
+        )
+        if target is not None:
+            self._send_ext(m.Cancel(id=0, target=target))
+        return target is not None
 
-        def deliver(answer: m.Result | m.Error) -> None:
-            bridge.send(msgspec.structs.replace(answer, id=bridge_id))
-
-        bridge.ext_ids.add(self._send_command(cmd, deliver, bridge))
+    def forget(self, ext_ids: Iterable[int]) -> None:
+        """A bridge went: nobody waits for the answers to these commands any more."""
+        for ext_id in ext_ids:
+            pending = self._pending.pop(ext_id, None)
+            if pending:
+                pending.timer.cancel()
 
     async def call(self, command: m.Command) -> Any:
         """The engine's Browser: run one command in the extension and return its decoded value."""
@@ -329,7 +235,7 @@ class NativeHost:
             if not fut.done():
                 fut.set_result(answer)
 
-        ext_id = self._send_command(cmd, deliver)
+        ext_id = self.send_command(cmd, deliver)
         try:
             answer = await fut
         except asyncio.CancelledError:
@@ -371,17 +277,7 @@ class NativeHost:
             gone = _gone()
             pending.deliver(m.Error(code=gone.code, message=gone.message, retryable=True))
         await self.engine.shutdown()
-        for bridge in list(self._bridges):
-            with contextlib.suppress(ConnectionError):
-                await bridge.writer.drain()
-        if self._server is not None:
-            self._server.close()
-            self._server = None
-        if self._socket_path is not None:
-            with contextlib.suppress(FileNotFoundError):
-                if self._socket_path.stat().st_ino == self._socket_ino:
-                    self._socket_path.unlink()
-            self._socket_path = None
+        await self.bridges.close()
 
 
 def _gone() -> TabPilotError:
@@ -390,43 +286,3 @@ def _gone() -> TabPilotError:
         "the browser extension disconnected before answering",
         retryable=True,
     )
-
-
-def setup_logging(name: str) -> None:
-    """Log to a private rotating file in the per-user state directory (never stdout), without data."""
-    root = logging.getLogger()
-    root.addHandler(logfiles.file_handler(name))
-    root.setLevel(os.environ.get("TABPILOT_LOG_LEVEL", "INFO").upper())
-
-
-async def _main_async(proto_in: int, proto_out: int) -> None:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=2**16)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(proto_in, "rb", 0))
-    transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, os.fdopen(proto_out, "wb", 0)
-    )
-    writer = asyncio.StreamWriter(transport, protocol, None, loop)
-    host = NativeHost(writer, paths.runtime_dir())
-    await host.run(reader)
-
-
-@click.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@click.argument("origin", required=False)
-@click.pass_context
-def command(ctx: click.Context, origin: str | None) -> None:
-    """Native messaging host (Chrome starts this; it speaks on stdin/stdout)."""
-    # stdout belongs to the protocol: keep a private copy of it and point fd 1 at stderr, so a stray
-    # print from any library can never corrupt a frame.
-    proto_out = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    setup_logging("host")
-    log.info("host %s started by %s (args %s)", __version__, origin, ctx.args)
-    try:
-        asyncio.run(_main_async(os.dup(0), proto_out))
-    except KeyboardInterrupt:
-        pass
-    except Exception:
-        log.exception("host crashed")
-        raise

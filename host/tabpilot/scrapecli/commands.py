@@ -22,8 +22,10 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import paths
+from ..engine.plan import parse_request
 from ..link import localsock
 from ..wire.errors import TabPilotError
+from ..wire.scrape import ReplayRequest, ScrapeRequest
 from . import output, workflowfiles
 from .run import Bar, Target, describe_error, scrape, workflow_op
 
@@ -108,7 +110,7 @@ _param = click.option("--param", "params", multiple=True, help="KEY=VALUE for {{
 
 
 def _run(
-    request: dict[str, Any], target: Target, out: Path | None, fmt: str | None, full: bool, quiet: bool
+    request: ScrapeRequest, target: Target, out: Path | None, fmt: str | None, full: bool, quiet: bool
 ) -> None:
     with Bar(_err, enabled=not quiet and _err.is_terminal) as bar:
         try:
@@ -166,9 +168,13 @@ def scrape_command(
     request = {str(k): v for k, v in cast(dict[str, Any], loaded).items() if k != "action"}
     if params:
         request["params"] = {**request.get("params", {}), **_pairs(params, "--param")}
+    try:
+        typed = parse_request(request)  # checked before a browser is started for it
+    except TabPilotError as exc:
+        raise _fail(exc) from exc
     with _browser(profile, headless, pilot) as chosen:
         chosen.browser = target or browser_alias or chosen.browser
-        _run(request, chosen, out, fmt, full, quiet)
+        _run(typed, chosen, out, fmt, full, quiet)
 
 
 @click.command("replay")
@@ -193,13 +199,12 @@ def replay_command(
     profile: str | None, headless: bool, pilot: bool, quiet: bool,
 ) -> None:  # fmt: skip
     """Replay a recorded workflow (see `tabpilot workflows list`)."""
-    request: dict[str, Any] = {"operation": "replay", "workflow_id": workflow_id}
-    if params:
-        request["params"] = _pairs(params, "--param")
-    if overrides:
-        request["override_params"] = _pairs(overrides, "--override")
-    if allow_domain_change:
-        request["allow_domain_change"] = True
+    request = ReplayRequest(
+        workflow_id=workflow_id,
+        params=_pairs(params, "--param") if params else None,
+        override_params=_pairs(overrides, "--override") if overrides else None,
+        allow_domain_change=allow_domain_change,
+    )
     with _browser(profile, headless, pilot) as chosen:
         chosen.browser = target or browser_alias or chosen.browser
         _run(request, chosen, out, fmt, full, quiet)

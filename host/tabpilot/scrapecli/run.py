@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..link.client import BrowserPool
 from ..wire import messages as m
 from ..wire.errors import ErrorCode
+from ..wire.scrape import ScrapeRequest
 
 # The host answers a long wait with the progress so far; the CLI then asks again.
 _WAIT_MS = 300_000
@@ -56,7 +57,7 @@ class Bar:
 
 
 async def scrape(
-    request: dict[str, Any], target: Target, bar: Bar, pool: BrowserPool | None = None
+    request: ScrapeRequest, target: Target, bar: Bar, pool: BrowserPool | None = None
 ) -> dict[str, Any]:
     """Start the scrape and wait for its end; Ctrl-C (SIGINT) cancels it and returns the partial data."""
     own = pool is None

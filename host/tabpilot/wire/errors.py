@@ -34,6 +34,7 @@ class ErrorCode(enum.StrEnum):
     UNKNOWN_COMMAND = "unknown_command"
     INVALID_PARAMS = "invalid_params"
     MALFORMED_MESSAGE = "malformed_message"
+    MALFORMED_REPLY = "malformed_reply"  # an extension answer that does not fit its reply struct
     RESULT_TOO_LARGE = "result_too_large"
     TIMEOUT = "timeout"
     CANCELLED = "cancelled"

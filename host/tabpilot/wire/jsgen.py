@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .. import paths
-from . import messages
+from . import jsdoc, messages
 from .errors import ErrorCode
 from .secret_patterns import DEFAULT_PATTERNS
 
@@ -15,7 +15,8 @@ TARGET = "worker/protocol.js"
 
 
 def render() -> str:
-    """The JavaScript module text: protocol version, limits, error codes, message tags, secret patterns."""
+    """The JavaScript module text: protocol version, limits, error codes, message tags, secret patterns,
+    each command's defaults and the replies' typedefs."""
     codes = {code.name: code.value for code in ErrorCode}
     commands = sorted(messages.tag_of(cls) for cls in messages.EXTENSION_COMMANDS)
     lines = [
@@ -28,6 +29,8 @@ def render() -> str:
         f"export const COMMANDS = Object.freeze({json.dumps(commands)});",
         f"export const ERR = Object.freeze({json.dumps(codes, indent=2)});",
         f"export const REDACT_PATTERNS = Object.freeze({json.dumps(list(DEFAULT_PATTERNS), indent=2)});",
+        jsdoc.defaults_line(),
+        *jsdoc.typedefs(),
         "",
     ]
     return "\n".join(lines)

@@ -10,8 +10,8 @@ import msgspec
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
 from ...engine import fields
-from ...engine.model import Condition, ErrorRecovery, ExtractOptions, Options, PaginateOptions, ScrollOptions
 from ...engine.steps import STEP_TYPES, StepBase
+from ...wire.scrape import Condition, ErrorRecovery, ExtractOptions, Options, PaginateOptions, ScrollOptions
 from .base import Call
 from .observe import OBSERVE
 

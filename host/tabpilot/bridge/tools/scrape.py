@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, NotRequired, cast
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
+from ...engine.plan import parse_request
 from ...wire.errors import TabPilotError
 from ...wire.messages import CancelJob, JobResult, Progress, Scrape
 from .base import Call
@@ -189,29 +190,9 @@ async def scrape(
     returns {status, correlation_id, data, metadata}, or status running + correlation_id after wait_ms.
     operation suggest (query?, css_selector?) returns the page's repeated records as candidates
     [{selector, schema, rows, sample, next_selector}] to pass to extract, and a skeleton of the HTML."""
-    given = {
-        "operation": operation,
-        "selector": selector,
-        "schema": schema,
-        "output_schema": output_schema,
-        "script": script,
-        "css_selector": css_selector,
-        "query": query,
-        "extraction_id": extraction_id,
-        "use_cache": use_cache,
-        "key_fields": key_fields,
-        "options": options,
-        "steps": steps,
-        "name": name,
-        "record": record,
-        "error_recovery": error_recovery,
-        "workflow_id": workflow_id,
-        "override_params": override_params,
-        "params": params,
-        "allow_domain_change": allow_domain_change,
-        "tab_id": tab_id,
-    }
-    request = {k: v for k, v in given.items() if v is not None}
+    # The parameters are the request's fields (plus wait_ms): the wire type checks them, as the CLI's.
+    given = {k: v for k, v in locals().items() if v is not None and k not in ("call", "wait_ms")}
+    request = parse_request(given)
     return await _run(call, Scrape(id=0, request=request, wait_ms=wait_ms, progress=True), wait_ms)
 
 

@@ -7,8 +7,8 @@ from typing import Annotated, Any, ClassVar
 import msgspec
 from msgspec import Meta, Struct
 
+from ...wire.scrape import Condition, Ms
 from ..context import Context
-from ..model import Condition, Ms
 
 VarName = Annotated[str, Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 Selector = Annotated[str, Meta(min_length=1, max_length=4_000)]

@@ -15,10 +15,11 @@ from msgspec import Meta
 
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract, Paginate, ScrollLoad, WaitFor
+from ...wire.replies import ExtractReply, PaginateReply, ScrollLoadReply, decode_reply
+from ...wire.scrape import ExtractOptions, PaginateOptions, ScrollOptions
 from .. import outschema, pace, stopped
-from ..context import Context, obj
+from ..context import Context
 from ..convert import Conversions
-from ..model import ExtractOptions, PaginateOptions, ScrollOptions
 from ..schema import FieldSpec, parse_schema
 from ..where import RowFilter
 from .base import Selector, StepBase
@@ -66,8 +67,8 @@ async def _off_loop(
 MAX_RESUMES = 20
 
 
-def _resumable(answer: dict[str, Any]) -> bool:
-    return bool(obj(answer.get("virtual")).get("resume"))
+def _resumable(answer: ExtractReply) -> bool:
+    return answer.virtual is not None and answer.virtual.resume
 
 
 _END_DETAIL: dict[str, str] = {
@@ -171,12 +172,13 @@ class ExtractStep(StepBase, tag="extract"):
                     timeout_ms=t,
                     virtual=self.virtual,
                 )
-                answer = obj(await ctx.call(command, t))
+                answer = decode_reply(ExtractReply, await ctx.call(command, t))
                 resumed = 0
                 while _resumable(answer) and resumed < MAX_RESUMES:  # a long grid, read a timeout at a time
                     resumed += 1
                     ctx.progress()
-                    answer = obj(await ctx.call(msgspec.structs.replace(command, resume=True), t))
+                    again = await ctx.call(msgspec.structs.replace(command, resume=True), t)
+                    answer = decode_reply(ExtractReply, again)
                 if _resumable(answer):
                     raise TabPilotError(
                         ErrorCode.TIMEOUT,
@@ -184,9 +186,9 @@ class ExtractStep(StepBase, tag="extract"):
                         "pass options.limit, or a longer options.timeout_ms",
                         retryable=True,
                     )
-                kind = stopped.not_html(answer) if pages else None
+                kind = stopped.not_html(answer.type) if pages else None
                 if kind is not None:
-                    where = answer.get("url") or "the next page"
+                    where = answer.url or "the next page"
                     stopped.record(
                         ctx,
                         "not_html",
@@ -195,7 +197,7 @@ class ExtractStep(StepBase, tag="extract"):
                         "download or export link; make it match only the next-page control",
                     )
                     break
-                page = await _off_loop(conv.rows, answer.get("rows") or [])
+                page = await _off_loop(conv.rows, answer.rows)
                 read = len(page)
                 if keep is not None:
                     page = [r for r in page if keep(r)]
@@ -203,14 +205,14 @@ class ExtractStep(StepBase, tag="extract"):
                     ctx.state.meta["rows_filtered_out"] = dropped
                     if self.limit is not None:
                         page = page[: self.limit - len(rows)]
-                if isinstance(answer.get("virtual"), dict):
+                if (v := answer.virtual) is not None:
                     # Rows read while the grid scrolled, over this many calls.
-                    ctx.state.meta["virtual"] = obj(answer["virtual"]) | {"calls": resumed + 1}
+                    read_at = {"rows": v.rows, "scrolls": v.scrolls, "complete": v.complete}
+                    ctx.state.meta["virtual"] = read_at | {"calls": resumed + 1}
                 if check is not None:
                     page = await asyncio.to_thread(check.page, page)  # validation: off the loop
-                warned: list[Any] = answer.get("warnings") or []
-                for w in map(obj, warned):
-                    ctx.state.warn({"field": str(w.get("field", "")), "message": str(w.get("message", ""))})
+                for w in answer.warnings:
+                    ctx.state.warn({"field": w.field, "message": w.message})
                 rows += page
                 ctx.state.data += page
                 pages += 1
@@ -221,7 +223,8 @@ class ExtractStep(StepBase, tag="extract"):
                     break
                 before = ctx.state.url or ""
                 await pace.before_next(ctx, self.paginate, redraws, t)
-                moved = obj(
+                moved = decode_reply(
+                    PaginateReply,
                     await ctx.call(
                         Paginate(
                             id=0,
@@ -230,16 +233,16 @@ class ExtractStep(StepBase, tag="extract"):
                             timeout_ms=t,
                         ),
                         t,
-                    )
+                    ),
                 )
-                redraws = moved.get("outcome") == "redrawn"
-                if moved.get("outcome") == "end":
-                    why = stopped.END_REASONS.get(str(moved.get("reason")), "no_next")
+                redraws = moved.outcome == "redrawn"
+                if moved.outcome == "end":
+                    why = stopped.END_REASONS.get(str(moved.reason), "no_next")
                     stopped.record(ctx, why, pages, _END_DETAIL[why].format(sel=self.paginate.next_selector))
                     break
-                landed = moved.get("url")
+                landed = moved.url
                 redirected = None
-                if moved.get("reason") == "redirected" and isinstance(landed, str):
+                if moved.reason == "redirected" and landed is not None:
                     redirected = landed
                     if before and is_login_redirect(before, landed):
                         stopped.record(ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
@@ -277,7 +280,8 @@ class ExtractStep(StepBase, tag="extract"):
 
     async def _scroll_load(self, ctx: Context, selector: str, scroll: ScrollOptions, t: int) -> None:
         for n in range(1, scroll.max_scrolls + 1):
-            answer = obj(
+            answer = decode_reply(
+                ScrollLoadReply,
                 await ctx.call(
                     ScrollLoad(
                         id=0,
@@ -287,10 +291,10 @@ class ExtractStep(StepBase, tag="extract"):
                         timeout_ms=t,
                     ),
                     t,
-                )
+                ),
             )
-            before, after = int(answer.get("before", 0)), int(answer.get("after", 0))
-            if answer.get("until_found"):
+            before, after = answer.before, answer.after
+            if answer.until_found:
                 marker = scroll.until_selector or "the feed's own end notice"
                 stopped.record(ctx, "end_marker", n, f"{marker} is visible ({after} rows)")
                 return

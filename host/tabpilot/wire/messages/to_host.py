@@ -3,10 +3,9 @@ never forwarded to the extension."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
+from ..scrape import ScrapeRequest
 from .base import Command
 
 
@@ -15,10 +14,10 @@ class HostInfo(Command, tag="host_info"):
 
 
 class Scrape(Command, tag="scrape"):
-    """Run a scrape (`request` holds the interact scrape arguments); answer within `wait_ms` with the
+    """Run a scrape (`request`: the interact scrape arguments); answer within `wait_ms` with the
     result or with `{status: "running", correlation_id}`. `progress` asks for Progress messages."""
 
-    request: dict[str, Any]
+    request: ScrapeRequest
     wait_ms: int = 20_000
     progress: bool = False
 

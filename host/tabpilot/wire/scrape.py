@@ -1,4 +1,8 @@
-"""What a scrape request may say, as typed structs: msgspec validates JSON input against them."""
+"""The scrape request, one tagged union on `operation`: the bridge and the CLI build it with
+msgspec.convert, the Scrape message carries it to the host, the engine plans and runs it.
+
+Every struct forbids unknown fields (a misspelt option must fail, not be ignored).
+"""
 
 from __future__ import annotations
 
@@ -92,29 +96,62 @@ class ErrorRecovery(Struct, forbid_unknown_fields=True):
         return self.max_retries if self.on_timeout == "retry_step" else 0
 
 
-class Request(Struct, forbid_unknown_fields=True, omit_defaults=True):
-    """One `interact {action: "scrape"}` call (and one file given to `tabpilot scrape`)."""
+class _Request(Struct, tag_field="operation", forbid_unknown_fields=True, omit_defaults=True, kw_only=True):
+    """What every scrape request may say: its tab, its options and pace, its params, a recording."""
 
-    operation: Literal["extract", "workflow", "replay", "suggest"]
+    options: Options = msgspec.field(default_factory=Options)
+    error_recovery: ErrorRecovery = msgspec.field(default_factory=ErrorRecovery)
+    params: dict[str, Any] | None = None
+    name: str | None = None
+    record: bool = False
+    tab_id: int | None = None
+
+    @property
+    def operation(self) -> str:
+        """The request's tag: extract | workflow | replay | suggest."""
+        tag = type(self).__struct_config__.tag
+        assert isinstance(tag, str)
+        return tag
+
+
+class ExtractRequest(_Request, tag="extract"):
+    """Rows from the page: selector + schema, an agent-written script, or a cached strategy."""
+
     selector: str | None = None
     schema: dict[str, str] | None = None
-    # Smart extraction: a JSON Schema the rows must match; an agent-written extractor in place of
-    # selector + schema; the page region; a cached strategy to rerun (or the one matching the URL);
-    # the fields that identify a row when pages are aggregated; the words a suggestion should match.
+    # A JSON Schema the rows must match; an agent-written extractor in place of selector + schema;
+    # the page region; a cached strategy to rerun (or the one matching the URL); the fields that
+    # identify a row when pages are aggregated.
     output_schema: dict[str, Any] | None = None
     script: str | None = None
     css_selector: str | None = None
     extraction_id: str | None = None
     use_cache: bool = False
     key_fields: list[str] | None = None
-    query: str | None = None
-    options: Options = msgspec.field(default_factory=Options)
+
+
+class WorkflowRequest(_Request, tag="workflow"):
+    """Steps run in order (recorded under `name` with `record`)."""
+
     steps: list[Any] | None = None  # decoded into steps.Step by the plan (errors then name the step)
-    name: str | None = None
-    record: bool = False
-    error_recovery: ErrorRecovery = msgspec.field(default_factory=ErrorRecovery)
+    output_schema: dict[str, Any] | None = None  # refused: it belongs on the extract steps
+
+
+class ReplayRequest(_Request, tag="replay"):
+    """A recorded workflow again, with overrides and params, locked to its domains unless allowed."""
+
     workflow_id: str | None = None
     override_params: dict[str, Any] | None = None
-    params: dict[str, Any] | None = None
+    output_schema: dict[str, Any] | None = None
     allow_domain_change: bool = False
-    tab_id: int | None = None
+
+
+class SuggestRequest(_Request, tag="suggest"):
+    """The page's repeated records as draft extractions; `query` words rank them."""
+
+    query: str | None = None
+    css_selector: str | None = None
+
+
+# One `interact {action: "scrape"}` call (and one file given to `tabpilot scrape`), tagged on `operation`.
+ScrapeRequest = ExtractRequest | WorkflowRequest | ReplayRequest | SuggestRequest

@@ -1,0 +1,167 @@
+"""The host's side of the local socket: bridges connect, and their commands are answered or relayed.
+
+The socket is `<runtime dir>/<instance id>.sock`, bound under a private name and renamed into place
+once listening; a peer's uid is checked before anything is read from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from ..link import localsock
+from ..wire import messages as m
+from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.framing import FramingError, OversizedFrame, encode_frame, read_frame
+
+if TYPE_CHECKING:
+    from .host import NativeHost
+
+log = logging.getLogger("tabpilot.host")
+
+
+@dataclass(eq=False)
+class Bridge:
+    """One connected bridge, and the extension commands it waits on (dropped when it goes)."""
+
+    writer: asyncio.StreamWriter
+    ext_ids: set[int] = field(default_factory=lambda: set[int]())
+
+    def send(self, msg: m.Message) -> None:
+        """Write one message to the bridge, unless it has gone."""
+        if not self.writer.is_closing():
+            self.writer.write(encode_frame(m.encoder.encode(msg)))
+
+
+class BridgeListener:
+    """The host's socket: serves every bridge that connects to it."""
+
+    def __init__(self, host: NativeHost, runtime_dir: Path) -> None:
+        self._host = host
+        self._runtime_dir = runtime_dir
+        self._server: asyncio.Server | None = None
+        self._socket_path: Path | None = None
+        self._socket_ino: int | None = None
+        self._bridges: set[Bridge] = set()
+
+    @property
+    def listening(self) -> bool:
+        """Whether the socket is up (a failed attempt is retried at the next hello)."""
+        return self._server is not None
+
+    async def listen(self, instance_id: str) -> None:
+        """Create the socket of this browser instance; a directory that is not private is refused."""
+        try:
+            localsock.ensure_private_dir(self._runtime_dir)
+            path = localsock.socket_path(self._runtime_dir, instance_id)
+        except TabPilotError as exc:
+            log.error("not listening for bridges: %s", exc.message)
+            return
+        localsock.remove_stale(self._runtime_dir)
+        # A host of the same instance may linger for a moment after a reload: the newer one wins.
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        # Bind under a private name and rename into place once listening: a bridge never sees a
+        # socket that would refuse it (and take it for stale).
+        staging = path.with_name(f".{path.name}.{os.getpid()}")
+        old_umask = os.umask(0o177)
+        try:
+            self._server = await asyncio.start_unix_server(self.serve, path=str(staging))
+        finally:
+            os.umask(old_umask)
+        os.chmod(staging, 0o600)
+        os.replace(staging, path)
+        self._socket_path = path
+        self._socket_ino = path.stat().st_ino
+        log.info("listening on %s", path)
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """One bridge's connection, from the peer check to its end."""
+        bridge = Bridge(writer)
+        self._bridges.add(bridge)
+        sock: socket.socket = writer.get_extra_info("socket")
+        try:
+            localsock.check_peer(sock)
+        except TabPilotError as exc:
+            log.warning("%s", exc.message)
+            bridge.send(m.Error(code=exc.code, message=exc.message))
+            writer.close()
+            return
+        try:
+            while True:
+                try:
+                    frame = await read_frame(reader, m.SOCKET_MAX_FRAME)
+                except OversizedFrame as exc:
+                    bridge.send(m.Error(code=ErrorCode.MALFORMED_MESSAGE, message=str(exc)))
+                    continue
+                if frame is None:
+                    break
+                self._on_frame(bridge, frame)
+                await writer.drain()
+        except (FramingError, ConnectionError) as exc:
+            log.info("bridge connection ended: %s", exc)
+        finally:
+            self._host.forget(bridge.ext_ids)
+            self._bridges.discard(bridge)
+            writer.close()
+
+    def _on_frame(self, bridge: Bridge, frame: bytes) -> None:
+        try:
+            msg = m.to_host_decoder.decode(frame)
+        except (msgspec.DecodeError, RecursionError) as exc:  # msgspec's C guard: nested too deep
+            msg_id, kind = m.peek(frame)
+            known = kind in {m.tag_of(c) for c in (*m.EXTENSION_COMMANDS, *m.HOST_COMMANDS)}
+            code = ErrorCode.MALFORMED_MESSAGE if known or kind is None else ErrorCode.UNKNOWN_COMMAND
+            if kind == "scrape" and "`$.request" in str(exc):  # the agent's request, not the envelope
+                code = ErrorCode.INVALID_PARAMS
+            bridge.send(m.Error(id=msg_id, code=code, message=f"cannot read {kind!r} message: {exc}"))
+            return
+        mismatch = self._host.mismatch()
+        match msg:
+            case m.HostInfo():
+                bridge.send(m.Result(id=msg.id, value=msgspec.Raw(m.encoder.encode(self._host.info()))))
+            case _ if mismatch is not None:
+                bridge.send(m.Error(id=msg.id, code=ErrorCode.PROTOCOL_MISMATCH, message=mismatch))
+            case m.Scrape() | m.JobResult() | m.CancelJob() | m.WorkflowOp() | m.ExtractionOp():
+                self._host.engine.handle(bridge.send, msg)
+            case m.Cancel():
+                cancelled = self._host.cancel(bridge, msg.target)
+                bridge.send(
+                    m.Result(
+                        id=msg.id,
+                        value=msgspec.Raw(b'{"cancelled":%s}' % (b"true" if cancelled else b"false")),
+                    )
+                )
+            case _:
+                self._forward(bridge, msg)
+
+    def _forward(self, bridge: Bridge, cmd: m.Command) -> None:
+        bridge_id = cmd.id
+
+        def deliver(answer: m.Result | m.Error) -> None:
+            bridge.send(msgspec.structs.replace(answer, id=bridge_id))
+
+        bridge.ext_ids.add(self._host.send_command(cmd, deliver, bridge))
+
+    async def close(self) -> None:
+        """Let the bridges have what was written to them, stop listening and remove the socket (only
+        if it is still ours: a newer host of the same instance may have replaced it)."""
+        for bridge in list(self._bridges):
+            with contextlib.suppress(ConnectionError):
+                await bridge.writer.drain()
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        if self._socket_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                if self._socket_path.stat().st_ino == self._socket_ino:
+                    self._socket_path.unlink()
+            self._socket_path = None

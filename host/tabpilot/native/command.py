@@ -1,0 +1,56 @@
+"""`tabpilot native`: the process Chrome starts for the extension, speaking native messaging on
+stdin/stdout; it logs to a private rotating file and exits when stdin reaches EOF."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+
+import click
+
+from .. import __version__, logfiles, paths
+from .host import NativeHost
+
+log = logging.getLogger("tabpilot.host")
+
+
+def setup_logging(name: str) -> None:
+    """Log to a private rotating file in the per-user state directory (never stdout), without data."""
+    root = logging.getLogger()
+    root.addHandler(logfiles.file_handler(name))
+    root.setLevel(os.environ.get("TABPILOT_LOG_LEVEL", "INFO").upper())
+
+
+async def _main_async(proto_in: int, proto_out: int) -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=2**16)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(proto_in, "rb", 0))
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(proto_out, "wb", 0)
+    )
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    host = NativeHost(writer, paths.runtime_dir())
+    await host.run(reader)
+
+
+@click.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("origin", required=False)
+@click.pass_context
+def command(ctx: click.Context, origin: str | None) -> None:
+    """Native messaging host (Chrome starts this; it speaks on stdin/stdout)."""
+    # stdout belongs to the protocol: keep a private copy of it and point fd 1 at stderr, so a stray
+    # print from any library can never corrupt a frame.
+    proto_out = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    setup_logging("host")
+    log.info("host %s started by %s (args %s)", __version__, origin, ctx.args)
+    try:
+        asyncio.run(_main_async(os.dup(0), proto_out))
+    except KeyboardInterrupt:
+        pass
+    except Exception:
+        log.exception("host crashed")
+        raise

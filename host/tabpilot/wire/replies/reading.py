@@ -1,0 +1,117 @@
+"""Replies of the page commands that read: snapshot, main content, count, extract, suggest, paginate,
+scroll_load."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ..messages.reading import FieldPlan
+from .base import Reply, TabReply
+
+
+class SnapshotReply(TabReply):
+    """The page as lean text; `mode` diff adds the counts of `added` and `removed` lines."""
+
+    text: str = ""
+    cursor_next: int | None = None
+    truncated: bool = False
+    refs: int = 0
+    mode: str = "full"
+    title: str = ""
+    added: int | None = None
+    removed: int | None = None
+    note: str | None = None
+
+
+class MainContentReply(Reply):
+    """The page's main content as cleaned HTML (cut at `max_bytes`: `truncated`)."""
+
+    html: str = ""
+    title: str = ""
+    url: str | None = None
+    truncated: bool = False
+
+
+class CountReply(Reply):
+    """How many elements match, and how many of them are visible."""
+
+    count: int = 0
+    visible: int = 0
+
+
+class FieldWarning(Reply):
+    """A field whose selector failed: null in every row."""
+
+    field: str = ""
+    message: str = ""
+
+
+class VirtualRead(Reply):
+    """How a virtualised grid was read: rows seen, scrolls, whether whole; `resume` when time ran out."""
+
+    rows: int = 0
+    scrolls: int = 0
+    complete: bool = True
+    resume: bool = False
+
+
+class ExtractReply(Reply):
+    """Rows as value arrays (one value per field, in order), how many matched, and the document's type."""
+
+    rows: list[list[Any]] = []  # noqa: RUF012 - a Struct (base in base.py); msgspec copies it per instance
+    count: int = 0
+    warnings: list[FieldWarning] = []  # noqa: RUF012 - as above
+    url: str | None = None
+    type: str | None = None
+    virtual: VirtualRead | None = None
+
+
+class Candidate(Reply):
+    """One repeated structure the page found, with its draft fields and first rows read as extract does."""
+
+    kind: str | None = None
+    selector: str | None = None
+    fields: list[FieldPlan] = []  # noqa: RUF012 - as above
+    converts: dict[str, str] = {}  # noqa: RUF012 - as above
+    rows: int = 0
+    sample: list[list[Any]] = []  # noqa: RUF012 - as above
+    next_selector: str | None = None
+    score: int | float | None = None  # as the page rounded it (an int stays an int in the answer)
+
+
+class Skeleton(Reply):
+    """A trimmed copy of the best region's HTML, within a byte budget."""
+
+    selector: str | None = None
+    html: str = ""
+    bytes: int = 0
+    truncated: bool = False
+
+
+class SuggestReply(Reply):
+    """The page's repeated records, best first, and the skeleton of the best region."""
+
+    candidates: list[Candidate] = []  # noqa: RUF012 - as above
+    skeleton: Skeleton = msgspec.field(default_factory=Skeleton)
+    elements: int = 0
+    duration_ms: int | float = 0
+    url: str | None = None
+
+
+class PaginateReply(Reply):
+    """`outcome` navigated | redrawn | end, `reason` (missing, disabled, unchanged; redirected), `url`."""
+
+    outcome: str  # required: a reply without it says nothing
+    reason: str | None = None
+    url: str | None = None
+
+
+class ScrollLoadReply(Reply):
+    """Rows before and after the scroll, and whether `until_selector` showed up."""
+
+    before: int = 0
+    after: int = 0
+    until_found: bool = False
+    end_notice: bool = False  # what showed up is the feed's own end notice (no until_selector given)
