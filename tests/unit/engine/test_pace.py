@@ -11,12 +11,12 @@ from tabpilot.engine import result, runner
 from tabpilot.engine.plan import build_plan, parse_request
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
-from tabpilot.wire.scrape import DEFAULT_DELAY_MS
 from tests.support.fake_browser import ScriptedBrowser, TableSite
 
 pytestmark = pytest.mark.anyio
 
 PAGES = [[["a"]], [["b"]], [["c"]]]
+POLITE = 500  # a pause asked for: none is the default
 
 
 async def scrape(browser: ScriptedBrowser, paginate: dict[str, Any]) -> tuple[dict[str, Any], list[float]]:
@@ -52,7 +52,7 @@ def counting(visible: int, asked: list[str]) -> Any:
 async def test_a_table_redrawn_in_place_gets_no_pause() -> None:
     asked: list[str] = []
     browser = TableSite(PAGES, in_place=True).install(ScriptedBrowser({"count": counting(0, asked)}))
-    out, slept = await scrape(browser, {"next_selector": "button.next"})
+    out, slept = await scrape(browser, {"next_selector": "button.next", "delay_ms": POLITE})
     assert [r["v"] for r in out["data"]] == ["a", "b", "c"]
     assert slept == [], "a Next that redraws in place is paced by the page, not by delay_ms"
     assert len(asked) == 1 and asked[0].startswith(":is(button.next):is("), (
@@ -60,12 +60,12 @@ async def test_a_table_redrawn_in_place_gets_no_pause() -> None:
     )
 
 
-async def test_next_links_get_the_default_pause_before_each_page() -> None:
+async def test_next_links_get_the_pause_asked_for_before_each_page() -> None:
     asked: list[str] = []
     browser = TableSite(PAGES).install(ScriptedBrowser({"count": counting(1, asked)}))
-    out, slept = await scrape(browser, {"next_selector": "a.next"})
+    out, slept = await scrape(browser, {"next_selector": "a.next", "delay_ms": POLITE})
     assert [r["v"] for r in out["data"]] == ["a", "b", "c"]
-    assert slept == [DEFAULT_DELAY_MS / 1000] * 3, "before each of the three clicks (the last finds no next)"
+    assert slept == [POLITE / 1000] * 3, "before each of the three clicks (the last finds no next)"
     assert len(asked) == 1, "after the first click, what it did decides"
 
 
@@ -76,10 +76,11 @@ async def test_a_control_that_looks_in_place_but_navigates_gets_the_pause_from_t
 
 
 async def test_no_pause_asked_means_no_probe() -> None:
-    asked: list[str] = []
-    browser = TableSite(PAGES).install(ScriptedBrowser({"count": counting(1, asked)}))
-    _, slept = await scrape(browser, {"next_selector": "a.next", "delay_ms": 0})
-    assert (slept, asked) == ([], [])
+    for paginate in ({"next_selector": "a.next", "delay_ms": 0}, {"next_selector": "a.next"}):
+        asked: list[str] = []
+        browser = TableSite(PAGES).install(ScriptedBrowser({"count": counting(1, asked)}))
+        _, slept = await scrape(browser, paginate)
+        assert (slept, asked) == ([], []), paginate
 
 
 async def test_a_probe_that_fails_leaves_the_error_to_the_click() -> None:
@@ -91,6 +92,6 @@ async def test_a_probe_that_fails_leaves_the_error_to_the_click() -> None:
 
     browser = TableSite(PAGES).install(ScriptedBrowser({"count": bad}))
     browser.handlers["paginate"] = click
-    out, slept = await scrape(browser, {"next_selector": "a["})
+    out, slept = await scrape(browser, {"next_selector": "a[", "delay_ms": POLITE})
     assert out["status"] == "error" and out["error"] == ErrorCode.INVALID_SELECTOR
-    assert slept == [DEFAULT_DELAY_MS / 1000], "polite while unsure"
+    assert slept == [POLITE / 1000], "polite while unsure"
