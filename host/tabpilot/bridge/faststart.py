@@ -39,6 +39,7 @@ ENV_DISABLE = "TABPILOT_BRIDGE_FASTSTART"  # "0" turns the fast path off
 CACHE_FILE = "bridge-answers.json"
 CHECK_ID = "tabpilot-faststart-check"
 ENVELOPE_VERSION = "io.modelcontextprotocol/protocolVersion"  # the 2026-07-28 per-request envelope
+_SWITCH_INTERVAL_S = 0.001  # while the SDK loads (the default is 0.005)
 _WATCH_MAX_LINE = 1 << 20  # replies we watch for are small; never parse a big tool result
 
 Serve = Callable[["Lines", "Sink"], Awaitable[None]]
@@ -318,8 +319,6 @@ class Sink:
 def run(load: Callable[[], Serve], calls: Callable[[], Calls | None] | None = None) -> None:
     """Serve MCP on stdio: answer from the cache (and `calls`) while `load` imports the SDK, then run
     what it returns."""
-    import anyio
-
     wire = Wire.stdio()
     loaded: list[Serve] = []
     failed: list[BaseException] = []
@@ -331,12 +330,19 @@ def run(load: Callable[[], Serve], calls: Callable[[], Calls | None] | None = No
             failed.append(exc)
         wire.wake()
 
-    threading.Thread(target=loader, name="load-sdk", daemon=True).start()
     enabled = os.environ.get(ENV_DISABLE, "1") != "0"
+    # Made (and imported) before the SDK's thread starts: from then on every import on this thread
+    # shares the interpreter's lock with it and takes about twice as long.
+    served = calls() if enabled and calls is not None else None
+    # Each time this thread wakes from a read it waits for the lock; a shorter interval makes the
+    # SDK's thread give it up sooner.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(_SWITCH_INTERVAL_S)
+    threading.Thread(target=loader, name="load-sdk", daemon=True).start()
     cache = (
         Cache.load(paths.state_dir() / CACHE_FILE, _fingerprint()) if enabled else Cache(Path(os.devnull), "")
     )
-    front = Front(cache, wire, calls if enabled else None)
+    front = Front(cache, wire, None if served is None else lambda: served)
     while (lines := wire.read()) is not None:
         for line in lines:
             if enabled:
@@ -345,8 +351,11 @@ def run(load: Callable[[], Serve], calls: Callable[[], Calls | None] | None = No
                 front.pending.append(line)
         if wire.eof and not front.pending:
             _exit_now()  # the client left before it needed the SDK
+    sys.setswitchinterval(interval)
     if failed:
         raise failed[0]
+    import anyio  # the SDK's thread has imported it by now
+
     learner = Learner(front, enabled)
     anyio.run(loaded[0], Lines(front.handover(), wire, learner), Sink(wire, learner))
 
