@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from tabpilot.wire.errors import ErrorCode
-from tests.unit.test_bridge import WAIT_S, FakePool, client, payload
+from tests.unit.bridge.test_tools import WAIT_S, FakePool, client, payload
 
 pytestmark = pytest.mark.anyio
 
