@@ -17,6 +17,7 @@ from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
 from ....wire import messages as m
+from ....wire.replies import REPLIES, ActionReply, TabReply, decode_reply
 from ..base import Call
 from ..composite import Action
 from ..fromwire import from_struct
@@ -73,12 +74,14 @@ async def _act(
     call: Call, command: m.Command, snapshot: str | None, default: str = "none"
 ) -> PageActionResult:
     value: dict[str, Any] = await call.send(command)
-    out: PageActionResult = value  # type: ignore[assignment]  # the extension's JSON, shaped as above
+    # The extension's JSON is checked against the command's reply struct (malformed_reply if it does
+    # not fit) and passed on as it came, so the agent sees every field it sent.
+    reply = decode_reply(REPLIES.get(type(command), ActionReply), value)
+    out: PageActionResult = value  # type: ignore[assignment]  # shaped as above: checked just now
     mode = snapshot or default
     if mode != "none":
-        tab = value.get("tab_id")
-        tab_id = tab if isinstance(tab, int) else None
-        if snapshot is None and value.get("navigated"):
+        tab_id = reply.tab_id if isinstance(reply, TabReply) else None
+        if snapshot is None and isinstance(reply, ActionReply) and reply.navigated:
             out["snapshot"] = await take(call, tab_id=tab_id, mode="full", max_chars=LEAN_AFTER_NAVIGATION)
         else:
             out["snapshot"] = await take(call, tab_id=tab_id, mode=mode)

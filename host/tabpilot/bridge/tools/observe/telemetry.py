@@ -8,6 +8,7 @@ from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
 from ....wire.messages import Telemetry
+from ....wire.replies import TelemetryReply, decode_reply
 from ..base import Call
 
 Since = Annotated[
@@ -56,13 +57,13 @@ class NetworkResult(TypedDict):
     recording: bool
 
 
-def _common(value: dict[str, Any]) -> dict[str, Any]:
+def _common(value: TelemetryReply) -> dict[str, Any]:
     return {
-        "tab_id": value["tab_id"],
-        "cursor": value["cursor"],
-        "dropped": value.get("dropped", 0),
-        "more": bool(value.get("more")),
-        "recording": bool(value.get("recording")),
+        "tab_id": value.tab_id,
+        "cursor": value.cursor,
+        "dropped": value.dropped,
+        "more": value.more,
+        "recording": value.recording,
     }
 
 
@@ -70,8 +71,9 @@ async def errors(call: Call, since: Since = 0, limit: Limit = 100, tab_id: int |
     """console errors, uncaught exceptions and unhandled rejections of the tab's page after `since`, with
     source and time; pass back `cursor`. Recorded from page loads while the pilot is on (recording false
     means: reload to start); secrets redacted."""
-    value = await call.send(Telemetry(id=0, kind="errors", since=since, limit=limit, tab_id=tab_id))
-    return cast(ErrorsResult, {**_common(value), "items": value["items"]})
+    sent = await call.send(Telemetry(id=0, kind="errors", since=since, limit=limit, tab_id=tab_id))
+    value = decode_reply(TelemetryReply, sent)
+    return cast(ErrorsResult, {**_common(value), "items": value.items})
 
 
 async def network(
@@ -79,5 +81,6 @@ async def network(
 ) -> NetworkResult:
     """the tab's requests after `since`: method, url, type, status, duration_ms (no headers, no bodies);
     pass back `cursor`."""
-    value = await call.send(Telemetry(id=0, kind="network", since=since, limit=limit, tab_id=tab_id))
-    return cast(NetworkResult, {**_common(value), "items": value["items"]})
+    sent = await call.send(Telemetry(id=0, kind="network", since=since, limit=limit, tab_id=tab_id))
+    value = decode_reply(TelemetryReply, sent)
+    return cast(NetworkResult, {**_common(value), "items": value.items})
