@@ -77,6 +77,13 @@ def _write(root: Path, port_url: str) -> None:
         "private/ledger-2.html": _page(_rows("P-3"), "/logout?then=/private/ledger-3.html"),
         "private/ledger-3.html": _page(_rows("P-4")),
         "login.html": (pages.PAGES / "login.html").read_text(),
+        # The next control is a GET form's button (the static server ignores the query).
+        "form-1.html": _page(
+            _rows("F-1", "F-2"),
+            tail='<form method="get" action="form-2.html"><input type="hidden" name="p" value="2">'
+            '<button class="next">Next</button></form>',
+        ),
+        "form-2.html": _page(_rows("F-3")),
     }
     for name, html in files.items():
         path = root / name
@@ -167,3 +174,21 @@ async def test_a_next_link_to_another_site_from_a_fetched_page_is_refused_with_t
         set_sites(driver, only=None)
     assert out["error"] == ErrorCode.SITE_NOT_ALLOWED, out
     assert [r["key"] for r in out["data"]] == ["A-1", "A-2", "A-3"]
+
+
+async def test_a_get_form_s_next_button_is_fetched_too(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site.url}/form-1.html")
+        out = await scrape(
+            client,
+            operation="extract",
+            selector=ROWS,
+            schema=SCHEMA,
+            options={"paginate": {"next_selector": "button.next"}},
+        )
+    assert [r["key"] for r in out["data"]] == ["F-1", "F-2", "F-3"]
+    assert out["metadata"]["pagination_mode"] == "fetch", out["metadata"]
+    assert out["metadata"]["url"] == f"{site.url}/form-1.html"
