@@ -37,7 +37,7 @@
      * Declare page file `file` and answer the agent it works on. `needs`: names it takes from files
      * injected before it; `provides`: names it adds (`commands.x` for a command); `later`: names it
      * reads only while a command runs, added by files injected after it. A record, not a gate (the
-     * files are checked against it by tests/unit/test_page_agent_contract.py), so it costs nothing.
+     * files are checked against it by tests/unit/extension/test_page_agent_contract.py), so it costs nothing.
      */
     use(file, declared) {
       agent.files[file] = declared;

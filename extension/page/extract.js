@@ -9,7 +9,8 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('extract', {
     needs: ['PageError', 'REDACTED', 'collectVirtual', 'hasSensitive', 'isSensitive', 'isVisible', 'maskDeep', 'patternsHit', 'queryAll', 'redactUrl', 'redactedAttr', 'redactedHtml', 'redactedText', 'safeSelector', 'virtualGrid'],
-    provides: ['fieldPlans', 'rowValues', 'forgetPositions', 'commands.extract', 'commands.count'],
+    provides: ['fieldPlans', 'rowValues', 'forgetPositions', 'rowsAnswer', 'commands.extract', 'commands.count'],
+    later: ['nextTarget'],
   });
   const TAKES = new Set(['text', 'html', 'attr', 'url']);
   const CONTROLS = new Set(['input', 'textarea', 'select']);
@@ -177,14 +178,14 @@
 
   /** The answer as one JSON text; `extra` (an object) adds keys. The document's type tells a page of
    * rows from a JSON export or a download that a next link led to. */
-  function answer(parts, count, warnings, extra = null) {
+  function answer(parts, count, warnings, extra = null, doc = document, url = location.href) {
     // Secret-shaped text (the pattern list) is looked for once in all the rows' JSON, and only rows
     // that show some are masked value by value.
     let body = parts.join(',');
     if (agent.patternsHit(body)) body = parts.map((t) => (agent.patternsHit(t) ? JSON.stringify(agent.maskDeep(JSON.parse(t))) : t)).join(',');
     const head = `{"rows":[${body}],"count":${count},"warnings":${JSON.stringify(warnings)}`;
     const more = extra ? `,${JSON.stringify(extra).slice(1, -1)}` : '';
-    return { json: `${head},"url":${JSON.stringify(location.href)},"type":${JSON.stringify(document.contentType)}${more}}` };
+    return { json: `${head},"url":${JSON.stringify(url)},"type":${JSON.stringify(doc.contentType)}${more}}` };
   }
 
   function tooLarge(rows, size) {
@@ -219,7 +220,7 @@
   // MAX_RESULT_BYTES); building more would only be thrown away. `virtual`: null finds out whether the
   // rows are a virtualised grid's (they carry a row index and scroll in a box of their own), true
   // insists, false never scrolls.
-  agent.commands.extract = ({ selector, fields, limit, max_chars: maxChars, virtual = null, resume = false, timeout_ms: timeoutMs = 10_000 }) => {
+  agent.commands.extract = ({ selector, fields, limit, max_chars: maxChars, virtual = null, resume = false, timeout_ms: timeoutMs = 10_000, next_selector: nextSelector = null }) => {
     if (typeof selector !== 'string' || !selector.trim()) {
       throw new agent.PageError('invalid_params', 'selector must be a CSS selector for the rows, e.g. "table tbody tr"');
     }
@@ -229,9 +230,16 @@
     const box = virtual === false || cap === 0 ? null : agent.virtualGrid(matched, virtual === true);
     agent.forgetPositions(); // the page may have changed since the last call
     if (box) return extractVirtual(selector, plans, box, cap, maxChars, timeoutMs, resume === true);
+    // Where the next control leads, for link pagination without rendering (page/fetch.js).
+    const extra = typeof nextSelector === 'string' && nextSelector ? { next: agent.nextTarget(document, nextSelector, true, location.href) } : null;
+    return rowsAnswer(document, matched, plans, cap, maxChars, extra, location.href);
+  };
+
+  /** The extract answer for rows `matched` of `doc` (the live document or a parsed one, page/fetch.js). */
+  function rowsAnswer(doc, matched, plans, cap, maxChars, extra, url) {
     const n = cap === null ? matched.length : Math.min(cap, matched.length);
     // Most pages hold no secret at all: one look here spares a look per row (and per value) later.
-    const anySecret = agent.hasSensitive(document.documentElement);
+    const anySecret = agent.hasSensitive(doc.documentElement);
     const parts = [];
     let size = 0;
     for (let i = 0; i < n; i += 1) {
@@ -240,8 +248,9 @@
       if (size > maxChars) throw tooLarge(i, size);
       parts.push(text);
     }
-    return answer(parts, matched.length, fieldWarnings(plans, n));
-  };
+    return answer(parts, matched.length, fieldWarnings(plans, n), extra, doc, url);
+  }
+  agent.rowsAnswer = rowsAnswer;
 
   agent.commands.count = ({ selector }) => {
     if (typeof selector !== 'string' || !selector.trim()) throw new agent.PageError('invalid_params', 'selector must be a CSS selector');

@@ -5,7 +5,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('paginate', {
     needs: ['PageError', 'isVisible', 'queryAll'],
-    provides: ['commands.paginate', 'commands.scroll_load'],
+    provides: ['isDisabledControl', 'commands.paginate', 'commands.scroll_load'],
   });
 
   const positiveMs = (value) => {
@@ -29,6 +29,8 @@
     }
     return false;
   }
+
+  agent.isDisabledControl = isDisabled; // the same end test for a fetched page's next link (page/fetch.js)
 
   /** What the rows say now: their number and their text, in order. */
   function rowState(selector) {

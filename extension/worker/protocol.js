@@ -4,7 +4,7 @@ export const HOST_NAME = "com.tabpilot.host";
 export const EXT_CHUNK_CHARS = 262144;
 export const CHROME_TO_HOST_MAX = 67108864;
 export const MAX_RESULT_BYTES = 268435456;
-export const COMMANDS = Object.freeze(["add_redaction", "add_secret_pattern", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "extract_tab", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
+export const COMMANDS = Object.freeze(["add_redaction", "add_secret_pattern", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "extract_tab", "fetch_extract", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
 export const ERR = Object.freeze({
   "EXTENSION_NOT_CONNECTED": "extension_not_connected",
   "EXTENSION_DISCONNECTED": "extension_disconnected",
@@ -32,6 +32,8 @@ export const ERR = Object.freeze({
   "TAB_CLOSED": "tab_closed",
   "NAVIGATION_FAILED": "navigation_failed",
   "NAVIGATION_REDIRECT": "navigation_redirect",
+  "HTTP_ERROR": "http_error",
+  "NOT_HTML": "not_html",
   "SCRIPT_ERROR": "script_error",
   "ELEMENT_NOT_FOUND": "element_not_found",
   "INVALID_SELECTOR": "invalid_selector",
@@ -83,6 +85,9 @@ export const DEFAULTS = Object.freeze({
   },
   "extract_tab": {
     "selector": ":root",
+    "timeout_ms": 10000
+  },
+  "fetch_extract": {
     "timeout_ms": 10000
   },
   "fill": {
@@ -249,7 +254,7 @@ export const DEFAULTS = Object.freeze({
 /**
  * The script's JSON result (secrets redacted, `capped` when cut), or what it threw. (answers execute_js)
  * @typedef {Object} ExecuteJsReply
- * @property {boolean} [success]
+ * @property {(boolean|null)} [success]
  * @property {*} [result]
  * @property {(boolean|null)} [capped]
  * @property {(number|null)} [redacted]
@@ -265,6 +270,7 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [url]
  * @property {(string|null)} [type]
  * @property {(VirtualRead|null)} [virtual]
+ * @property {(NextTarget|null)} [next]
  */
 /**
  * The extractor's returned JSON, and how many secrets were replaced by "[REDACTED]". (answers extract_script)
@@ -273,6 +279,30 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [url]
  * @property {*} [result]
  * @property {(number|null)} [redacted]
+ */
+/**
+ * The page's rows (at most one), where it landed, its HTTP status; `redirected`: landed elsewhere than asked (a login page) and not read. (answers extract_tab)
+ * @typedef {Object} ExtractTabReply
+ * @property {Array<Array<*>>} [rows]
+ * @property {number} [count]
+ * @property {Array<FieldWarning>} [warnings]
+ * @property {(string|null)} [landed]
+ * @property {(string|null)} [type]
+ * @property {(number|null)} [status]
+ * @property {boolean} [redirected]
+ */
+/**
+ * An extract of a fetched page: `url` is where redirects ended, `status` its HTTP status. (answers fetch_extract)
+ * @typedef {Object} FetchExtractReply
+ * @property {Array<Array<*>>} [rows]
+ * @property {number} [count]
+ * @property {Array<FieldWarning>} [warnings]
+ * @property {(string|null)} [url]
+ * @property {(string|null)} [type]
+ * @property {(VirtualRead|null)} [virtual]
+ * @property {(NextTarget|null)} [next]
+ * @property {number} [status]
+ * @property {boolean} [redirected]
  */
 /**
  * One compiled schema field: what the page reads for it from each row. `selector` "" means the row element itself. `take` is text | html | attr | url (an attribute as an absolute URL; `attr` names it, default href/src). `all` gives every match as a list. Type conversions (number, boolean) happen in the host; redaction happens in the page.
@@ -320,6 +350,14 @@ export const DEFAULTS = Object.freeze({
  * @property {boolean} [truncated]
  */
 /**
+ * Where a next-page control leads: `url` for a link or a GET form (`same_origin` with the page), `end` (missing | disabled) on the last page, or `kind` "button" for a control only a script follows.
+ * @typedef {Object} NextTarget
+ * @property {(string|null)} [url]
+ * @property {boolean} [same_origin]
+ * @property {(string|null)} [end]
+ * @property {(string|null)} [kind]
+ */
+/**
  * A tab that a clicked link opened.
  * @typedef {Object} OpenedTab
  * @property {(number|null)} [tab_id]
@@ -339,6 +377,7 @@ export const DEFAULTS = Object.freeze({
  * @property {string} [outcome]
  * @property {(string|null)} [reason]
  * @property {(string|null)} [url]
+ * @property {(ExtractReply|null)} [page]
  */
 /**
  * The service worker answered. (answers ping)

@@ -12,7 +12,7 @@ from selenium import webdriver
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
-from tests.unit.test_bridge_fastcall import STATUS, TABS, both, structured
+from tests.unit.bridge.test_fastcall import STATUS, TABS, both, structured
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,7 @@ from selenium import webdriver
 
 from tests.support import browser
 from tests.support.mcp_client import TABPILOT
-from tests.unit.test_bridge_metadata import PEER_TOOLS_LIST_BYTES
+from tests.unit.bridge.test_metadata import PEER_TOOLS_LIST_BYTES
 
 INSPECTOR = Path(__file__).resolve().parents[1] / "npm" / "node_modules" / ".bin" / "inspector"
 

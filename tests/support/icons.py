@@ -1,6 +1,7 @@
 """Render the extension's toolbar icons from their SVG designs (extension/icons/*.svg) with headless
 Chromium, the one renderer this project already needs: `python -m tests.support.icons`. The PNGs are
-committed (an extension cannot render SVG icons at install time); tests/unit/test_icons.py checks them."""
+committed (an extension cannot render SVG icons at install time); tests/unit/extension/test_icons.py
+checks them."""
 
 from __future__ import annotations
 

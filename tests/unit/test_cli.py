@@ -16,7 +16,7 @@ from tabpilot import cli, paths
 from tabpilot.engine.store import FORMAT, WorkflowDoc, WorkflowStore
 from tabpilot.scrapecli.commands import cli_words, replay_command, scrape_command
 from tabpilot.wire.errors import ErrorCode
-from tests.unit.test_doctor import _fake_host, _info
+from tests.unit.installer.test_doctor import _fake_host, _info
 
 
 def _all_commands() -> list[list[str]]:

@@ -2,7 +2,7 @@
 // run's tab without activating it, wait for its load (and wait_for), read the fields with the page
 // agent's own extract (redaction included), and close the tab whatever happened: an error, a timeout
 // or a cancel. The site scope is checked before loading and watched through redirects.
-import { ERR, MAX_RESULT_BYTES } from '../protocol.js';
+import { DEFAULTS, ERR, MAX_RESULT_BYTES } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { waitForLoad } from '../lib/navwatch.js';
@@ -15,7 +15,7 @@ export const needsPilot = true;
 
 export async function run(msg, { signal }) {
   const url = checkNavigable(msg.url);
-  const timeoutMs = timeoutParam(msg.timeout_ms, 10_000);
+  const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.extract_tab.timeout_ms);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   if (!Array.isArray(msg.fields) || msg.fields.length === 0) throw new CommandError(ERR.INVALID_PARAMS, 'fields must be a non-empty list');
   await checkUrl(url);

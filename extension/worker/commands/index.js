@@ -11,6 +11,7 @@ import * as executeJs from './execute_js.js';
 import * as extract from './extract.js';
 import * as extractScript from './extract_script.js';
 import * as extractTab from './extract_tab.js';
+import * as fetchExtract from './fetch_extract.js';
 import * as fill from './fill.js';
 import * as fillForm from './fill_form.js';
 import * as highlight from './highlight.js';
@@ -41,5 +42,5 @@ export const HANDLERS = new Map([
   cancel, count, executeJs, extract, extractScript, navigate, paginate, ping, scrollLoad, status, tabs,
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
   closeTab, history, newTab, switchTab, trackTab, screenshot, state, telemetry, addRedaction,
-  mainContent, suggest, fillForm, addSecretPattern, extractTab,
+  mainContent, suggest, fillForm, addSecretPattern, extractTab, fetchExtract,
 ].map((h) => [h.name, h]));

@@ -9,7 +9,7 @@ so is a call that meets trouble on the way (no host, a socket error, a slow host
 the whole call. Both read and change nothing, so doing one again is harmless, and every answer other
 than these stays the SDK's own: argument errors, unknown tools, browser selection, launching.
 
-What goes out here is the bytes the SDK would send for the same call (tests/unit/test_bridge_fastcall.py
+What goes out here is the bytes the SDK would send for the same call (tests/unit/bridge/test_fastcall.py
 holds them side by side). A call runs to its end before faststart reads the next message: it reports
 no progress (neither action has any to report), and a cancellation sent after it finds it answered,
 which the protocol allows; faststart drops that notice.

@@ -17,6 +17,7 @@ Reason = Literal[
     "no_rows",  # a page with no rows
     "unchanged",  # clicked next / scrolled, and the rows stayed the same
     "not_html",  # the next page is not an HTML document (a download, a JSON export)
+    "http_error",  # a fetched next page answered 4xx/5xx
     "redirected",  # the next page redirected somewhere without rows (or to a login page)
     "max_pages",  # paginate.max_pages reached
     "max_scrolls",  # scroll.max_scrolls reached
@@ -26,7 +27,7 @@ Reason = Literal[
 
 # Documents an extract can read rows from; anything else reached through a next link is not a page.
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
-_WARN = frozenset({"not_html", "redirected"})
+_WARN = frozenset({"not_html", "redirected", "http_error"})
 
 # The page's paginate outcome "end" reasons, as the agent reads them.
 END_REASONS: dict[str, Reason] = {"missing": "no_next", "disabled": "next_disabled", "unchanged": "unchanged"}

@@ -13,7 +13,8 @@ from typing import Any
 
 from ..wire.errors import TabPilotError
 from ..wire.messages import Telemetry
-from .context import Context, obj
+from ..wire.replies import TelemetryReply, decode_reply
+from .context import Context
 
 _LIMIT = 1000
 _TIMEOUT_S = 2.0
@@ -25,11 +26,11 @@ async def _since(ctx: Context, kind: str, started_ms: float) -> list[dict[str, A
     try:
         # Straight to the browser: no retries, a short bound; a summary is never worth a wait.
         async with asyncio.timeout(_TIMEOUT_S):
-            answer = obj(await ctx.browser.call(command))
+            # A malformed answer gives no summary either (it is never worth failing a scrape for).
+            answer = decode_reply(TelemetryReply, await ctx.browser.call(command))
     except (TabPilotError, TimeoutError):
         return None
-    items: list[Any] = answer.get("items") or []
-    return [i for i in map(obj, items) if float(i.get("time") or 0) >= started_ms]
+    return [i for i in answer.items if float(i.get("time") or 0) >= started_ms]
 
 
 async def summary(ctx: Context, started_monotonic: float) -> dict[str, Any] | None:

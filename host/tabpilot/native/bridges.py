@@ -11,9 +11,10 @@ import contextlib
 import logging
 import os
 import socket
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import msgspec
 
@@ -21,9 +22,7 @@ from ..link import localsock
 from ..wire import messages as m
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.framing import FramingError, OversizedFrame, encode_frame, read_frame
-
-if TYPE_CHECKING:
-    from .host import NativeHost
+from .engine_port import EnginePort
 
 log = logging.getLogger("tabpilot.host")
 
@@ -41,10 +40,41 @@ class Bridge:
             self.writer.write(encode_frame(m.encoder.encode(msg)))
 
 
+class Host(Protocol):
+    """What the socket needs from the native host (host.py): who it is, its engine, the extension."""
+
+    @property
+    def engine(self) -> EnginePort:
+        """The engine's requests (scrapes, their results, workflows, strategies)."""
+        ...
+
+    def info(self) -> m.BrowserInfo:
+        """This host and its browser, as bridges see it."""
+        ...
+
+    def mismatch(self) -> str | None:
+        """Why bridges are refused, if the extension speaks another protocol."""
+        ...
+
+    def send_command(
+        self, cmd: m.Command, deliver: Callable[[m.Result | m.Error], None], bridge: Bridge | None = None
+    ) -> int:
+        """Send a command to the extension; `deliver` gets its answer."""
+        ...
+
+    def cancel(self, bridge: Bridge, bridge_id: int) -> bool:
+        """Cancel the command a bridge sent under `bridge_id`."""
+        ...
+
+    def forget(self, ext_ids: Iterable[int]) -> None:
+        """Nobody waits for these commands' answers any more."""
+        ...
+
+
 class BridgeListener:
     """The host's socket: serves every bridge that connects to it."""
 
-    def __init__(self, host: NativeHost, runtime_dir: Path) -> None:
+    def __init__(self, host: Host, runtime_dir: Path) -> None:
         self._host = host
         self._runtime_dir = runtime_dir
         self._server: asyncio.Server | None = None

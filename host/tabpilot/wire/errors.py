@@ -44,6 +44,8 @@ class ErrorCode(enum.StrEnum):
     TAB_CLOSED = "tab_closed"
     NAVIGATION_FAILED = "navigation_failed"
     NAVIGATION_REDIRECT = "navigation_redirect"
+    HTTP_ERROR = "http_error"  # a fetched page answered 4xx/5xx
+    NOT_HTML = "not_html"  # a fetched page is not an HTML document
     SCRIPT_ERROR = "script_error"
     ELEMENT_NOT_FOUND = "element_not_found"
     INVALID_SELECTOR = "invalid_selector"

@@ -14,7 +14,7 @@ from msgspec import Meta, Struct
 MAX_STEPS = 50
 MAX_PAGES = 500
 MAX_SCROLLS = 500
-DEFAULT_DELAY_MS = 500  # between the pages of a paginated extract
+DEFAULT_DELAY_MS = 0  # between the pages of a paginated extract: none unless asked, for politeness
 DEFAULT_QUIET_MS = 500  # the end of an infinite feed
 DEFAULT_MAX_BYTES = 1_000_000
 MAX_CONCURRENCY = 8  # detail pages a follow reads at once

@@ -65,15 +65,18 @@ def from_struct(
     refine: Mapping[str, Any],
     extra: Mapping[str, Any] | None = None,
     fixed: Mapping[str, Any] | None = None,
+    defaults: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Action:
     """The action that sends `struct` built from its arguments and passes it to `run`.
 
     `refine` gives a field the type the agent sees (it must mean the same on the wire: TypeError if
     not); `extra` adds the bridge's own parameters, handed to `run` by name; `fixed` sets fields the
-    action decides itself (check sets `checked`). The action is named after the command's tag."""
+    action decides itself (check sets `checked`); `defaults` replaces a wire default where the action
+    needs another (a screenshot's time limit). The action is named after the command's tag."""
     extra = dict(extra or {})
     fixed = dict(fixed or {})
+    defaults = dict(defaults or {})
     fields = {k: v for k, v in wire_fields(struct).items() if k not in fixed}
     for key, annotation in refine.items():
         if key in fields and shape(annotation) != shape(fields[key][0]):
@@ -89,7 +92,7 @@ def from_struct(
     async def fn(call: Call, **kwargs: Any) -> Any:
         given = {k: kwargs.pop(k) for k in list(kwargs) if k in extra}
         # convert, not the constructor: a field that holds objects (fill_form's fields) arrives as dicts.
-        command = msgspec.convert({**kwargs, **fixed, "id": 0}, struct)
+        command = msgspec.convert({**defaults, **kwargs, **fixed, "id": 0}, struct)
         return await run(call, command, **given)
 
     tag = struct.__struct_config__.tag

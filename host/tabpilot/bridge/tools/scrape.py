@@ -165,7 +165,8 @@ async def scrape(
     options: Annotated[
         Options | None,
         Field(
-            description="extract: paginate, scroll, limit, where {field: value | {op: value}}, virtual; "
+            description="extract: paginate (Next links are fetched; the tab stays on page 1), scroll, "
+            "limit, where {field: value | {op: value}}, virtual; "
             "workflow: delay_ms."
         ),
     ] = None,

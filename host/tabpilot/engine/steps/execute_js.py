@@ -6,7 +6,8 @@ from typing import Any, ClassVar
 
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import ExecuteJs
-from ..context import Context, obj
+from ...wire.replies import ExecuteJsReply, decode_reply
+from ..context import Context
 from .base import StepBase
 
 
@@ -20,7 +21,7 @@ class ExecuteJsStep(StepBase, tag="execute_js"):
     async def run(self, ctx: Context) -> Any:
         t = self.timeout()
         value = await ctx.call(ExecuteJs(id=0, script=self.script, timeout_ms=t), t)
-        answer = obj(value)
-        if answer.get("success") is False:
-            raise TabPilotError(ErrorCode.SCRIPT_ERROR, f"the script threw: {answer.get('error', '')}")
-        return answer.get("result")
+        answer = decode_reply(ExecuteJsReply, value)
+        if answer.success is False:
+            raise TabPilotError(ErrorCode.SCRIPT_ERROR, f"the script threw: {answer.error or ''}")
+        return answer.result

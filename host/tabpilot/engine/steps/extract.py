@@ -14,8 +14,8 @@ import msgspec
 from msgspec import Meta
 
 from ...wire.errors import ErrorCode, TabPilotError
-from ...wire.messages import Extract, Paginate, ScrollLoad, WaitFor
-from ...wire.replies import ExtractReply, PaginateReply, ScrollLoadReply, decode_reply
+from ...wire.messages import Extract, ScrollLoad, WaitFor
+from ...wire.replies import ExtractReply, ScrollLoadReply, decode_reply
 from ...wire.scrape import ExtractOptions, Follow, PaginateOptions, ScrollOptions
 from .. import outschema, stopped
 from ..context import Context
@@ -26,7 +26,7 @@ from ..schema import FieldSpec, parse_schema
 from ..where import RowFilter
 from .base import Selector, StepBase
 from .extract_script import check_script, run_script
-from .navigate import is_login_redirect
+from .paging import Pager
 
 _specs_cache: dict[tuple[tuple[str, str], ...], list[FieldSpec]] = {}
 
@@ -40,16 +40,6 @@ def compiled(schema: dict[str, str]) -> list[FieldSpec]:
             _specs_cache.clear()
         found = _specs_cache[key] = parse_schema(schema)
     return found
-
-
-def _check_redirect(before: str, landed: str) -> None:
-    if before and is_login_redirect(before, landed):
-        raise TabPilotError(
-            ErrorCode.NAVIGATION_REDIRECT,
-            f"the next page redirected to {landed}: probably a login page. Log in in that browser, then "
-            "run the scrape again.",
-            data={"redirect_url": landed},
-        )
 
 
 # Converting more rows than this takes long enough to hold up other clients: a thread does it.
@@ -71,13 +61,6 @@ MAX_RESUMES = 20
 
 def _resumable(answer: ExtractReply) -> bool:
     return answer.virtual is not None and answer.virtual.resume
-
-
-_END_DETAIL: dict[str, str] = {
-    "no_next": "no visible element matches {sel}: the last page",
-    "next_disabled": "{sel} is disabled: the last page",
-    "unchanged": "clicked {sel}, and neither a new page loaded nor the rows changed",
-}
 
 
 class ExtractStep(StepBase, tag="extract"):
@@ -166,6 +149,17 @@ class ExtractStep(StepBase, tag="extract"):
         rows: list[dict[str, Any]] = []
         pages = 0
         redirected: str | None = None  # where the last next link was redirected to
+        pager = None
+        if self.paginate is not None:
+            pager = Pager(
+                ctx,
+                selector=self.selector,
+                fields=plans,
+                options=self.paginate,
+                timeout_ms=t,
+                virtual=self.virtual,
+            )
+        answer: ExtractReply | None = None  # the next page's rows, when they came with the move to it
         try:
             while True:
                 # Filtered rows are counted here: the page cannot know how many of its rows pass.
@@ -177,8 +171,13 @@ class ExtractStep(StepBase, tag="extract"):
                     limit=remaining,
                     timeout_ms=t,
                     virtual=self.virtual,
+                    # Where the next control leads: a link may be fetched instead of clicked (paging.py).
+                    next_selector=None
+                    if pager is None or self.scroll is not None
+                    else pager.options.next_selector,
                 )
-                answer = decode_reply(ExtractReply, await ctx.call(command, t))
+                if answer is None:
+                    answer = decode_reply(ExtractReply, await ctx.call(command, t))
                 resumed = 0
                 while _resumable(answer) and resumed < MAX_RESUMES:  # a long grid, read a timeout at a time
                     resumed += 1
@@ -211,6 +210,8 @@ class ExtractStep(StepBase, tag="extract"):
                     ctx.state.meta["rows_filtered_out"] = dropped
                     if self.limit is not None:
                         page = page[: self.limit - len(rows)]
+                elif self.limit is not None:
+                    page = page[: self.limit - len(rows)]  # a page fetched ahead was asked for more
                 if (v := answer.virtual) is not None:
                     # Rows read while the grid scrolled, over this many calls.
                     read_at = {"rows": v.rows, "scrolls": v.scrolls, "complete": v.complete}
@@ -227,35 +228,16 @@ class ExtractStep(StepBase, tag="extract"):
                 ctx.state.pages += 1
                 ctx.state.rows += len(page)
                 ctx.progress()
-                if self.paginate is None or self._stop(ctx, read, pages, rows, redirected):
+                if pager is None or self._stop(ctx, read, pages, rows, redirected):
                     break
-                before = ctx.state.url or ""
-                if self.paginate.delay_ms:
-                    await asyncio.sleep(self.paginate.delay_ms / 1000)  # rate limit, not a wait
-                moved = decode_reply(
-                    PaginateReply,
-                    await ctx.call(
-                        Paginate(
-                            id=0,
-                            next_selector=self.paginate.next_selector,
-                            row_selector=self.selector,
-                            timeout_ms=t,
-                        ),
-                        t,
-                    ),
-                )
-                if moved.outcome == "end":
-                    why = stopped.END_REASONS.get(str(moved.reason), "no_next")
-                    stopped.record(ctx, why, pages, _END_DETAIL[why].format(sel=self.paginate.next_selector))
+                remaining = None if self.limit is None or keep is not None else self.limit - len(rows)
+                answer = await pager.advance(answer, pages, remaining)
+                redirected = pager.redirected
+                if answer is None:
                     break
-                landed = moved.url
-                redirected = None
-                if moved.reason == "redirected" and landed is not None:
-                    redirected = landed
-                    if before and is_login_redirect(before, landed):
-                        stopped.record(ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
-                    _check_redirect(before, landed)
         finally:
+            if pager is not None:
+                pager.close()
             for w in conv.warnings():
                 ctx.state.warn(w)
         if check is not None:

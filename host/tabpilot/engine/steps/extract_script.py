@@ -16,8 +16,9 @@ import asyncio
 from typing import Any, cast
 
 from ...wire.messages import ExtractScript, WaitFor
+from ...wire.replies import ExtractScriptReply, decode_reply
 from .. import outschema
-from ..context import Context, obj
+from ..context import Context
 
 # Far beyond any extractor; keeps one command well under the 1 MiB a host message may carry.
 MAX_SCRIPT_CHARS = 200_000
@@ -57,20 +58,20 @@ async def run_script(
     """Run the extractor in the run's tab; its rows join the run's data and are returned."""
     if wait_for:
         await ctx.call(WaitFor(id=0, selector=wait_for, timeout_ms=timeout_ms), timeout_ms)
-    answer = obj(
+    answer = decode_reply(
+        ExtractScriptReply,
         await ctx.call(
             ExtractScript(id=0, script=script, css_selector=css_selector, timeout_ms=timeout_ms), timeout_ms
-        )
+        ),
     )
-    rows, shape = as_rows(answer.get("result"))
+    rows, shape = as_rows(answer.result)
     if limit is not None:
         rows = rows[:limit]
     check = None if output_schema is None else outschema.RowCheck(output_schema, len(ctx.state.data))
     if check is not None:
         rows = await asyncio.to_thread(check.page, rows)  # off the loop: other clients go on
     meta = ctx.state.meta
-    redacted = answer.get("redacted")
-    meta["redacted"] = int(meta.get("redacted", 0)) + (redacted if isinstance(redacted, int) else 0)
+    meta["redacted"] = int(meta.get("redacted", 0)) + (answer.redacted or 0)
     if shape is not None:
         meta["result"] = shape
     ctx.state.data += rows

@@ -8,7 +8,8 @@ from urllib.parse import urlsplit
 
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Navigate
-from ..context import Context, obj
+from ...wire.replies import PageLoadedReply, decode_reply
+from ..context import Context
 from .base import StepBase
 
 _LOGIN = re.compile(r"log-?in|sign-?in|auth|sso|saml|session|/cas/|/account", re.I)
@@ -47,9 +48,10 @@ class NavigateStep(StepBase, tag="navigate"):
                 f"this replay would open {host_of(self.url)!r}, but the workflow was recorded on "
                 f"{', '.join(sorted(ctx.allowed_hosts))}; pass allow_domain_change: true if that is intended",
             )
-        value = obj(await ctx.call(Navigate(id=0, url=self.url, timeout_ms=self.timeout()), self.timeout()))
-        final = value.get("url", self.url)
-        if not self.allow_redirect and isinstance(final, str) and is_login_redirect(self.url, final):
+        loaded = await ctx.call(Navigate(id=0, url=self.url, timeout_ms=self.timeout()), self.timeout())
+        value = decode_reply(PageLoadedReply, loaded)
+        final = self.url if value.url is None else value.url
+        if not self.allow_redirect and is_login_redirect(self.url, final):
             raise TabPilotError(
                 ErrorCode.NAVIGATION_REDIRECT,
                 f"asked for {self.url} but the browser landed on {final}: probably a login page. "

@@ -36,7 +36,17 @@ from .base import (
 )
 from .detail import ExtractTab
 from .envelope import Chunk, Error, Event, Hello, Progress, Result, ResultChunk, Welcome, result_value
-from .reading import Count, Extract, FieldPlan, MainContent, Paginate, ScrollLoad, Snapshot, Suggest
+from .reading import (
+    Count,
+    Extract,
+    FetchExtract,
+    FieldPlan,
+    MainContent,
+    Paginate,
+    ScrollLoad,
+    Snapshot,
+    Suggest,
+)
 from .scripts import ExecuteJs, ExtractScript
 from .session import (
     AddRedaction,
@@ -98,6 +108,7 @@ __all__ = [
     "ExtractScript",
     "ExtractTab",
     "ExtractionOp",
+    "FetchExtract",
     "FieldPlan",
     "Fill",
     "FillForm",

@@ -85,6 +85,9 @@ class Extract(Command, tag="extract"):
     # A grid's read that ran out of time answers `"virtual": {..., "resume": true}` and no rows; the
     # page keeps what it read, and the same command with resume goes on from there.
     resume: bool = False
+    # With a next-page selector the answer also says where the next control leads (`"next"`, see
+    # FetchExtract), so link pagination can fetch the next page instead of clicking.
+    next_selector: str | None = None
 
 
 class Suggest(Command, tag="suggest"):
@@ -117,6 +120,32 @@ class Paginate(Command, tag="paginate"):
 
     next_selector: str
     row_selector: str
+    tab_id: int | None = None
+    timeout_ms: int = 10_000
+    # With fields, the new page's rows come in the same answer (`"page"`: an Extract result), one
+    # round trip a page; `limit` and `virtual` as for Extract.
+    fields: list[FieldPlan] | None = None
+    limit: int | None = None
+    virtual: bool | None = None
+
+
+class FetchExtract(Command, tag="fetch_extract"):
+    """Fetch a same-origin URL from the tab's page (its cookies), parse it inertly, extract rows.
+
+    The tab does not move. Result: an Extract result (`rows`, `count`, `warnings`, `type`) with `url`
+    the final URL after redirects, `redirected`, `status`, and with `next_selector` `"next"`: `{"url",
+    "same_origin"}` (a link or a GET form), `{"end": "missing" | "disabled"}` or `{"kind": "button"}`
+    (a control that only a script can follow). `selector` defaults to the whole document (one row).
+    Errors: a cross-origin or non-http(s) URL is invalid_params; a final URL outside the allowed sites
+    site_not_allowed; status >= 400 http_error (`data.status`); a document that is not HTML not_html;
+    a fetch that fails (network, a redirect to another origin) navigation_failed.
+    """
+
+    url: str
+    fields: list[FieldPlan]
+    selector: str | None = None
+    next_selector: str | None = None
+    limit: int | None = None
     tab_id: int | None = None
     timeout_ms: int = 10_000
 

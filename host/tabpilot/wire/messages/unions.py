@@ -21,7 +21,7 @@ from .actions import (
 from .base import Command
 from .detail import ExtractTab
 from .envelope import Chunk, Error, Event, Hello, Progress, Result, ResultChunk, Welcome
-from .reading import Count, Extract, MainContent, Paginate, ScrollLoad, Snapshot, Suggest
+from .reading import Count, Extract, FetchExtract, MainContent, Paginate, ScrollLoad, Snapshot, Suggest
 from .scripts import ExecuteJs, ExtractScript
 from .session import (
     AddRedaction,
@@ -50,6 +50,7 @@ ExtensionCommand = (
     | ExtractTab
     | Suggest
     | Paginate
+    | FetchExtract
     | ScrollLoad
     | Snapshot
     | MainContent
@@ -94,6 +95,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     ExtractTab,
     Suggest,
     Paginate,
+    FetchExtract,
     ScrollLoad,
     Snapshot,
     MainContent,

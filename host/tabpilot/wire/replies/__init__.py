@@ -8,12 +8,15 @@ from __future__ import annotations
 from .. import messages as m
 from .actions import ActionReply, Bounds, FillFormReply, OpenedTab, ScreenshotReply, WaitForReply
 from .base import Reply, TabReply, decode_reply
+from .detail import ExtractTabReply
 from .reading import (
     Candidate,
     CountReply,
     ExtractReply,
+    FetchExtractReply,
     FieldWarning,
     MainContentReply,
+    NextTarget,
     PaginateReply,
     ScrollLoadReply,
     Skeleton,
@@ -45,8 +48,10 @@ REPLIES: dict[type[m.Command], type[Reply]] = {
     m.Cancel: CancelReply,
     m.Count: CountReply,
     m.Extract: ExtractReply,
+    m.ExtractTab: ExtractTabReply,
     m.Suggest: SuggestReply,
     m.Paginate: PaginateReply,
+    m.FetchExtract: FetchExtractReply,
     m.ScrollLoad: ScrollLoadReply,
     m.Snapshot: SnapshotReply,
     m.MainContent: MainContentReply,
@@ -87,9 +92,12 @@ __all__ = [
     "ExecuteJsReply",
     "ExtractReply",
     "ExtractScriptReply",
+    "ExtractTabReply",
+    "FetchExtractReply",
     "FieldWarning",
     "FillFormReply",
     "MainContentReply",
+    "NextTarget",
     "OpenedTab",
     "PageLoadedReply",
     "PaginateReply",

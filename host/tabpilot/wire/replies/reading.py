@@ -57,6 +57,16 @@ class VirtualRead(Reply):
     resume: bool = False
 
 
+class NextTarget(Reply):
+    """Where a next-page control leads: `url` for a link or a GET form (`same_origin` with the page),
+    `end` (missing | disabled) on the last page, or `kind` "button" for a control only a script follows."""
+
+    url: str | None = None
+    same_origin: bool = False
+    end: str | None = None
+    kind: str | None = None
+
+
 class ExtractReply(Reply):
     """Rows as value arrays (one value per field, in order), how many matched, and the document's type."""
 
@@ -66,6 +76,14 @@ class ExtractReply(Reply):
     url: str | None = None
     type: str | None = None
     virtual: VirtualRead | None = None
+    next: NextTarget | None = None  # asked for with next_selector
+
+
+class FetchExtractReply(ExtractReply):
+    """An extract of a fetched page: `url` is where redirects ended, `status` its HTTP status."""
+
+    status: int = 0
+    redirected: bool = False
 
 
 class Candidate(Reply):
@@ -106,6 +124,7 @@ class PaginateReply(Reply):
     outcome: str  # required: a reply without it says nothing
     reason: str | None = None
     url: str | None = None
+    page: ExtractReply | None = None  # the new page's rows, when the command asked (fields)
 
 
 class ScrollLoadReply(Reply):

@@ -10,7 +10,7 @@ from .base import Reply, TabReply
 class ExecuteJsReply(Reply):
     """The script's JSON result (secrets redacted, `capped` when cut), or what it threw."""
 
-    success: bool = False
+    success: bool | None = None  # false with `error` when the script threw
     result: Any = None
     capped: bool | None = None
     redacted: int | None = None

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ....wire.messages import Screenshot
+from ....wire import messages as m
 from ..base import Call, Image
+from ..fromwire import from_struct
+from . import elements
 
 
 class Box(TypedDict):
@@ -30,35 +32,21 @@ class ScreenshotResult(TypedDict):
     truncated: NotRequired[bool]
 
 
-async def screenshot(
-    call: Call,
-    ref: Annotated[str | None, Field(description="An @eN ref from a page snapshot.")] = None,
-    selector: Annotated[str | None, Field(description="A CSS selector (first match).")] = None,
-    tab_id: int | None = None,
-    full_page: Annotated[bool, Field(description="screenshot: the whole page, not the viewport.")] = False,
-    format: Literal["jpeg", "png"] = "jpeg",
-    quality: Annotated[int, Field(ge=1, le=100, description="screenshot: JPEG quality, default 70.")] = 70,
-    max_width: Annotated[
+# What the agent reads about the command's fields beyond their wire type: the element fields as every
+# element action has them, and the picture's own.
+FIELDS: dict[str, Any] = {
+    **elements.FIELDS,
+    "full_page": Annotated[bool, Field(description="screenshot: the whole page, not the viewport.")],
+    "format": Literal["jpeg", "png"],
+    "quality": Annotated[int, Field(ge=1, le=100, description="screenshot: JPEG quality, default 70.")],
+    "max_width": Annotated[
         int, Field(ge=16, le=1920, description="screenshot: widest picture, default 1280.")
-    ] = 1280,
-    timeout_ms: int = 10_000,
-) -> Image[ScreenshotResult]:
-    """the viewport (or the element ref/selector, or full_page) as an image of at most ~1,600 tokens
-    (scaled to max_width and 1.2 megapixels); the text part gives its size. Secrets are boxed out
-    (masked: how many; masked_frames: unreadable frames covered whole; else secret_unmaskable)."""
-    value = await call.send(
-        Screenshot(
-            id=0,
-            ref=ref,
-            selector=selector,
-            tab_id=tab_id,
-            full_page=full_page,
-            format=format,
-            quality=quality,
-            max_width=max_width,
-            timeout_ms=timeout_ms,
-        )
-    )
+    ],
+}
+
+
+async def _shoot(call: Call, command: m.Command) -> Image[ScreenshotResult]:
+    value = await call.send(command)
     meta: ScreenshotResult = {
         "tab_id": value["tab_id"],
         "mime": value["mime"],
@@ -75,3 +63,15 @@ async def screenshot(
         if value.get("truncated"):
             meta["truncated"] = True
     return Image(value["data"], value["mime"], meta)
+
+
+screenshot = from_struct(
+    m.Screenshot,
+    "the viewport (or the element ref/selector, or full_page) as an image of at most ~1,600 tokens "
+    "(scaled to max_width and 1.2 megapixels); the text part gives its size. Secrets are boxed out "
+    "(masked: how many; masked_frames: unreadable frames covered whole; else secret_unmaskable).",
+    _shoot,
+    ScreenshotResult,
+    refine=FIELDS,
+    defaults={"timeout_ms": 10_000},  # a full page takes several captures
+)

@@ -24,6 +24,9 @@ NOTES = [
     "navigate allow_redirect: true accepts any landing page.",
     "An extract step takes the extract operation's options shape: options: {paginate, scroll, where, ...}.",
     "options.delay_ms pauses between steps for politeness (default 0): steps wait for their own conditions.",
+    "paginate: a same-origin Next link is fetched and parsed in the page once page 1 reads the same that "
+    "way (metadata.pagination_mode fetch; the tab stays on page 1), else the tab follows the pages; "
+    "paginate.delay_ms (default 0) pauses between pages for politeness.",
 ]
 
 

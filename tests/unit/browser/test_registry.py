@@ -16,7 +16,7 @@ from tabpilot.browser import process, registry
 from tabpilot.browser.launch import stop_profile
 from tabpilot.link.client import PinnedBrowserPool
 from tabpilot.wire import messages as m
-from tests.unit.test_doctor import _fake_host, _info
+from tests.unit.installer.test_doctor import _fake_host, _info
 
 
 def _fake_browser(folder: Path) -> subprocess.Popen[bytes]:

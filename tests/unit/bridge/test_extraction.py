@@ -8,8 +8,8 @@ import pytest
 
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
-from tests.unit.test_bridge import FakePool, payload
-from tests.unit.test_bridge_scrape import call
+from tests.unit.bridge.test_scrape import call
+from tests.unit.bridge.test_tools import FakePool, payload
 
 pytestmark = pytest.mark.anyio
 

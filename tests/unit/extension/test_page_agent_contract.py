@@ -82,7 +82,11 @@ def parse(name: str, text: str) -> PageFile:
 def contract_problems(files: list[tuple[str, str]]) -> list[str]:
     """Every way the files' declarations and code disagree, as sentences; `files` in injection order."""
     parsed = [parse(name, text) for name, text in files]
-    problems = []
+    problems = [
+        f"{name} reaches the agent through globalThis, past its declaration"
+        for name, text in files
+        if name != "page/core.js" and "__tabpilotAgent" in _code(text)
+    ]
     provider: dict[str, int] = {}
     for i, f in enumerate(parsed):
         for name in sorted(f.sets - f.provides):
@@ -150,10 +154,12 @@ def test_the_contract_check_sees_each_disagreement() -> None:
         _page(
             "page/b.js",
             "{ needs: ['stale'], provides: ['fromB', 'one', 'never'] }",
-            "  const { PageError } = agent;\n  agent.fromB = 2;\n  agent.one = 3;\n  agent.late = 4;\n",
+            "  const { PageError } = agent;\n  agent.fromB = 2;\n  agent.one = 3;\n  agent.late = 4;\n"
+            "  globalThis.__tabpilotAgent.sneaky();\n",
         ),
     ]
     assert contract_problems(files) == [
+        "page/b.js reaches the agent through globalThis, past its declaration",
         "page/core.js sets agent.run without declaring it in provides",
         "page/b.js sets agent.late without declaring it in provides",
         "page/b.js declares it provides never but never sets it",

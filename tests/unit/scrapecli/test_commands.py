@@ -15,7 +15,7 @@ import pytest
 
 from tabpilot.scrapecli.output import format_for, render
 from tests.support.fake_extension import FakeExtension, NoAnswer
-from tests.unit.test_host_scrape import SCHEMA, WORKFLOW, table
+from tests.unit.native.test_host_scrape import SCHEMA, WORKFLOW, table
 
 pytestmark = pytest.mark.anyio
 

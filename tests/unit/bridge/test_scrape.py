@@ -16,7 +16,7 @@ from mcp_types import CallToolResult
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
 from tabpilot.wire.scrape import ExtractRequest, ScrapeRequest
-from tests.unit.test_bridge import WAIT_S, FakePool, client, payload
+from tests.unit.bridge.test_tools import WAIT_S, FakePool, client, payload
 
 pytestmark = pytest.mark.anyio
 

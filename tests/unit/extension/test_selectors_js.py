@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.unit.test_extension_js import _run_node, needs_node
+from tests.unit.extension.test_extension_js import _run_node, needs_node
 
 GOOD = [".x", "a, b", "input[type=password]", 'a[title="x,y"]', ":is(.a, .b)", "div > p:nth-child(2n+1)",
         ".a\\,b", '[data-x="/*"]', "td.sensitive", "#id"]  # fmt: skip

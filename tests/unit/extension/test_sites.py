@@ -10,7 +10,7 @@ import pytest
 
 from tabpilot.browser import launch, profile
 from tabpilot.wire.errors import ErrorCode, TabPilotError
-from tests.unit.test_extension_js import _run_node, needs_node  # pyright: ignore[reportPrivateUsage]
+from tests.unit.extension.test_extension_js import _run_node, needs_node  # pyright: ignore[reportPrivateUsage]
 
 
 @needs_node

@@ -11,7 +11,7 @@ import pytest
 from tabpilot.engine.plan import build_plan, parse_request
 from tabpilot.wire.echo import ECHO_CHARS, clip
 from tabpilot.wire.errors import ErrorCode, TabPilotError
-from tests.unit.test_bridge import FakePool, call, payload
+from tests.unit.bridge.test_tools import FakePool, call, payload
 
 pytestmark = pytest.mark.anyio
 

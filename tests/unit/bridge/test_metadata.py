@@ -17,7 +17,7 @@ from tabpilot.bridge.tools import TOOLS
 from tabpilot.bridge.tools.app import build_server
 from tabpilot.bridge.tools.base import Backend
 from tabpilot.bridge.tools.outschema import flatten
-from tests.unit.test_bridge import FakePool
+from tests.unit.bridge.test_tools import FakePool
 
 pytestmark = pytest.mark.anyio
 

@@ -1,5 +1,6 @@
 """What each tool accepts: its input schema is exactly its actions' arguments, and an action declared
-from its wire struct sends every argument the agent gave, in that struct, and takes all of its fields."""
+from its wire struct (the element actions, screenshot) sends every argument the agent gave, in that
+struct, and takes all of its fields."""
 
 from __future__ import annotations
 
@@ -17,11 +18,11 @@ from tabpilot.bridge.tools.fromwire import from_struct, wire_fields
 from tabpilot.bridge.tools.interact import elements
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
-from tests.unit.test_bridge import FakePool, call, payload
+from tests.unit.bridge.test_tools import FakePool, call, payload
 
 pytestmark = pytest.mark.anyio
 
-ELEMENT_ACTIONS = {
+DECLARED = {
     "click": m.Click,
     "fill": m.Fill,
     "fill_form": m.FillForm,
@@ -34,6 +35,10 @@ ELEMENT_ACTIONS = {
     "scroll": m.Scroll,
     "wait_for": m.WaitFor,
     "highlight": m.Highlight,
+    "screenshot": m.Screenshot,
+}
+ANSWERS: dict[str, Any] = {
+    "screenshot": {"tab_id": 7, "mime": "image/png", "width": 1, "height": 1, "data": "AA=="},
 }
 FIXED = {"check": {"checked": True}, "uncheck": {"checked": False}}
 BRIDGE_ONLY = {"snapshot"}  # the bridge's own parameter: it asks for the page after the action
@@ -54,9 +59,9 @@ def test_each_tools_schema_lists_exactly_what_its_actions_take() -> None:
         assert set(tool.schema["properties"]) == taken | {tool.selector, "browser"}, tool.name
 
 
-def test_the_element_actions_are_declared_from_their_wire_struct_and_take_all_of_it() -> None:
+def test_the_declared_actions_take_all_of_their_wire_struct() -> None:
     declared = _declared()
-    assert {name: a.command for name, a in declared.items()} == ELEMENT_ACTIONS
+    assert {name: a.command for name, a in declared.items()} == DECLARED
     for name, action in declared.items():
         fields = wire_fields(action.command)
         wanted = set(fields) - set(FIXED.get(name, {}))
@@ -88,7 +93,7 @@ def _sample(schema: dict[str, Any], defs: dict[str, Any], name: str) -> Any:
     raise AssertionError(f"no sample for {name}: {schema}")
 
 
-@pytest.mark.parametrize("name", sorted(ELEMENT_ACTIONS))
+@pytest.mark.parametrize("name", sorted(DECLARED))
 async def test_every_argument_reaches_the_wire_in_its_own_field(name: str) -> None:
     tool = _built()["interact"]
     schema = tool.schema
@@ -100,12 +105,12 @@ async def test_every_argument_reaches_the_wire_in_its_own_field(name: str) -> No
     }
     if "snapshot" in action.params:
         args["snapshot"] = "none"
-    tag = m.tag_of(ELEMENT_ACTIONS[name])
-    pool = FakePool(answers={tag: {"tab_id": 7}})
+    tag = m.tag_of(DECLARED[name])
+    pool = FakePool(answers={tag: ANSWERS.get(tag, {"tab_id": 7})})
     result = await call(pool, "interact", action=name, **args)
     assert not result.is_error, payload(result)
     [(sent, _browser)] = pool.sent
-    assert type(sent) is ELEMENT_ACTIONS[name]
+    assert type(sent) is DECLARED[name]
     expected = {k: v for k, v in args.items() if k not in BRIDGE_ONLY} | FIXED.get(name, {})
     assert {k: msgspec.to_builtins(getattr(sent, k)) for k in expected} == expected
 
@@ -115,6 +120,13 @@ async def test_absent_arguments_take_the_wire_defaults() -> None:
     assert not (await call(pool, "interact", action="click", ref="@e2", snapshot="none")).is_error
     [(sent, _browser)] = pool.sent
     assert sent == m.Click(id=0, ref="@e2")
+
+
+async def test_an_action_default_replaces_the_wire_default_only_when_absent() -> None:
+    pool = FakePool(answers=ANSWERS)
+    assert not (await call(pool, "interact", action="screenshot")).is_error
+    assert not (await call(pool, "interact", action="screenshot", timeout_ms=300)).is_error
+    assert [cast(m.Screenshot, sent).timeout_ms for sent, _browser in pool.sent] == [10_000, 300]
 
 
 async def test_a_missing_required_field_is_refused_and_nothing_is_sent() -> None:

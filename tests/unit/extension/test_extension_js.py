@@ -142,10 +142,18 @@ def test_only_ping_and_status_work_with_the_pilot_off() -> None:
     assert open_commands == {"ping", "status"}
 
 
+# The one request the extension makes on a page's behalf: the page agent fetching a page of that
+# page's own origin with its cookies, as following a link would (link pagination without rendering).
+PAGE_FETCH = EXT / "page" / "fetch.js"
+
+
 def test_no_network_requests() -> None:
     for path in OWN_JS:
         text = path.read_text()
         for call in re.findall(r"\bfetch\(([^)]*)", text):
+            if path == PAGE_FETCH and call.startswith("url.href, { credentials: 'same-origin'"):
+                assert "url.origin !== location.origin" in text, "page/fetch.js must refuse other origins"
+                continue
             assert call.startswith("chrome.runtime.getURL("), f"{_rel(path)} fetches {call!r}"
         for banned in ("WebSocket", "XMLHttpRequest", "EventSource", "sendBeacon", "localhost", "127.0.0.1"):
             assert banned not in text, f"{_rel(path)} mentions {banned}"

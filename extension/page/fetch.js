@@ -1,0 +1,141 @@
+// Fetch-and-parse: read a same-origin page without rendering it or moving the tab. The page agent
+// fetches the URL with the tab's cookies, parses the HTML with DOMParser into an inert document (no
+// script runs, nothing loads) and runs extract's own code on it, so fields, `[REDACTED]` and the
+// secret patterns apply to the parsed document exactly as to the live one. The worker checks the
+// final URL against the allowed sites before the rows are accepted (commands/fetch_extract.js); the
+// host tells a login page from the page asked for by the final URL, as for a rendered page.
+(() => {
+  const agent = globalThis.__tabpilotAgent.use('fetch', {
+    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer'],
+    provides: ['nextTarget', 'fetchDocument', 'fetchExtract', 'commands.fetch_extract'],
+  });
+  const HTML = new Set(['text/html', 'application/xhtml+xml']);
+
+  /** Hidden by the markup itself: a parsed document has no layout, so no CSS can be asked. */
+  function hiddenInMarkup(el) {
+    for (let e = el; e; e = e.parentElement) {
+      // Scripting is off in a parsed document, so <noscript> holds elements the live page never shows.
+      if (e.hidden || e.localName === 'noscript') return true;
+      if (e.style && (e.style.display === 'none' || e.style.visibility === 'hidden')) return true;
+    }
+    return false;
+  }
+
+  const bare = (url) => {
+    const u = new URL(url);
+    u.hash = '';
+    return u;
+  };
+
+  /** The URL a GET form's submit button leads to, or null when it is another kind of form. */
+  function formUrl(button) {
+    const form = button.form;
+    if (!form || (button.localName === 'input' && button.type === 'image')) return null;
+    const method = (button.getAttribute('formmethod') || form.getAttribute('method') || 'get').toLowerCase();
+    if (method !== 'get') return null;
+    const action = button.getAttribute('formaction') ?? form.getAttribute('action') ?? '';
+    const url = new URL(action, button.baseURI);
+    url.search = new URLSearchParams(new FormData(form, button)).toString();
+    return url;
+  }
+
+  /**
+   * Where the next control of `doc` leads: `{url, same_origin}` for a link or a GET form's button,
+   * `{end: "missing" | "disabled"}` as paginate says it, or `{kind: "button"}` for a control only a
+   * script can follow (no href, `#`, `javascript:`, a POST form). `live`: the first visible match, as
+   * paginate clicks; in a parsed document the first match its markup does not hide.
+   */
+  agent.nextTarget = (doc, selector, live, docUrl) => {
+    const all = [...agent.queryAll(selector, doc)];
+    const shown = all.find((el) => (live ? agent.isVisible(el) : !hiddenInMarkup(el)));
+    if (!shown) return { end: 'missing' };
+    if (agent.isDisabledControl(shown)) return { end: 'disabled' };
+    const here = bare(docUrl);
+    let url = null;
+    const link = shown.closest('a[href], area[href]');
+    if (link) {
+      const raw = link.getAttribute('href').trim();
+      if (raw && !raw.startsWith('#') && !/^javascript:/i.test(raw)) url = bare(new URL(raw, link.baseURI).href);
+    } else if (shown.localName === 'button' || (shown.localName === 'input' && /^(submit|image)$/.test(shown.type))) {
+      url = formUrl(shown);
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.href === here.href) return { kind: 'button' };
+    return { url: url.href, same_origin: url.origin === here.origin };
+  };
+
+  /** Fetch `url` (same origin as this page) and parse it: {doc, url, status, redirected}. */
+  agent.fetchDocument = async (raw, timeoutMs) => {
+    let url;
+    try {
+      url = bare(new URL(String(raw), location.href).href);
+    } catch {
+      throw new agent.PageError('invalid_params', `${JSON.stringify(raw)} is not a URL`, { reason: 'not_a_url' });
+    }
+    if (!/^https?:$/.test(url.protocol) || url.origin !== location.origin) {
+      throw new agent.PageError('invalid_params', `${url.href} is not on this page's origin (${location.origin}): only same-origin pages are fetched`, { url: url.href, reason: 'cross_origin' });
+    }
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    let response;
+    let text;
+    try {
+      // What a navigation asks for: some servers answer */* with JSON.
+      response = await fetch(url.href, { credentials: 'same-origin', redirect: 'follow', signal: controller.signal, headers: { Accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' } });
+      const final = response.url || url.href;
+      if (response.status >= 400) {
+        throw new agent.PageError('http_error', `${final} answered HTTP ${response.status}`, { url: final, status: response.status });
+      }
+      const type = (response.headers.get('content-type') || '').split(';')[0].trim().toLowerCase();
+      if (!HTML.has(type)) {
+        throw new agent.PageError('not_html', `${final} is ${type || 'of no content type'}, not an HTML page`, { url: final, type, status: response.status });
+      }
+      text = await response.text();
+    } catch (err) {
+      if (err instanceof agent.PageError) throw err;
+      if (controller.signal.aborted) throw new agent.PageError('timeout', `fetching ${url.href} took longer than ${timeoutMs} ms`, { url: url.href });
+      // A redirect to another origin lands here too (the fetch is refused without CORS headers).
+      throw new agent.PageError('navigation_failed', `fetching ${url.href} failed: ${err && err.message ? err.message : String(err)}`, { url: url.href, reason: 'fetch_failed' });
+    } finally {
+      clearTimeout(timer);
+    }
+    const final = response.url || url.href;
+    const doc = new DOMParser().parseFromString(text, 'text/html');
+    // A parsed document's URL is this page's: links and images must resolve against the fetched one.
+    const base = doc.querySelector('base[href]');
+    if (base) base.setAttribute('href', new URL(base.getAttribute('href'), final).href);
+    else {
+      const b = doc.createElement('base');
+      b.setAttribute('href', final);
+      doc.head.prepend(b);
+    }
+    return { doc, url: final, status: response.status, redirected: response.redirected };
+  };
+
+  /**
+   * Rows of `selector` (default: the whole document, one row) read from the page at `url`, with
+   * extract's fields and redaction: extract's answer plus `status`, `redirected` and, with
+   * `next_selector`, `next` (see nextTarget). `final_url` travels beside the JSON for the worker's
+   * site check.
+   */
+  agent.fetchExtract = async ({ url, selector = null, fields, limit = null, maxChars, nextSelector = null, timeoutMs = 10_000 }) => {
+    const rows = typeof selector === 'string' && selector.trim() ? selector : ':root';
+    if (nextSelector !== null && (typeof nextSelector !== 'string' || !nextSelector.trim())) {
+      throw new agent.PageError('invalid_params', 'next_selector must be a CSS selector');
+    }
+    const plans = agent.fieldPlans(fields);
+    agent.queryAll(rows, document); // an invalid selector is invalid_selector before anything is fetched
+    if (nextSelector) agent.queryAll(nextSelector, document);
+    const page = await agent.fetchDocument(url, timeoutMs);
+    const extra = { status: page.status, redirected: page.redirected };
+    if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);
+    const cap = Number.isInteger(limit) && limit >= 0 ? limit : null;
+    agent.forgetPositions();
+    const { json } = agent.rowsAnswer(page.doc, agent.queryAll(rows, page.doc), plans, cap, maxChars, extra, page.url);
+    return { json, final_url: page.url };
+  };
+
+  // `fetch_ms`: the fetch's own limit, inside the command's `timeout_ms`, so a slow server is `timeout`.
+  agent.commands.fetch_extract = ({ url, selector, fields, limit, max_chars: maxChars, next_selector: nextSelector = null, fetch_ms: fetchMs, timeout_ms: timeoutMs }) => (
+    agent.fetchExtract({ url, selector, fields, limit, maxChars, nextSelector, timeoutMs: Number.isInteger(fetchMs) ? fetchMs : timeoutMs })
+  );
+})();

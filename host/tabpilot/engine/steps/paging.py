@@ -1,0 +1,290 @@
+"""From one page of a paginated extract to the next, with the next page's rows in the same answer.
+
+A next control that is a same-origin link (or a GET form) is followed without rendering: the page
+agent fetches and parses the next page (`fetch_extract`), once fetching page 1 again has read the same
+rows and the same next link as the rendered page 1. Otherwise (or when that check fails) the control
+is clicked as before (`paginate`). Fetched pages never move the tab: it stays on page 1. When two
+fetched pages' URLs differ in one number (`?page=3`, `/p/3`), the next pages are fetched ahead, a few
+at once, and read in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Literal
+
+from ...wire.errors import ErrorCode, TabPilotError
+from ...wire.messages import Extract, FetchExtract, FieldPlan, Navigate, Paginate
+from ...wire.replies import ExtractReply, FetchExtractReply, NextTarget, PaginateReply, decode_reply
+from ...wire.scrape import PaginateOptions
+from .. import stopped
+from ..context import Context, obj
+from .navigate import is_login_redirect
+
+# Pages fetched at once when their URLs can be told in advance (the one needed now included).
+AHEAD = 3
+
+Mode = Literal["fetch", "navigate", "in_place"]
+
+_END_DETAIL: dict[str, str] = {
+    "no_next": "no visible element matches {sel}: the last page",
+    "next_disabled": "{sel} is disabled: the last page",
+    "unchanged": "clicked {sel}, and neither a new page loaded nor the rows changed",
+}
+_NEXT_END: dict[str, stopped.Reason] = {"missing": "no_next", "disabled": "next_disabled"}
+_NUMBER = re.compile(r"(\d+)")
+
+
+def check_redirect(before: str, landed: str) -> None:
+    """Raise navigation_redirect when `landed` looks like a login page instead of the next page."""
+    if before and is_login_redirect(before, landed):
+        raise TabPilotError(
+            ErrorCode.NAVIGATION_REDIRECT,
+            f"the next page redirected to {landed}: probably a login page. Log in in that browser, then "
+            "run the scrape again.",
+            data={"redirect_url": landed},
+        )
+
+
+def bare(url: str) -> str:
+    """`url` without its fragment."""
+    return url.split("#", 1)[0]
+
+
+def predict(first: str, second: str) -> list[str] | None:
+    """URLs after `second` when it differs from `first` in exactly one number that grew, else None."""
+    a, b = _NUMBER.split(first), _NUMBER.split(second)
+    if len(a) != len(b):
+        return None
+    differ = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    if len(differ) != 1 or differ[0] % 2 == 0:  # odd indexes are the numbers
+        return None
+    i = differ[0]
+    step = int(b[i]) - int(a[i])
+    if step <= 0:
+        return None
+    return ["".join([*b[:i], str(int(b[i]) + k * step), *b[i + 1 :]]) for k in range(1, AHEAD)]
+
+
+class Pager:
+    """Moves a paginated extract from page to page; `advance` answers the next page's rows."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        *,
+        selector: str,
+        fields: list[FieldPlan],
+        options: PaginateOptions,
+        timeout_ms: int,
+        virtual: bool | None,
+    ) -> None:
+        self.ctx = ctx
+        self.selector = selector
+        self.fields = fields
+        self.options = options
+        self.timeout_ms = timeout_ms
+        self.virtual = virtual
+        self.mode: Mode | None = None
+        self.redirected: str | None = None  # where the last next link was redirected to
+        self._tab_url: str | None = None  # the tab's page while pages are fetched (it stays there)
+        self._next = NextTarget()  # where the last fetched page's next control leads
+        self._asked: list[str] = []  # URLs of the pages fetched, in order
+        self._ahead: dict[str, asyncio.Task[FetchExtractReply]] = {}
+        self._named = False  # metadata.pagination_mode says how this walk went
+
+    def close(self) -> None:
+        """Drop pages fetched ahead that will not be read."""
+        for task in self._ahead.values():
+            task.cancel()
+        self._ahead.clear()
+        if self._tab_url is not None:
+            self.ctx.state.url = self._tab_url  # where the tab is: fetched pages did not move it
+
+    async def advance(self, answer: ExtractReply, pages: int, remaining: int | None) -> ExtractReply | None:
+        """The next page's extract answer after `answer` (page `pages`), or None when the walk ended
+        (its reason recorded)."""
+        if self.options.delay_ms:
+            await asyncio.sleep(self.options.delay_ms / 1000)  # rate limit, not a wait
+        if self.mode is None:
+            self.mode = await self._decide(answer, remaining)
+        if self.mode == "fetch":
+            return await self._fetch_next(pages, remaining)
+        return await self._click(pages, remaining)
+
+    # ---- deciding on page 1 --------------------------------------------------------------------
+
+    async def _decide(self, answer: ExtractReply, remaining: int | None) -> Mode:
+        """Fetch when page 1 fetched reads what page 1 rendered shows (rows and next link), else click."""
+        nxt = answer.next or NextTarget()
+        here, target = answer.url, nxt.url
+        if answer.virtual is not None or here is None or target is None or not nxt.same_origin:
+            return "navigate"
+        again = self._start(here, remaining)
+        self._start(target, remaining)  # page 2 meanwhile: no time lost when the check passes
+        why: str | None = None
+        check = FetchExtractReply()
+        try:
+            check = await again
+        except TabPilotError as exc:  # an extension without fetch_extract, a page that refuses it...
+            why = f"page 1 could not be fetched ({exc.code})"
+        if why is None:
+            if bare(check.url or "") != bare(here):
+                why = "fetching page 1 was redirected"
+            elif check.rows != answer.rows:
+                why = "page 1 fetched reads other rows than page 1 rendered (rows drawn by a script?)"
+            elif (check.next or NextTarget()).url != target:
+                why = "page 1 fetched has another next link than page 1 rendered"
+        self.ctx.state.url = here
+        self._named = True
+        if why is not None:
+            self.close()
+            self.ctx.state.meta["pagination_mode"] = "navigate"
+            self.ctx.state.meta["pagination_note"] = f"pages were loaded in the tab: {why}"
+            return "navigate"
+        self._tab_url = here
+        self._asked = [here]
+        self._next = nxt
+        self.ctx.state.meta["pagination_mode"] = "fetch"
+        return "fetch"
+
+    # ---- fetched pages ---------------------------------------------------------------------------
+
+    async def _fetch(self, command: FetchExtract) -> FetchExtractReply:
+        return decode_reply(FetchExtractReply, await self.ctx.call(command, self.timeout_ms))
+
+    def _start(self, url: str, remaining: int | None) -> asyncio.Task[FetchExtractReply]:
+        task = self._ahead.get(url)
+        if task is None:
+            command = FetchExtract(
+                id=0,
+                url=url,
+                fields=self.fields,
+                selector=self.selector,
+                next_selector=self.options.next_selector,
+                limit=remaining,
+                timeout_ms=self.timeout_ms,
+            )
+            task = asyncio.ensure_future(self._fetch(command))
+            # A page fetched ahead and never read must not log "exception never retrieved".
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            self._ahead[url] = task
+        return task
+
+    def _fetch_ahead(self, pages: int, remaining: int | None) -> None:
+        """Start fetching the pages after the one being read, when their URLs can be predicted."""
+        if self.options.delay_ms or len(self._asked) < 2:
+            return
+        guesses = predict(self._asked[-2], self._asked[-1]) or []
+        room = self.options.max_pages - pages  # pages after `pages`, the one being read
+        for url in guesses[: max(0, room)]:
+            self._start(url, remaining)
+
+    async def _fetch_next(self, pages: int, remaining: int | None) -> ExtractReply | None:
+        nxt = self._next
+        sel = self.options.next_selector
+        if nxt.end is not None:
+            why = _NEXT_END.get(nxt.end, "no_next")
+            stopped.record(self.ctx, why, pages, _END_DETAIL[why].format(sel=sel))
+            return None
+        url = nxt.url
+        if url is None or not nxt.same_origin:
+            # A control only a script can follow, or a link to another origin: as a person would, from
+            # the last page read, in the tab (site scope and redirects are then watched as always).
+            return await self._to_tab(pages, remaining)
+        self._asked.append(url)
+        task = self._start(url, remaining)
+        self._fetch_ahead(pages + 1, remaining)
+        try:
+            value = await task
+        except TabPilotError as exc:
+            return await self._fetch_failed(exc, url, pages, remaining)
+        finally:
+            self._ahead.pop(url, None)
+            self.ctx.state.url = self._tab_url
+        landed = value.url
+        self.redirected = None
+        if value.redirected and landed is not None:
+            self.redirected = landed
+            if is_login_redirect(url, landed):
+                stopped.record(self.ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
+            check_redirect(url, landed)
+        self._next = value.next or NextTarget()
+        return value
+
+    async def _fetch_failed(
+        self, exc: TabPilotError, url: str, pages: int, remaining: int | None
+    ) -> ExtractReply | None:
+        data = obj(exc.data)
+        if exc.code == ErrorCode.HTTP_ERROR:
+            detail = f"{url} answered HTTP {data.get('status')}"
+            stopped.record(self.ctx, "http_error", pages + 1, detail)
+            return None
+        if exc.code == ErrorCode.NOT_HTML:
+            detail = (
+                f"{url} is {data.get('type') or 'no HTML'}, not an HTML page: next_selector probably also "
+                "matches a download or export link; make it match only the next-page control"
+            )
+            stopped.record(self.ctx, "not_html", pages + 1, detail)
+            return None
+        if exc.code == ErrorCode.NAVIGATION_FAILED:
+            # E.g. a redirect to another origin: the tab clicks its way there and meets it as always.
+            self._asked.pop()
+            return await self._to_tab(pages, remaining)
+        raise exc
+
+    async def _to_tab(self, pages: int, remaining: int | None) -> ExtractReply | None:
+        """Go on in the tab: load the last page read (unless it is the tab's), then click its next control."""
+        self.close()
+        last, self._tab_url = self._asked[-1], None
+        if last != self.ctx.state.url:
+            await self.ctx.call(Navigate(id=0, url=last, timeout_ms=self.timeout_ms), self.timeout_ms)
+        self.mode = "navigate"
+        self.ctx.state.meta["pagination_mode"] = "navigate"
+        self.ctx.state.meta["pagination_note"] = f"pages after page {pages} were loaded in the tab"
+        return await self._click(pages, remaining)
+
+    # ---- clicked pages ---------------------------------------------------------------------------
+
+    async def _click(self, pages: int, remaining: int | None) -> ExtractReply | None:
+        ctx, t, sel = self.ctx, self.timeout_ms, self.options.next_selector
+        before = ctx.state.url or ""
+        command = Paginate(
+            id=0,
+            next_selector=sel,
+            row_selector=self.selector,
+            timeout_ms=t,
+            fields=self.fields,
+            limit=remaining,
+            virtual=self.virtual,
+        )
+        moved = decode_reply(PaginateReply, await ctx.call(command, t))
+        if moved.outcome == "end":
+            why = stopped.END_REASONS.get(str(moved.reason), "no_next")
+            stopped.record(ctx, why, pages, _END_DETAIL[why].format(sel=sel))
+            return None
+        # What the first click did names the walk (unless a failed fetch check already did).
+        if not self._named:
+            ctx.state.meta["pagination_mode"] = "in_place" if moved.outcome == "redrawn" else "navigate"
+            self._named = True
+        landed = moved.url
+        self.redirected = None
+        if moved.reason == "redirected" and landed is not None:
+            self.redirected = landed
+            if before and is_login_redirect(before, landed):
+                stopped.record(ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
+            check_redirect(before, landed)
+        if moved.page is not None:
+            ctx.state.url = landed or ctx.state.url
+            return moved.page
+        # An extension that does not read the rows with the click: one more trip.
+        extract = Extract(
+            id=0,
+            selector=self.selector,
+            fields=self.fields,
+            limit=remaining,
+            timeout_ms=t,
+            virtual=self.virtual,
+        )
+        return decode_reply(ExtractReply, await ctx.call(extract, t))

@@ -1,0 +1,323 @@
+"""Link pagination through fetch_extract, against a scripted site: the check on page 1, pages fetched
+ahead and read in order, the stops and faults of fetched pages, and the fall-backs to the tab."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import pytest
+
+from tabpilot.engine import result, runner
+from tabpilot.engine.plan import build_plan, parse_request
+from tabpilot.engine.steps.paging import predict
+from tabpilot.wire import messages as m
+from tabpilot.wire.errors import ErrorCode, TabPilotError
+from tests.support.fake_browser import ScriptedBrowser
+
+pytestmark = pytest.mark.anyio
+
+SCHEMA = {"name": "td:nth-child(1)", "points": "td:nth-child(2) | number"}
+BASE = "https://data.example/list"
+
+
+def url_of(k: int) -> str:
+    """Page k (0-based) of the list, numbered from 1 in its URL."""
+    return f"{BASE}?page={k + 1}"
+
+
+@dataclass
+class LinkedSite:
+    """Linked pages of rows; the tab shows page `tab`. `faults[k]`: what fetching page k does instead
+    (a TabPilotError to raise, or {"redirect": url}); `drawn`: the fetched HTML lacks the script's rows."""
+
+    pages: list[list[list[Any]]]
+    drawn: bool = False
+    faults: dict[int, Any] = field(default_factory=dict[int, Any])
+    hold: dict[int, asyncio.Event] = field(default_factory=dict[int, asyncio.Event])
+    tab: int = 0
+    fetched: list[str] = field(default_factory=list[str])
+
+    def install(self, browser: ScriptedBrowser) -> ScriptedBrowser:
+        browser.handlers.update(
+            extract=self.extract, fetch_extract=self.fetch, paginate=self.paginate, navigate=self.navigate
+        )
+        return browser
+
+    def _next(self, k: int) -> dict[str, Any]:
+        return {"url": url_of(k + 1), "same_origin": True} if k + 1 < len(self.pages) else {"end": "missing"}
+
+    def _answer(self, k: int, limit: int | None, rows: list[list[Any]] | None = None) -> dict[str, Any]:
+        got = self.pages[k] if rows is None else rows
+        got = got if limit is None else got[:limit]
+        return {"rows": got, "count": len(got), "warnings": [], "url": url_of(k), "type": "text/html"}
+
+    def extract(self, c: m.Extract) -> Any:
+        out = self._answer(self.tab, c.limit)
+        if c.next_selector:
+            out["next"] = self._next(self.tab)
+        return out
+
+    async def fetch(self, c: m.FetchExtract) -> Any:
+        self.fetched.append(c.url)
+        k = next(i for i in range(len(self.pages) + 5) if url_of(i) == c.url)
+        if k in self.hold:
+            await self.hold[k].wait()
+        fault = self.faults.get(k)
+        if isinstance(fault, TabPilotError):
+            return fault
+        if k >= len(self.pages):
+            return TabPilotError(ErrorCode.HTTP_ERROR, "404", data={"status": 404, "url": c.url})
+        rows = [["drawn by no script", "0"]] if self.drawn else None
+        out = self._answer(k, c.limit, rows) | {"status": 200, "redirected": False, "next": self._next(k)}
+        if isinstance(fault, dict) and "redirect" in fault:
+            out |= {"url": fault["redirect"], "redirected": True, "rows": [], "next": {"end": "missing"}}
+        return out
+
+    def paginate(self, c: m.Paginate) -> Any:
+        if self.tab + 1 >= len(self.pages):
+            return {"outcome": "end", "reason": "missing", "url": url_of(self.tab)}
+        self.tab += 1
+        moved: dict[str, Any] = {"outcome": "navigated", "reason": None, "url": url_of(self.tab)}
+        if c.fields:
+            moved["page"] = self._answer(self.tab, c.limit)
+        return moved
+
+    def navigate(self, c: m.Navigate) -> Any:
+        self.tab = next(i for i in range(len(self.pages)) if url_of(i) == c.url)
+        return {"tab_id": 1, "url": c.url, "title": "t"}
+
+
+PAGES = [[[f"r{p}{i}", str(10 * p + i)] for i in range(2)] for p in range(5)]
+ALL = [{"name": f"r{p}{i}", "points": 10 * p + i} for p in range(5) for i in range(2)]
+
+
+async def walk(site: LinkedSite, **options: Any) -> tuple[dict[str, Any], ScriptedBrowser]:
+    browser = site.install(ScriptedBrowser())
+    paginate = {"next_selector": "a.next", "max_pages": 20} | options.pop("paginate", {})
+    request = {
+        "operation": "extract",
+        "selector": "tr",
+        "schema": SCHEMA,
+        "options": {"paginate": paginate, **options},
+    }
+    p = build_plan(parse_request(request))
+    with anyio.fail_after(10):
+        out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    return out, browser
+
+
+async def test_linked_pages_are_fetched_and_the_tab_stays_on_page_1() -> None:
+    site = LinkedSite(PAGES)
+    out, browser = await walk(site)
+    assert out["status"] == "complete" and out["data"] == ALL
+    meta = out["metadata"]
+    assert meta["pagination_mode"] == "fetch" and meta["pages_scraped"] == 5
+    assert meta["pagination_stopped"]["reason"] == "no_next" and meta["pagination_stopped"]["page"] == 5
+    assert site.tab == 0 and meta["url"] == url_of(0)
+    assert "paginate" not in browser.tags() and "navigate" not in browser.tags()
+    # Page 1 once more (the check), then each page once (pages guessed past the last are dropped).
+    assert all(site.fetched.count(url_of(k)) == 1 for k in range(5))
+
+
+async def test_numbered_pages_are_fetched_ahead_and_read_in_order() -> None:
+    site = LinkedSite(PAGES)
+    # Page 2 answers only once page 4 was asked for: it can only finish if pages are fetched ahead.
+    site.hold[1] = asyncio.Event()
+    original = site.fetch
+
+    async def fetch(c: m.FetchExtract) -> Any:
+        if c.url == url_of(3):
+            site.hold[1].set()
+        return await original(c)
+
+    browser = site.install(ScriptedBrowser())
+    browser.handlers["fetch_extract"] = fetch
+    p = build_plan(
+        parse_request(
+            {
+                "operation": "extract",
+                "selector": "tr",
+                "schema": SCHEMA,
+                "options": {"paginate": {"next_selector": "a.next"}},
+            }
+        )
+    )
+    with anyio.fail_after(10):
+        out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    assert out["data"] == ALL and out["metadata"]["pagination_mode"] == "fetch"
+
+
+async def test_rows_drawn_by_a_script_make_the_tab_follow_the_pages() -> None:
+    site = LinkedSite(PAGES, drawn=True)
+    out, browser = await walk(site)
+    assert out["data"] == ALL
+    meta = out["metadata"]
+    assert meta["pagination_mode"] == "navigate" and "other rows" in meta["pagination_note"]
+    assert site.tab == 4
+    # One round trip a page: the click answers the new page's rows.
+    after_check = [t for t in browser.tags() if t != "fetch_extract"]
+    assert after_check == ["extract", "paginate", "paginate", "paginate", "paginate", "paginate"]
+
+
+async def test_an_extension_without_fetch_extract_clicks_as_before() -> None:
+    site = LinkedSite(PAGES)
+    browser = site.install(ScriptedBrowser())
+    del browser.handlers["fetch_extract"]
+    p = build_plan(
+        parse_request(
+            {
+                "operation": "extract",
+                "selector": "tr",
+                "schema": SCHEMA,
+                "options": {"paginate": {"next_selector": "a.next"}},
+            }
+        )
+    )
+    out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    assert out["data"] == ALL and out["metadata"]["pagination_mode"] == "navigate"
+    assert "unknown_command" in out["metadata"]["pagination_note"]
+
+
+async def test_an_http_error_mid_way_stops_with_the_rows_read() -> None:
+    fault = TabPilotError(ErrorCode.HTTP_ERROR, "500", data={"status": 500, "url": url_of(2)})
+    out, _ = await walk(LinkedSite(PAGES, faults={2: fault}))
+    assert out["status"] == "complete" and out["data"] == ALL[:4]
+    stop = out["metadata"]["pagination_stopped"]
+    assert (stop["reason"], stop["page"]) == ("http_error", 3) and "500" in stop["detail"]
+    assert out["metadata"]["warnings"]
+
+
+async def test_a_page_that_is_not_html_stops_the_walk() -> None:
+    fault = TabPilotError(ErrorCode.NOT_HTML, "json", data={"type": "application/json", "url": url_of(1)})
+    out, _ = await walk(LinkedSite(PAGES, faults={1: fault}))
+    assert out["data"] == ALL[:2]
+    assert out["metadata"]["pagination_stopped"]["reason"] == "not_html"
+
+
+async def test_a_redirect_to_the_login_page_stops_as_on_rendered_pages() -> None:
+    out, _ = await walk(LinkedSite(PAGES, faults={2: {"redirect": "https://data.example/login?next=x"}}))
+    assert out["error"] == ErrorCode.NAVIGATION_REDIRECT
+    assert out["data"] == ALL[:4]
+    assert out["metadata"]["pagination_stopped"]["reason"] == "redirected"
+
+
+async def test_a_page_outside_the_allowed_sites_ends_with_the_rows_read() -> None:
+    fault = TabPilotError(ErrorCode.SITE_NOT_ALLOWED, "elsewhere", data={"site": "other.example"})
+    out, _ = await walk(LinkedSite(PAGES, faults={3: fault}))
+    assert out["error"] == ErrorCode.SITE_NOT_ALLOWED
+    assert out["data"] == ALL[:6]
+
+
+async def test_a_fetch_that_fails_goes_on_in_the_tab_from_the_last_page_read() -> None:
+    fault = TabPilotError(ErrorCode.NAVIGATION_FAILED, "cors", data={"reason": "fetch_failed"})
+    site = LinkedSite(PAGES, faults={2: fault})
+    out, browser = await walk(site)
+    assert out["data"] == ALL
+    assert out["metadata"]["pagination_mode"] == "navigate"
+    # The tab loads page 2 (the last one read) and clicks on from there.
+    navigated = [c for c in browser.sent if isinstance(c, m.Navigate)]
+    assert [c.url for c in navigated] == [url_of(1)] and site.tab == 4
+
+
+async def test_a_next_link_to_another_origin_is_clicked_in_the_tab() -> None:
+    site = LinkedSite(PAGES)
+    original = site.fetch
+
+    async def fetch(c: m.FetchExtract) -> Any:
+        out = await original(c)
+        if isinstance(out, dict) and c.url == url_of(1):
+            out["next"] = {"url": "https://elsewhere.example/list?page=3", "same_origin": False}
+        return out
+
+    browser = site.install(ScriptedBrowser())
+    browser.handlers["fetch_extract"] = fetch
+    p = build_plan(
+        parse_request(
+            {
+                "operation": "extract",
+                "selector": "tr",
+                "schema": SCHEMA,
+                "options": {"paginate": {"next_selector": "a.next"}},
+            }
+        )
+    )
+    out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    assert out["data"] == ALL and out["metadata"]["pagination_mode"] == "navigate"
+    assert "paginate" in browser.tags()
+
+
+@pytest.mark.parametrize(("options", "rows", "reason"), [({"limit": 5}, 5, "limit"), ({}, 4, "max_pages")])
+async def test_limit_and_max_pages_hold_with_pages_fetched_ahead(
+    options: dict[str, Any], rows: int, reason: str
+) -> None:
+    paginate = {} if options else {"max_pages": 2}
+    site = LinkedSite(PAGES)
+    out, _ = await walk(site, paginate=paginate, **options)
+    assert out["data"] == ALL[:rows]
+    assert out["metadata"]["pagination_stopped"]["reason"] == reason
+    if reason == "max_pages":
+        assert url_of(2) not in site.fetched, "nothing is fetched beyond max_pages"
+
+
+async def test_a_pause_between_pages_fetches_one_page_at_a_time() -> None:
+    site = LinkedSite(PAGES)
+    out, _ = await walk(site, paginate={"delay_ms": 1})
+    assert out["data"] == ALL
+    assert site.fetched == [url_of(0), *[url_of(k) for k in range(1, 5)]]
+
+
+async def test_where_filters_fetched_pages_too() -> None:
+    out, _ = await walk(LinkedSite(PAGES), where={"points": {">=": 21}})
+    assert out["data"] == [r for r in ALL if r["points"] >= 21]
+    assert out["metadata"]["rows_filtered_out"] == 5
+
+
+def test_urls_told_in_advance() -> None:
+    assert predict(f"{BASE}?page=1", f"{BASE}?page=2") == [f"{BASE}?page=3", f"{BASE}?page=4"]
+    assert predict("/i?start=0&n=50", "/i?start=50&n=50") == ["/i?start=100&n=50", "/i?start=150&n=50"]
+    assert predict("/p/2/", "/p/3/") == ["/p/4/", "/p/5/"]
+    assert predict("/list/", "/list/?page=1") is None  # page 1 has no number: wait for two that do
+    assert predict("/a?x=1&y=1", "/a?x=2&y=2") is None
+    assert predict("/a?page=3", "/a?page=2") is None
+
+
+async def test_cancelling_the_run_cancels_the_pages_fetched_ahead() -> None:
+    site = LinkedSite(PAGES)
+    original = site.fetch
+    asked_ahead = asyncio.Event()
+    cancelled: list[str] = []
+
+    async def fetch(c: m.FetchExtract) -> Any:
+        if c.url == url_of(0):
+            return await original(c)  # the check on page 1 passes; every later page hangs
+        if c.url == url_of(3):
+            asked_ahead.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.append(c.url)
+            raise
+
+    browser = site.install(ScriptedBrowser())
+    browser.handlers["fetch_extract"] = fetch
+    p = build_plan(
+        parse_request(
+            {
+                "operation": "extract",
+                "selector": "tr",
+                "schema": SCHEMA,
+                "options": {"paginate": {"next_selector": "a.next"}},
+            }
+        )
+    )
+    run = asyncio.create_task(runner.run(p, browser, grace_s=0.05))
+    with anyio.fail_after(10):
+        await asked_ahead.wait()
+        run.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await run
+    assert sorted(cancelled) == [url_of(1), url_of(2), url_of(3)]
