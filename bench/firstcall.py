@@ -4,14 +4,24 @@ is the server's side: TabPilot's `observe {what: "tabs"}` and Playwright MCP's `
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
 import os
+import statistics
+import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from mcp import StdioServerParameters
+
+from tabpilot.bridge.faststart import ENV_DISABLE
+from tabpilot.demo.server import serve
+
+from . import pilot
 
 OPENING_VERSION = "2025-06-18"  # a revision both products speak
 TABPILOT_CALL = {"name": "observe", "arguments": {"what": "tabs"}}
@@ -74,3 +84,41 @@ async def spawn_to_first_result(params: StdioServerParameters, call: dict[str, A
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
             await proc.wait()
+
+
+async def _starts(env: dict[str, str], starts: int) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {"fast start": [], "TABPILOT_BRIDGE_FASTSTART=0": []}
+    fast = StdioServerParameters(command=pilot.TABPILOT, args=["mcp"], env=env)
+    plain = StdioServerParameters(command=pilot.TABPILOT, args=["mcp"], env={**env, ENV_DISABLE: "0"})
+    await spawn_to_first_result(fast, TABPILOT_CALL)  # records the cache the fast start answers from
+    for _ in range(starts):
+        for name, params in zip(out, (fast, plain), strict=True):
+            out[name].append(await spawn_to_first_result(params, TABPILOT_CALL) * 1000)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m bench.firstcall [--starts N]`: TabPilot alone, with and without the fast start, in a
+    dedicated headless profile (its browser running, as the user's is)."""
+    parser = argparse.ArgumentParser(prog="python -m bench.firstcall", description=main.__doc__)
+    parser.add_argument("--starts", type=int, default=10, help="bridge starts of each kind, alternating")
+    args = parser.parse_args(argv)
+    with (
+        tempfile.TemporaryDirectory(prefix="tabpilot-firstcall-") as tmp,
+        serve() as url,
+        pilot.private_dirs(Path(tmp) / "tp") as env,
+        pilot.dedicated_browser(url + "/index.html"),
+    ):
+        results = asyncio.run(_starts(env, args.starts))
+    for name, ms in results.items():
+        print(
+            f"spawn -> first observe tabs result, {name}: "
+            f"best {min(ms):.0f} ms, median {statistics.median(ms):.0f} ms"
+        )
+    load = os.getloadavg()
+    print(f"{args.starts} starts each; {os.uname().machine}, {os.cpu_count()} cores, load {load[0]:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
