@@ -3,9 +3,10 @@
 One `interact {action: "scrape"}` that scrolls a feed of 200 posts (10 batches of 20, each fetched from
 the page's server with a 60 ms answer, a throttled scroll listener as the widely used infinite-scroll
 library has) to its end: with `until_selector` on the library's end marker (hidden until the end),
-without it (the end is the loader's quiet: no row and no request in flight for quiet_ms), and with
-quiet_ms 10,000 for contrast (what the final wait cost when the feed ended at the timeout). Best and
-median of N runs, through MCP, in a dedicated headless profile; the page on 127.0.0.1.
+without it (the feed's own "End of content" notice ends it), on a feed that shows no end notice (the
+end is the loader's quiet: no row and no request in flight for quiet_ms), and with quiet_ms 10,000 for
+contrast (what the final wait cost when the feed ended at the timeout). Best and median of N runs,
+through MCP, in a dedicated headless profile; the page on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -33,9 +34,12 @@ FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "pages" 
 SCHEMA = {"id": ".post-id"}
 WAYS: dict[str, dict[str, Any]] = {
     "until_selector (visible end marker)": {"max_scrolls": 30, "until_selector": ".infinite-scroll-last"},
-    "no marker: loader quiet, quiet_ms 500": {"max_scrolls": 30},
-    "no marker: quiet_ms 10000 (a timeout's cost)": {"max_scrolls": 30, "quiet_ms": 10_000},
+    "no until_selector: the feed's own end notice": {"max_scrolls": 30},
+    "no end notice: loader quiet, quiet_ms 500": {"max_scrolls": 30},
+    "no end notice: quiet_ms 10000 (a timeout's cost)": {"max_scrolls": 30, "quiet_ms": 10_000},
 }
+# The feed's query for each way (by default the feed shows its end notice after the last batch).
+QUERY = {way: "?no_end=1" for way in WAYS if way.startswith("no end notice")}
 
 
 async def series(env: dict[str, str], base: str, runs: int, errlog: Any) -> dict[str, Any]:
@@ -45,7 +49,8 @@ async def series(env: dict[str, str], base: str, runs: int, errlog: Any) -> dict
     async with spawn(params, errlog) as client:
         for _ in range(runs):
             for way, scroll in WAYS.items():
-                await call_ok(client, "interact", {"action": "navigate", "url": f"{base}/feed.html"})
+                url = f"{base}/feed.html{QUERY.get(way, '')}"
+                await call_ok(client, "interact", {"action": "navigate", "url": url})
                 request = {
                     "action": "scrape",
                     "operation": "extract",

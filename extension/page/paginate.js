@@ -6,6 +6,7 @@
   const agent = globalThis.__tabpilotAgent.use('paginate', {
     needs: ['PageError', 'isVisible', 'queryAll'],
     provides: ['isDisabledControl', 'commands.paginate', 'commands.scroll_load'],
+    later: ['feedEnd'],
   });
 
   const positiveMs = (value) => {
@@ -39,19 +40,35 @@
   }
 
   /** Resolve with `outcome()` when `ready()` holds after a DOM change, or with `outcome()` at `waitMs`.
-   * With `quietMs`, also once the DOM has not changed for that long (`{...outcome(), quiet: true}`). */
-  function waitForDom(ready, outcome, waitMs, start, { attributes = false, onLeave = null, quietMs = 0 } = {}) {
+   * With `quietMs`, also once the DOM has not changed for that long (`{...outcome(), quiet: true}`).
+   * With `settled`, only once `settled()` (a key of what was read) stays the same over one turn. */
+  function waitForDom(ready, outcome, waitMs, start, { attributes = false, onLeave = null, quietMs = 0, settled = null } = {}) {
     return new Promise((resolve) => {
       let timer = null;
       let quiet = null;
+      let settling = false;
       const rearm = () => {
         if (!quietMs) return;
         clearTimeout(quiet);
         quiet = setTimeout(() => finish({ ...outcome(), quiet: true }), quietMs);
       };
-      const observer = new MutationObserver(() => {
-        if (ready()) finish(outcome());
-        else rearm();
+      // One turn after the change, the same again: a redraw that lands over several tasks (rows
+      // filled a chunk at a time) is read whole. A clock ticking elsewhere on the page changes no key.
+      const settle = (key) => afterTurn(() => {
+        const now = settled();
+        if (now === key && ready()) finish(outcome());
+        else if (ready()) settle(now);
+        else settling = false;
+      });
+      const observer = new MutationObserver((records) => {
+        // A loader's spinner turning (an attribute) is not news from the feed; rows and text are.
+        if (!ready()) {
+          if (records.some((r) => r.type !== 'attributes')) rearm();
+        } else if (!settled) finish(outcome());
+        else if (!settling) {
+          settling = true;
+          settle(settled());
+        }
       });
       const leave = () => finish(onLeave());
       function finish(value) {
@@ -67,6 +84,16 @@
       start();
       rearm();
     });
+  }
+
+  /** Run `fn` in a task of its own, after the tasks already queued (no timer clamping, no frame). */
+  function afterTurn(fn) {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      fn();
+    };
+    channel.port2.postMessage(null);
   }
 
   /** After the next frame has been rendered; a hidden tab renders none, so at most 100 ms. */
@@ -101,9 +128,12 @@
         next.scrollIntoView({ block: 'center', inline: 'nearest' });
         next.click();
       },
-      { onLeave: () => ({ outcome: 'leaving', reason: null, url: here() }) },
+      { onLeave: () => ({ outcome: 'leaving', reason: null, url: here() }), settled: () => rowState(rowSelector).text },
     );
   };
+
+  // The frame after the last batch came, started as it came (a re-injection only costs one more frame).
+  let grewFrame = null;
 
   // `scroll: false` waits again without scrolling (the worker saw a request still in flight), counting
   // new rows from `before`, the count of the first call. `quiet_ms`: answer once nothing changed for
@@ -115,13 +145,24 @@
     const count = () => document.querySelectorAll(rowSelector).length;
     // "Shows up" means a person could see it: feed libraries keep their end marker in the DOM from the
     // start with display: none, and show it at the end.
-    const found = () => Boolean(untilSelector) && [...document.querySelectorAll(untilSelector)].some((el) => agent.isVisible(el));
+    // Without one, the feed's own end notice counts (page/feed_end.js).
+    const own = !untilSelector;
+    if (own) agent.feedEnd.start(rowSelector);
+    const found = () => (own ? agent.feedEnd.shown(rowSelector) : [...document.querySelectorAll(untilSelector)].some((el) => agent.isVisible(el)));
     const before = Number.isInteger(given) ? given : count();
-    const outcome = () => ({ before, after: count(), until_found: found() });
+    const outcome = () => {
+      const end = found();
+      const after = count();
+      // The next scroll waits for this frame (below); it starts now, while the answer travels.
+      if (after > before) grewFrame = renderedFrame();
+      return { before, after, until_found: end, ...(end && own ? { end_notice: true } : {}) };
+    };
     if (found() || count() > before) return outcome();
     // Loaders watch the end of the list with an IntersectionObserver, which samples once a frame: a
-    // scroll in the same frame as the last batch's arrival would look like no movement at all.
-    if (scroll) await renderedFrame();
+    // scroll in the same frame as the last batch's arrival would look like no movement at all. A frame
+    // rendered since the last batch came is enough, and usually has been by the time we are asked.
+    if (scroll) await (grewFrame || renderedFrame());
+    grewFrame = null;
     if (count() > before || found()) return outcome();
     return waitForDom(
       () => count() > before || found(),
@@ -135,8 +176,9 @@
         const root = document.scrollingElement || document.documentElement;
         globalThis.scrollTo(0, root.scrollHeight);
       },
-      // "until" may be a class, attribute or style that changes on an element already there.
-      { attributes: Boolean(untilSelector), quietMs: Number.isInteger(quietMs) && quietMs > 0 ? quietMs : 0 },
+      // "until" (or the feed's own end notice) may be a class, attribute or style that changes on an
+      // element already there.
+      { attributes: true, quietMs: Number.isInteger(quietMs) && quietMs > 0 ? quietMs : 0 },
     );
   };
 })();

@@ -400,6 +400,7 @@ export const DEFAULTS = Object.freeze({
  * @property {number} [before]
  * @property {number} [after]
  * @property {boolean} [until_found]
+ * @property {boolean} [end_notice]
  */
 /**
  * A trimmed copy of the best region's HTML, within a byte budget.

@@ -34,9 +34,11 @@ async def test_a_hidden_end_marker_is_not_the_end_and_a_feed_ends_on_its_own_qui
         assert [r["id"] for r in marked["data"]] == POSTS
         assert marked["metadata"]["pagination_stopped"]["reason"] == "end_marker"
 
-        # No marker named: the feed ends when nothing loads any more. The server answers slower than
-        # the quiet window, so only the request still in flight keeps the scrape waiting for a batch.
-        await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html?server_ms=700")
+        # No marker named and none shown (no_end): the feed ends when nothing loads any more. The server
+        # answers slower than the quiet window, so only the request still in flight keeps the scrape
+        # waiting for a batch.
+        no_end = f"{site.url}/realfix/feed.html?server_ms=700&no_end=1"
+        await call(client, "interact", action="navigate", url=no_end)
         quiet = await scrape(
             client,
             operation="extract",

@@ -1,4 +1,5 @@
-// Infinite scroll, one step: scroll to the end and wait for more rows (or a visible until_selector).
+// Infinite scroll, one step: scroll to the end and wait for more rows (or a visible until_selector;
+// without one, the feed's own end notice such as "No more posts": page/feed_end.js).
 // The page waits with a MutationObserver for at most timeout_ms; running out of time is an answer
 // (after == before), not an error: it is how the end of the list shows. With quiet_ms the end comes
 // sooner, on the loader's own signals: the page reports that nothing changed for quiet_ms, and this
@@ -26,7 +27,7 @@ export async function run(msg, { signal }) {
   const args = { row_selector: msg.row_selector, until_selector: msg.until_selector ?? null, wait_ms: waitMs, quiet_ms: quietMs };
   if (quietMs === null) {
     const out = await inPage({ ...msg, timeout_ms: waitMs + MARGIN_MS }, 'scroll_load', args, { signal });
-    return { before: out.before, after: out.after, until_found: out.until_found };
+    return answer(out);
   }
   const tabId = await onTab(msg.tab_id, async (id) => (await chrome.tabs.get(id)).id);
   const net = watchRequests(tabId);
@@ -40,10 +41,16 @@ export async function run(msg, { signal }) {
       const again = { ...args, scroll: false, before: out.before, wait_ms: Math.max(1, deadline - Date.now()) };
       out = await inPage({ ...msg, tab_id: tabId, timeout_ms: again.wait_ms + MARGIN_MS }, 'scroll_load', again, { signal });
     }
-    return { before: out.before, after: out.after, until_found: out.until_found };
+    return answer(out);
   } finally {
     net.stop();
   }
+}
+
+/** What the page saw, as the host reads it (`end_notice`: the feed's own end notice, no until_selector). */
+function answer(out) {
+  const seen = { before: out.before, after: out.after, until_found: out.until_found };
+  return out.end_notice ? { ...seen, end_notice: true } : seen;
 }
 
 /** The tab's loader requests from now on: how many are in flight, and when the last one ended. */

@@ -21,7 +21,7 @@ Reason = Literal[
     "redirected",  # the next page redirected somewhere without rows (or to a login page)
     "max_pages",  # paginate.max_pages reached
     "max_scrolls",  # scroll.max_scrolls reached
-    "end_marker",  # scroll.until_selector became visible
+    "end_marker",  # scroll.until_selector (or, without one, the feed's own end notice) became visible
     "limit",  # options.limit rows collected
 ]
 

@@ -12,6 +12,7 @@ EXT = paths.extension_dir()
 SCRAPE_JS = [
     "page/extract.js",
     "page/paginate.js",
+    "page/feed_end.js",
     "worker/commands/extract.js",
     "worker/commands/count.js",
     "worker/commands/paginate.js",

@@ -285,7 +285,8 @@ class ExtractStep(StepBase, tag="extract"):
             )
             before, after = answer.before, answer.after
             if answer.until_found:
-                stopped.record(ctx, "end_marker", n, f"{scroll.until_selector} is visible ({after} rows)")
+                marker = scroll.until_selector or "the feed's own end notice"
+                stopped.record(ctx, "end_marker", n, f"{marker} is visible ({after} rows)")
                 return
             if after <= before:
                 detail = (

@@ -18,7 +18,7 @@ from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract, FetchExtract, FieldPlan, Navigate, Paginate
 from ...wire.replies import ExtractReply, FetchExtractReply, NextTarget, PaginateReply, decode_reply
 from ...wire.scrape import PaginateOptions
-from .. import stopped
+from .. import pace, stopped
 from ..context import Context, obj
 from .navigate import is_login_redirect
 
@@ -93,6 +93,7 @@ class Pager:
         self._asked: list[str] = []  # URLs of the pages fetched, in order
         self._ahead: dict[str, asyncio.Task[FetchExtractReply]] = {}
         self._named = False  # metadata.pagination_mode says how this walk went
+        self._redraws: bool | None = None  # whether the last Next redrew in place (None: no click yet)
 
     def close(self) -> None:
         """Drop pages fetched ahead that will not be read."""
@@ -105,8 +106,11 @@ class Pager:
     async def advance(self, answer: ExtractReply, pages: int, remaining: int | None) -> ExtractReply | None:
         """The next page's extract answer after `answer` (page `pages`), or None when the walk ended
         (its reason recorded)."""
-        if self.options.delay_ms:
-            await asyncio.sleep(self.options.delay_ms / 1000)  # rate limit, not a wait
+        if self.mode == "fetch":
+            if self.options.delay_ms:
+                await asyncio.sleep(self.options.delay_ms / 1000)  # rate limit, not a wait
+        else:
+            await pace.before_next(self.ctx, self.options, self._redraws, self.timeout_ms)
         if self.mode is None:
             self.mode = await self._decide(answer, remaining)
         if self.mode == "fetch":
@@ -260,6 +264,7 @@ class Pager:
             virtual=self.virtual,
         )
         moved = decode_reply(PaginateReply, await ctx.call(command, t))
+        self._redraws = moved.outcome == "redrawn"
         if moved.outcome == "end":
             why = stopped.END_REASONS.get(str(moved.reason), "no_next")
             stopped.record(ctx, why, pages, _END_DETAIL[why].format(sel=sel))

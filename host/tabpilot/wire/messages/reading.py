@@ -155,7 +155,8 @@ class ScrollLoad(Command, tag="scroll_load"):
 
     Result: `{"before": rows, "after": rows, "until_found": bool}`; after == before when nothing came
     (not an error): within `timeout_ms`, or, with `quiet_ms`, once no row arrived and no request of
-    the tab was in flight for that long after the scroll.
+    the tab was in flight for that long after the scroll. Without `until_selector`, the feed's own
+    end notice ("No more posts") showing up after the rows counts: `until_found` and `end_notice` true.
     """
 
     row_selector: str

@@ -133,3 +133,4 @@ class ScrollLoadReply(Reply):
     before: int = 0
     after: int = 0
     until_found: bool = False
+    end_notice: bool = False  # what showed up is the feed's own end notice (no until_selector given)

@@ -1,0 +1,89 @@
+"""In-place pages and infinite feeds at the site's own pace, through the real MCP client in real
+Chromium: a Next that never changes the rows, a feed that ends on its own end notice (no
+until_selector, no waiting for quiet_ms), a feed with one slow batch, and a feed with no notice at all."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from selenium import webdriver
+
+from tabpilot.demo.server import Site, serve_site
+from tests.support import browser, pages
+from tests.support.mcp_client import call, mcp_client, scrape
+
+pytestmark = pytest.mark.anyio
+
+POSTS = [f"P-{n:04d}" for n in range(1, 201)]
+FEED = {"selector": ".posts .post", "schema": {"id": ".post-id"}}
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Site]:
+    with serve_site(pages.PAGES) as running:
+        yield running
+
+
+async def test_a_next_that_never_redraws_keeps_the_rows_and_says_unchanged(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/frozen.html")
+        out = await scrape(
+            client,
+            operation="extract",
+            selector="table.grid tbody tr",
+            schema={"v": ".v"},
+            options={"paginate": {"next_selector": "#next", "max_pages": 5}, "timeout_ms": 1_500},
+        )
+    assert [r["v"] for r in out["data"]] == ["f1", "f2", "f3"]
+    stop = out["metadata"]["pagination_stopped"]
+    assert (stop["reason"], stop["page"]) == ("unchanged", 1)
+    assert out["metadata"]["pages_scraped"] == 1
+
+
+async def test_a_feed_ends_on_its_own_end_notice_without_waiting_for_quiet(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html")
+        # A quiet window longer than the timeout: only the notice can end this feed as "end_marker".
+        out = await scrape(
+            client,
+            operation="extract",
+            **FEED,
+            options={"scroll": {"max_scrolls": 30, "quiet_ms": 60_000}, "timeout_ms": 8_000},
+        )
+    assert [r["id"] for r in out["data"]] == POSTS
+    stop = out["metadata"]["pagination_stopped"]
+    assert (stop["reason"], stop["page"]) == ("end_marker", 9), stop
+
+
+async def test_a_slow_batch_is_waited_for(driver: webdriver.Chrome, env: dict[str, str], site: Site) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        # The fourth batch takes 1.5 s, three times the quiet window: its request in flight holds the end.
+        await call(
+            client,
+            "interact",
+            action="navigate",
+            url=f"{site.url}/realfix/feed.html?slow_batch=4&slow_ms=1500",
+        )
+        out = await scrape(client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}})
+    assert [r["id"] for r in out["data"]] == POSTS
+    assert out["metadata"]["pagination_stopped"]["reason"] == "end_marker"
+
+
+async def test_a_feed_without_an_end_notice_ends_on_the_loaders_quiet(
+    driver: webdriver.Chrome, env: dict[str, str], site: Site
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html?no_end=1")
+        out = await scrape(client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}})
+    assert [r["id"] for r in out["data"]] == POSTS
+    stop = out["metadata"]["pagination_stopped"]
+    assert (stop["reason"], stop["page"]) == ("unchanged", 10), stop
