@@ -49,7 +49,9 @@ async def test_detail_pages_merge_into_their_rows_in_background_tabs(
     ]
     # The secret on a detail page stays in it, like everywhere else.
     assert out["data"][3]["owner"] == "Ada [REDACTED]"
-    assert out["metadata"]["follow"] == {"mode": "tab", "done": 4, "total": 4}
+    # The first page read the same fetched: the others were fetched (the script-drawn one, without
+    # wait_for's element in its HTML, was rendered after all).
+    assert out["metadata"]["follow"] == {"mode": "fetch", "done": 4, "total": 4}
     # The user's tab is still the active one, on the list; every background tab is closed again.
     assert [(t["id"], t["url"], t["active"]) for t in after] == [
         (t["id"], t["url"], t["active"]) for t in before
@@ -103,12 +105,12 @@ async def test_each_failing_detail_page_costs_its_row_only(
     assert [sorted(r) for r in data[1:]] == [["link", "title"]] * 3  # the list's fields, nothing more
     errors = {e["row"]: e for e in out["metadata"]["follow_errors"]}
     assert {row: e["error"] for row, e in errors.items()} == {
-        1: "navigation_failed",  # 404
+        1: "http_error",  # 404
         2: "timeout",  # the server answers after 6 s
         3: "timeout",  # no main.ticket to wait_for
     }
     assert errors[1]["url"] == f"{site}/follow/gone.html"
-    assert out["metadata"]["follow"] == {"mode": "tab", "done": 1, "total": 4, "failed": 3}
+    assert out["metadata"]["follow"] == {"mode": "fetch", "done": 1, "total": 4, "failed": 3}
     assert len(left) == 1
 
 
@@ -200,4 +202,19 @@ async def test_follow_in_a_recorded_workflow_replayed(
         ticket("Coffee machine empty", "t2.html", "Linus", 2, site),
     ]
     assert first["data"] == expected and again["data"] == expected
-    assert again["metadata"]["follow"] == {"mode": "tab", "done": 2, "total": 2}
+    assert again["metadata"]["follow"] == {"mode": "fetch", "done": 2, "total": 2}
+
+
+async def test_detail_pages_drawn_by_scripts_are_rendered_in_tabs(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/follow/scripted-first.html")
+        out = await scrape(client, operation="extract", selector=ROWS, schema=SCHEMA, follow=FOLLOW)
+    assert out["data"] == [
+        ticket("Drawn by a script", "scripted.html", "Margaret", 8, site),
+        ticket("Coffee machine empty", "t2.html", "Linus", 2, site),
+    ]
+    follow = out["metadata"]["follow"]
+    assert (follow["mode"], follow["done"]) == ("tab", 2) and "scripts" in follow["why"]

@@ -1,9 +1,8 @@
 """`follow`: open each row's link (a detail page) and merge the fields read there into the row.
 
-Each detail page is read in a background tab that is never activated (`extract_tab`: the extension
-opens it beside the run's tab, waits for its load and `wait_for`, reads with the page agent's own
-extract, so redaction and the site scope apply, and closes it, also on error or cancel), at most
-`concurrency` at once. A page that fails leaves its row with the list's fields and an entry in
+Each detail page is fetched and parsed in the list's page, or rendered in a background tab that is
+never activated (engine/detail.py says which, and when), at most `concurrency` at once; redaction and
+the site scope apply either way. A page that fails leaves its row with the list's fields and an entry in
 `metadata.follow_errors`; a detail page that lands on a login page stops following (the session is
 gone: every later one would too) and says so in `metadata.follow.stopped`.
 
@@ -18,10 +17,10 @@ from urllib.parse import urljoin, urlsplit
 
 from ..wire.echo import nearest, show
 from ..wire.errors import ErrorCode, TabPilotError
-from ..wire.messages import ExtractTab
 from ..wire.scrape import Follow
 from .context import Context, obj
 from .convert import Conversions
+from .detail import DetailReader
 from .schema import parse_schema
 from .steps.navigate import is_login_redirect
 
@@ -37,6 +36,8 @@ PER_ROW = frozenset(
         ErrorCode.SITE_NOT_ALLOWED,
         ErrorCode.SCRIPT_ERROR,
         ErrorCode.INVALID_PARAMS,
+        ErrorCode.HTTP_ERROR,
+        ErrorCode.NOT_HTML,
     }
 )
 MAX_ERRORS = 100  # entries kept in metadata.follow_errors (the count is follow.failed)
@@ -75,7 +76,7 @@ def _info(ctx: Context) -> dict[str, Any]:
     found = ctx.state.meta.get("follow")
     if isinstance(found, dict):
         return obj(found)
-    info: dict[str, Any] = {"mode": "tab", "done": 0, "total": 0}
+    info: dict[str, Any] = {"mode": None, "done": 0, "total": 0}  # mode: fetch | tab, once decided
     ctx.state.meta["follow"] = info
     return info
 
@@ -109,6 +110,7 @@ async def _follow(ctx: Context, spec: Follow, rows: list[dict[str, Any]], timeou
     plans = [s.plan() for s in specs]
     base = len(ctx.state.data)  # row numbers in follow_errors are indexes into `data`
     gate = asyncio.Semaphore(spec.concurrency)
+    reader = DetailReader(ctx, spec, plans, timeout_ms, info)
 
     async def one(i: int, row: dict[str, Any]) -> None:
         url = _url(row.get(spec.field), ctx.state.url)
@@ -120,16 +122,8 @@ async def _follow(ctx: Context, spec: Follow, rows: list[dict[str, Any]], timeou
         async with gate:
             if info.get("stopped"):
                 return
-            command = ExtractTab(
-                id=0,
-                url=url,
-                fields=plans,
-                selector=spec.selector or ":root",
-                wait_for=spec.wait_for,
-                timeout_ms=timeout_ms,
-            )
             try:
-                answer = obj(await ctx.call(command, timeout_ms))
+                answer = await reader.read(url)
             except TabPilotError as exc:
                 if exc.code not in PER_ROW:
                     raise
@@ -157,9 +151,13 @@ async def _follow(ctx: Context, spec: Follow, rows: list[dict[str, Any]], timeou
         info["done"] += 1
         ctx.progress()
 
+    todo = list(enumerate(rows))
     try:
+        # The first detail page decides how all are read (and is read both ways): one at a time until then.
+        while todo and info.get("mode") is None and not info.get("stopped"):
+            await one(*todo.pop(0))
         async with asyncio.TaskGroup() as group:
-            for i, row in enumerate(rows):
+            for i, row in todo:
                 group.create_task(one(i, row))
     except BaseExceptionGroup as grouped:
         raise grouped.exceptions[0] from None  # the first fatal failure, as a plain error

@@ -23,7 +23,7 @@ async def test_roundup_issues_each_read_on_its_page(
     assert out["status"] == "complete", out
     assert task.answer(out) == task.expected()
     total = follow_tasks.DETAILS
-    assert out["metadata"]["follow"] == {"mode": "tab", "done": total, "total": total}
+    assert out["metadata"]["follow"] == {"mode": "fetch", "done": total, "total": total}
 
 
 async def test_flask_admin_rows_across_pages_each_from_its_edit_form(
@@ -36,3 +36,4 @@ async def test_flask_admin_rows_across_pages_each_from_its_edit_form(
     assert out["status"] == "complete", out
     assert task.answer(out) == task.expected()
     assert out["metadata"]["pages_scraped"] == 2
+    assert out["metadata"]["follow"]["mode"] == "fetch"

@@ -45,6 +45,11 @@ def merged(n: int) -> dict[str, Any]:
     return {"name": f"item {n}", "link": f"{BASE}{n}", "owner": f"owner {n}", "points": n * 10}
 
 
+def counts(out: dict[str, Any]) -> dict[str, Any]:
+    """metadata.follow without its `why` (the reason a check chose tabs)."""
+    return {k: v for k, v in out["metadata"]["follow"].items() if k != "why"}
+
+
 def site(pages: list[list[list[Any]]], detail: Any = detail_page) -> ScriptedBrowser:
     browser = TableSite(pages).install(ScriptedBrowser())
     browser.handlers["extract_tab"] = detail
@@ -66,7 +71,7 @@ async def test_each_row_s_detail_fields_are_merged_into_it() -> None:
     out = await scrape(browser)
     assert out["status"] == "complete"
     assert out["data"] == [merged(1), merged(2), merged(3)]
-    assert out["metadata"]["follow"] == {"mode": "tab", "done": 3, "total": 3}
+    assert counts(out) == {"mode": "tab", "done": 3, "total": 3}
     assert "follow_errors" not in out["metadata"]
     sent = [c for c in browser.sent if isinstance(c, m.ExtractTab)]
     assert [f.name for f in sent[0].fields] == ["owner", "points"]
@@ -100,7 +105,7 @@ async def test_every_page_s_rows_are_followed() -> None:
     browser = site([[row(1), row(2)], [row(3)]])
     out = await scrape(browser, options={"paginate": {"next_selector": "a.next", "delay_ms": 0}})
     assert out["data"] == [merged(1), merged(2), merged(3)]
-    assert out["metadata"]["follow"] == {"mode": "tab", "done": 3, "total": 3}
+    assert counts(out) == {"mode": "tab", "done": 3, "total": 3}
 
 
 async def test_at_most_concurrency_detail_pages_at_once() -> None:
@@ -109,6 +114,8 @@ async def test_at_most_concurrency_detail_pages_at_once() -> None:
 
     async def slow(c: m.ExtractTab) -> Any:
         nonlocal inflight, peak
+        if c.url.endswith("/1"):
+            return detail_page(c)  # the first is read alone: it decides how the others are read
         inflight += 1
         peak = max(peak, inflight)
         if peak == 2:
@@ -155,7 +162,7 @@ async def test_a_failing_detail_page_leaves_its_row_with_the_list_fields(failure
     assert out["data"] == [merged(1), {"name": "item 2", "link": f"{BASE}2"}, merged(3)]
     [error] = out["metadata"]["follow_errors"]
     assert (error["row"], error["url"], error["error"]) == (1, f"{BASE}2", code)
-    assert out["metadata"]["follow"] == {"mode": "tab", "done": 2, "total": 3, "failed": 1}
+    assert counts(out) == {"mode": "tab", "done": 2, "total": 3, "failed": 1}
 
 
 async def test_a_row_without_a_link_is_a_follow_error() -> None:
@@ -276,3 +283,70 @@ def test_the_strategy_and_a_recording_keep_the_follow() -> None:
     step = p.steps[0]
     assert isinstance(step, ExtractStep)
     assert spec_of(step)["follow"] == FOLLOW
+
+
+def fetched_page(c: Any) -> dict[str, Any]:
+    page = detail_page(c)
+    return {
+        "rows": page["rows"],
+        "count": 1,
+        "warnings": [],
+        "url": c.url,
+        "status": 200,
+        "redirected": False,
+    }
+
+
+def fetching(pages: list[list[list[Any]]], fetch: Any = fetched_page) -> ScriptedBrowser:
+    browser = site(pages)
+    browser.handlers["fetch_extract"] = fetch
+    return browser
+
+
+def fetched(browser: ScriptedBrowser) -> list[str]:
+    return [c.url for c in browser.sent if isinstance(c, m.FetchExtract)]
+
+
+async def test_pages_that_read_the_same_fetched_are_fetched_after_the_first() -> None:
+    browser = fetching([[row(1), row(2)], [row(3)]])
+    out = await scrape(browser, options={"paginate": {"next_selector": "a.next", "delay_ms": 0}})
+    assert out["data"] == [merged(1), merged(2), merged(3)]
+    assert out["metadata"]["follow"] == {"mode": "fetch", "done": 3, "total": 3}
+    assert opened(browser) == [f"{BASE}1"]  # rendered once, for the check
+    assert fetched(browser) == [f"{BASE}1", f"{BASE}2", f"{BASE}3"]
+    assert out["metadata"]["url"] == "https://data.example/table?page=2"  # the list's, not a detail page's
+
+
+async def test_pages_drawn_by_scripts_are_rendered_in_tabs() -> None:
+    def bare(c: Any) -> dict[str, Any]:
+        return fetched_page(c) | {"rows": [[None, None]]}  # the served HTML has no fields yet
+
+    browser = fetching([[row(1), row(2), row(3)]], bare)
+    out = await scrape(browser)
+    assert out["data"] == [merged(1), merged(2), merged(3)]
+    assert out["metadata"]["follow"]["mode"] == "tab" and "scripts" in out["metadata"]["follow"]["why"]
+    assert opened(browser) == [f"{BASE}1", f"{BASE}2", f"{BASE}3"] and fetched(browser) == [f"{BASE}1"]
+
+
+async def test_detail_pages_on_another_site_are_rendered_without_trying_a_fetch() -> None:
+    browser = fetching([[["elsewhere", "https://other.example/item/1"]]])
+    browser.handlers["extract_tab"] = lambda c: {"rows": [["owner 1", "10 pts"]], "landed": c.url}
+    out = await scrape(browser)
+    assert out["data"][0]["owner"] == "owner 1"
+    assert out["metadata"]["follow"]["mode"] == "tab" and fetched(browser) == []
+
+
+async def test_fetched_pages_fail_and_stop_like_rendered_ones() -> None:
+    def fetch(c: Any) -> Any:
+        if c.url.endswith("/2"):
+            return TabPilotError("http_error", "answered HTTP 404", data={"status": 404})
+        if c.url.endswith("/3"):
+            return fetched_page(c) | {"url": "https://data.example/login?next=/item/3", "redirected": True}
+        return fetched_page(c)
+
+    browser = fetching([[row(1), row(2), row(3), row(4)]], fetch)
+    out = await scrape(browser, follow=FOLLOW | {"concurrency": 1})
+    assert out["data"][0] == merged(1)
+    assert [e["error"] for e in out["metadata"]["follow_errors"]] == ["http_error"]
+    assert out["metadata"]["follow"]["stopped"]["reason"] == "redirected"
+    assert fetched(browser) == [f"{BASE}1", f"{BASE}2", f"{BASE}3"]

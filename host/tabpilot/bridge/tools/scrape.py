@@ -159,7 +159,7 @@ async def scrape(
         dict[str, Any] | None,
         Field(
             description="extract: {field (a row's URL field), schema, selector?, wait_for?, concurrency? "
-            "1-8}: read each row's page in a background tab, merge its fields into the row."
+            "1-8}: read each row's page (fetched, else in a background tab), merge its fields into it."
         ),
     ] = None,
     options: Annotated[
