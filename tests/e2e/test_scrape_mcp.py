@@ -70,7 +70,10 @@ async def test_link_pagination_behind_a_login(
         assert [r["key"] for r in out["data"]] == [f"K-{i}" for i in range(1, 9)]
         assert out["data"][6] == {"key": "K-7", "name": "Person 7", "amount": 7000.5}
         assert out["metadata"]["pages_scraped"] == 3
-        assert out["metadata"]["url"] == f"{site.url}/private/table-3.html"
+        # Pages 2 and 3 were fetched with the session's cookie; the tab stayed on page 1.
+        assert out["metadata"]["pagination_mode"] == "fetch"
+        assert out["metadata"]["url"] == f"{site.url}/private/table-1.html"
+        assert driver.current_url.endswith("/private/table-1.html")
 
 
 async def test_cards_links_images_and_numbers(
