@@ -169,9 +169,17 @@ def test_find_binary_none_or_missing_explicit() -> None:
 
 
 def _sleeper(udd: Path) -> subprocess.Popen[bytes]:
-    # A stand-in browser: a process whose command line carries --user-data-dir like Chromium's.
-    code = "import time; time.sleep(60)"
-    proc = subprocess.Popen([sys.executable, "-c", code, f"--user-data-dir={udd}"], start_new_session=True)
+    # A stand-in browser: a process whose command line carries --user-data-dir like Chromium's, and
+    # which, like Chromium, handles SIGINT itself even when started with it ignored (a background job).
+    code = (
+        "import signal, sys, time; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+        "sys.stdout.write('ready\\n'); sys.stdout.flush(); time.sleep(60)"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, f"--user-data-dir={udd}"], stdout=subprocess.PIPE, start_new_session=True
+    )
+    assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
+    proc.stdout.close()
     # Until the child has exec'd, /proc shows the parent's command line: wait for its own.
     deadline = time.monotonic() + 10
     while not process.serves(proc.pid, udd):

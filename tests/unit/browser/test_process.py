@@ -18,9 +18,11 @@ _HELPER = textwrap.dedent(
     time.sleep(float("inf") if sys.argv[1] == "forever" else 0.5)
     """
 )
+# Like Chromium, it handles SIGINT itself even when started with it ignored (a background job).
 _BROWSER = textwrap.dedent(
     """
-    import subprocess, sys, time
+    import signal, subprocess, sys, time
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     helper = subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]])
     print(helper.pid, flush=True)
     time.sleep(60)
