@@ -30,6 +30,13 @@ export async function dispatch(msg, send) {
   controller.piloted = handler.needsPilot;
   running.set(id, controller);
   const started = Date.now();
+  const t0 = performance.now();
+  // The worker's own time for the command, on its answer (the last piece of a chunked one): the
+  // host's trace tells it from the time spent in the host and on the pipe.
+  const timed = (m, last) => {
+    if (last) m.ms = Math.round((performance.now() - t0) * 10) / 10;
+    return m;
+  };
   let acting = false;
   let outcome = 'ok';
   let tab = Number.isInteger(msg.tab_id) ? msg.tab_id : null;
@@ -45,14 +52,15 @@ export async function dispatch(msg, send) {
     const out = await handler.run(msg, { signal: controller.signal, running });
     if (tab === null && out && Number.isInteger(out.tab_id)) tab = out.tab_id;
     if (msg.type === 'extract' && out instanceof JsonText) ({ count, site } = extractFacts(out.text));
-    for (const m of resultMessages(id, out)) send(m);
+    const msgs = resultMessages(id, out);
+    msgs.forEach((m, i) => send(timed(m, i === msgs.length - 1)));
   } catch (err) {
     const e = asCommandError(err);
     if (e.code === ERR.INTERNAL_ERROR) console.error(`TabPilot: ${msg.type} ${id} failed:`, err);
     outcome = e.code;
     if (tab === null && e.data && Number.isInteger(e.data.tab_id)) tab = e.data.tab_id;
     if (e.data && typeof e.data.site === 'string') site = e.data.site;
-    send(errorMessage(id, e));
+    send(timed(errorMessage(id, e), true));
   } finally {
     unguard?.();
     if (running.get(id) === controller) running.delete(id);

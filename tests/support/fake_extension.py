@@ -42,6 +42,7 @@ class FakeExtension:
         self._task: asyncio.Task[None] | None = None
         self._chunks: dict[int, list[bytes]] = {}
         self.welcomed = asyncio.Event()
+        self.reply_ms: float | None = None  # the worker's own time it reports on each answer
 
     async def start(self) -> None:
         """Spawn the host, say hello, wait for its welcome."""
@@ -111,11 +112,16 @@ class FakeExtension:
             if asyncio.iscoroutine(value):
                 value = await value
         except FakeError as exc:
-            self.send({"type": "error", "id": msg["id"], "code": exc.code, "message": exc.message})
+            self.send(
+                self._timed({"type": "error", "id": msg["id"], "code": exc.code, "message": exc.message})
+            )
             return
         if isinstance(value, NoAnswer):
             return
-        self.send({"type": "result", "id": msg["id"], "value": value})
+        self.send(self._timed({"type": "result", "id": msg["id"], "value": value}))
+
+    def _timed(self, answer: dict[str, Any]) -> dict[str, Any]:
+        return answer if self.reply_ms is None else {**answer, "ms": self.reply_ms}
 
     def socket_path(self) -> Path:
         """Where the host listens for bridges."""

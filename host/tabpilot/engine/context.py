@@ -13,6 +13,7 @@ import msgspec
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.messages import Command
 from ..wire.scrape import ErrorRecovery
+from . import trace
 from .browser import Browser
 
 # A browser implementation has its own deadline per command (the host: timeout + 5 s); this one only
@@ -93,6 +94,8 @@ class Context:
         self.allowed_hosts = allowed_hosts
         self.grace_s = grace_s
         self._on_progress = on_progress
+        self._trace = trace.current()
+        self._run = self._trace.new_run() if self._trace is not None else 0
 
     def progress(self) -> None:
         """Tell whoever listens that the state moved."""
@@ -108,7 +111,10 @@ class Context:
         for attempt in range(attempts):
             try:
                 async with asyncio.timeout(timeout_ms / 1000 + self.grace_s):
-                    value = await self.browser.call(command)
+                    if self._trace is None:
+                        value = await self.browser.call(command)
+                    else:
+                        value = await self._traced(self._trace, command)
             except TimeoutError:
                 error = TabPilotError(
                     ErrorCode.TIMEOUT, f"the browser did not answer {_tag(command)} in time", retryable=True
@@ -124,6 +130,41 @@ class Context:
             if attempt + 1 < attempts:
                 self.state.retries += 1
         raise error
+
+    async def _traced(self, into: trace.Trace, command: Command) -> Any:
+        """browser.call, with one trace line for it (TABPILOT_TRACE): what, when, how long, and how
+        much of that the extension itself spent."""
+        started = time.monotonic()
+        error: str | None = None
+        trace.note_extension_ms(None)
+        try:
+            return await self.browser.call(command)
+        except TabPilotError as exc:
+            error = str(exc.code)
+            raise
+        except BaseException as exc:  # a timeout or a cancel: still worth a line
+            error = type(exc).__name__
+            raise
+        finally:
+            ended = time.monotonic()
+            line: dict[str, Any] = {
+                "run": self._run,
+                "cmd": _tag(command),
+                "at": round((started - self.state.started) * 1000, 1),
+                "ms": round((ended - started) * 1000, 1),
+            }
+            ext = trace.take_extension_ms()
+            if ext is not None:
+                line["ext_ms"] = round(ext, 1)
+            tab = getattr(command, "tab_id", None)
+            if isinstance(tab, int):
+                line["tab"] = tab
+            url = getattr(command, "url", None)
+            if isinstance(url, str):
+                line["url"] = trace.safe_url(url)
+            if error is not None:
+                line["error"] = error
+            into.command(**line)
 
     def _follow_recovered(self, command: Command, data: Any) -> Command:
         """A page stuck in a script is discarded and reloaded under a new tab id: the run moves with it,

@@ -18,6 +18,7 @@ from typing import Any, cast
 import msgspec
 
 from .. import __version__, paths
+from ..engine.trace import note_extension_ms
 from ..wire import messages as m
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.framing import (
@@ -99,7 +100,7 @@ class NativeHost:
             case m.Hello():
                 await self._on_hello(msg)
             case m.Result():
-                self._resolve(msg.id, m.Result(id=0, value=m.result_value(msg)))
+                self._resolve(msg.id, m.Result(id=0, value=m.result_value(msg), ms=msg.ms))
             case m.ResultChunk():
                 try:
                     whole = self._assembler.add(msg)
@@ -110,7 +111,7 @@ class NativeHost:
                     self._resolve(msg.id, m.Error(code=code, message=str(exc)))
                     return
                 if whole is not None:
-                    self._resolve(msg.id, m.Result(id=0, value=msgspec.Raw(whole)))
+                    self._resolve(msg.id, m.Result(id=0, value=msgspec.Raw(whole), ms=msg.ms))
             case m.Error():
                 if msg.id is None:
                     log.warning("extension reported: %s", msg.code)
@@ -244,6 +245,7 @@ class NativeHost:
                 pending.timer.cancel()
                 self._send_ext(m.Cancel(id=0, target=ext_id))
             raise
+        note_extension_ms(answer.ms)
         if isinstance(answer, m.Error):
             raise TabPilotError(answer.code, answer.message, retryable=answer.retryable, data=answer.data)
         return msgspec.json.decode(m.result_value(answer))

@@ -33,11 +33,13 @@ class Welcome(Message, tag="welcome", omit_defaults=False):
 
 
 class Result(Message, tag="result"):
-    """Success answer to a command. `value_json` lets a sender pass JSON text it already has."""
+    """Success answer to a command. `value_json` lets a sender pass JSON text it already has; `ms`
+    is the extension's own time for the command (receive to reply), for the trace."""
 
     id: int
     value: msgspec.Raw = NULL
     value_json: str | None = None
+    ms: float | None = None
 
 
 class ResultChunk(Message, tag="result_chunk"):
@@ -47,6 +49,7 @@ class ResultChunk(Message, tag="result_chunk"):
     seq: int
     data: str
     final: bool = False
+    ms: float | None = None  # on the final piece: as Result.ms
 
 
 class Chunk(Message, tag="chunk"):
@@ -66,6 +69,7 @@ class Error(Message, tag="error"):
     id: int | None = None
     retryable: bool = False
     data: Any = None
+    ms: float | None = None  # as Result.ms
 
 
 class Event(Message, tag="event"):
