@@ -3,6 +3,7 @@
 // reconnects to the native host. Durable state lives in chrome.storage; variables hold only
 // what dies harmlessly with the worker (lib/state.js mirrors the two settings every command reads).
 import { showPilotIcon } from './worker/lib/activity.js';
+import { releaseAll } from './worker/lib/bgtabs.js';
 import { abortAll, abortPiloted, dispatch } from './worker/dispatch.js';
 import { configure } from './worker/lib/identity.js';
 import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
@@ -94,6 +95,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (!changes[KEY.PILOT]) return;
   const enabled = changes[KEY.PILOT].newValue === true;
   if (!enabled) abortPiloted();
+  if (!enabled) releaseAll().catch((err) => console.warn('TabPilot: cannot close the background tabs:', err));
   sendPilotEvent(enabled);
   syncTelemetry(enabled);
   showPilotIcon(enabled);

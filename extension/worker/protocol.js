@@ -4,7 +4,7 @@ export const HOST_NAME = "com.tabpilot.host";
 export const EXT_CHUNK_CHARS = 262144;
 export const CHROME_TO_HOST_MAX = 67108864;
 export const MAX_RESULT_BYTES = 268435456;
-export const COMMANDS = Object.freeze(["add_redaction", "add_secret_pattern", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "extract_tab", "fetch_extract", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
+export const COMMANDS = Object.freeze(["add_redaction", "add_secret_pattern", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "extract_tab", "fetch_extract", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "release_tabs", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
 export const ERR = Object.freeze({
   "EXTENSION_NOT_CONNECTED": "extension_not_connected",
   "EXTENSION_DISCONNECTED": "extension_disconnected",
@@ -290,6 +290,7 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [type]
  * @property {(number|null)} [status]
  * @property {boolean} [redirected]
+ * @property {(number|null)} [kept_tab_id]
  */
 /**
  * An extract of a fetched page: `url` is where redirects ended, `status` its HTTP status. (answers fetch_extract)
@@ -383,6 +384,11 @@ export const DEFAULTS = Object.freeze({
  * The service worker answered. (answers ping)
  * @typedef {Object} PingReply
  * @property {boolean} [pong]
+ */
+/**
+ * How many of the pool's background tabs were closed. (answers release_tabs)
+ * @typedef {Object} ReleaseTabsReply
+ * @property {number} [closed]
  */
 /**
  * The picture (base64 `data` of `mime`) and its size in pixels. (answers screenshot)

@@ -51,12 +51,40 @@ async def test_detail_pages_merge_into_their_rows_in_background_tabs(
     assert out["data"][3]["owner"] == "Ada [REDACTED]"
     # The first page read the same fetched: the others were fetched (the script-drawn one, without
     # wait_for's element in its HTML, was rendered after all).
-    assert out["metadata"]["follow"] == {"mode": "fetch", "done": 4, "total": 4}
+    assert out["metadata"]["follow"] == {"mode": "fetch", "done": 4, "total": 4, "rendered": 1}
     # The user's tab is still the active one, on the list; every background tab is closed again.
     assert [(t["id"], t["url"], t["active"]) for t in after] == [
         (t["id"], t["url"], t["active"]) for t in before
     ]
     assert any(t["active"] and t["url"].endswith("/follow/list.html") for t in after)
+
+
+async def test_a_later_page_drawn_by_its_script_is_rendered_without_selector_or_wait_for(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
+        before = await tabs(client)
+        out = await scrape(
+            client,
+            operation="extract",
+            selector=ROWS,
+            schema=SCHEMA,
+            follow={"field": "link", "schema": DETAIL, "concurrency": 2},
+        )
+        after = await tabs(client)
+    # Pages 1 and 2 are served whole and page 3 draws its fields with a script: fetched, page 3 reads
+    # every field empty where page 1 had values, so it is read again in a background tab.
+    assert out["data"][:3] == [
+        ticket("Printer on fire", "t1.html", "Grace", 13, site),
+        ticket("Coffee machine empty", "t2.html", "Linus", 2, site),
+        ticket("Drawn by a script", "scripted.html", "Margaret", 8, site),
+    ]
+    assert out["metadata"]["follow"] == {"mode": "fetch", "done": 4, "total": 4, "rendered": 1}
+    assert [(t["id"], t["url"], t["active"]) for t in after] == [
+        (t["id"], t["url"], t["active"]) for t in before
+    ]
 
 
 async def test_secrets_on_a_detail_page_never_reach_the_result(
@@ -110,7 +138,8 @@ async def test_each_failing_detail_page_costs_its_row_only(
         3: "timeout",  # no main.ticket to wait_for
     }
     assert errors[1]["url"] == f"{site}/follow/gone.html"
-    assert out["metadata"]["follow"] == {"mode": "fetch", "done": 1, "total": 4, "failed": 3}
+    # The page without main.ticket in its HTML was rendered, in case its script drew it.
+    assert out["metadata"]["follow"] == {"mode": "fetch", "done": 1, "total": 4, "failed": 3, "rendered": 1}
     assert len(left) == 1
 
 
@@ -186,6 +215,77 @@ async def test_cancel_keeps_what_was_read_and_closes_the_tabs(
     assert len(left) == 1
 
 
+async def test_cancel_while_a_background_tab_loads_closes_every_tab(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/follow/slow-scripted.html")
+        before = await tabs(client)
+        started = await call(
+            client,
+            "interact",
+            action="scrape",
+            operation="extract",
+            selector=ROWS,
+            schema=SCHEMA,
+            follow=FOLLOW | {"concurrency": 2},
+            options={"timeout_ms": 20_000},
+            wait_ms=0,
+        )
+        cid = started["correlation_id"]
+        for _ in range(100):  # until two pages are merged, the third loading (each poll waits for news)
+            seen = await call(client, "observe", what="command_result", correlation_id=cid, wait_ms=200)
+            if seen.get("progress", {}).get("details_done", 0) >= 2:
+                break
+        out = await call(client, "interact", action="cancel", correlation_id=cid)
+        after = await tabs(client)
+    assert out["status"] == "cancelled"
+    assert out["data"][:2] == [
+        ticket("Drawn by a script", "scripted.html", "Margaret", 8, site),
+        ticket("Printer on fire", "t1.html", "Grace", 13, site),
+    ]
+    assert out["metadata"]["follow"]["mode"] == "tab"
+    assert [(t["id"], t["url"], t["active"]) for t in after] == [
+        (t["id"], t["url"], t["active"]) for t in before
+    ]
+
+
+def pages(driver: webdriver.Chrome) -> set[str]:
+    """The browser's tabs (CDP page targets), the extension's own pages left out."""
+    targets = driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
+    return {t["targetId"] for t in targets if t["type"] == "page" and not t["url"].startswith("chrome")}
+
+
+async def test_switching_the_pilot_off_closes_the_background_tabs(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/follow/slow-scripted.html")
+        before = pages(driver)
+        started = await call(
+            client,
+            "interact",
+            action="scrape",
+            operation="extract",
+            selector=ROWS,
+            schema=SCHEMA,
+            follow=FOLLOW | {"concurrency": 2},
+            options={"timeout_ms": 20_000},
+            wait_ms=0,
+        )
+        cid = started["correlation_id"]
+        for _ in range(100):  # until two pages are merged, the third loading (each poll waits for news)
+            seen = await call(client, "observe", what="command_result", correlation_id=cid, wait_ms=200)
+            if seen.get("progress", {}).get("details_done", 0) >= 2:
+                break
+        # The slow page loads in one background tab; the other waits, open, for a next page.
+        assert len(pages(driver) - before) == 2
+        browser.set_pilot(driver, False)
+        browser.wait_until(lambda: pages(driver) == before or None, what="the background tabs to close")
+
+
 async def test_follow_in_a_recorded_workflow_replayed(
     driver: webdriver.Chrome, env: dict[str, str], site: str
 ) -> None:
@@ -211,7 +311,15 @@ async def test_detail_pages_drawn_by_scripts_are_rendered_in_tabs(
     browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/follow/scripted-first.html")
-        out = await scrape(client, operation="extract", selector=ROWS, schema=SCHEMA, follow=FOLLOW)
+        before = await tabs(client)
+        # One tab at a time: the second page loads in the tab the first one was read in.
+        follow = FOLLOW | {"concurrency": 1}
+        out = await scrape(client, operation="extract", selector=ROWS, schema=SCHEMA, follow=follow)
+        after = await tabs(client)
+    # Every background tab is closed again, and the user's tab stayed the active one.
+    assert [(t["id"], t["url"], t["active"]) for t in after] == [
+        (t["id"], t["url"], t["active"]) for t in before
+    ]
     assert out["data"] == [
         ticket("Drawn by a script", "scripted.html", "Margaret", 8, site),
         ticket("Coffee machine empty", "t2.html", "Linus", 2, site),

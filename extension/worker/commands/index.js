@@ -23,6 +23,7 @@ import * as newTab from './new_tab.js';
 import * as paginate from './paginate.js';
 import * as ping from './ping.js';
 import * as press from './press.js';
+import * as releaseTabs from './release_tabs.js';
 import * as scroll from './scroll.js';
 import * as screenshot from './screenshot.js';
 import * as scrollLoad from './scroll_load.js';
@@ -42,5 +43,5 @@ export const HANDLERS = new Map([
   cancel, count, executeJs, extract, extractScript, navigate, paginate, ping, scrollLoad, status, tabs,
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
   closeTab, history, newTab, switchTab, trackTab, screenshot, state, telemetry, addRedaction,
-  mainContent, suggest, fillForm, addSecretPattern, extractTab, fetchExtract,
+  mainContent, suggest, fillForm, addSecretPattern, extractTab, fetchExtract, releaseTabs,
 ].map((h) => [h.name, h]));

@@ -2,21 +2,44 @@
 rendering, no tab, the page agent's own extract and redaction), or rendered in a background tab
 (`extract_tab`). Fetching is decided once a run, on the first detail page, read both ways: it is used
 when the two read the same (a page whose fields its scripts draw reads differently fetched), and only
-for pages on the list's origin. A fetched page without the root `selector` or the `wait_for` element
-is read again rendered: its scripts may draw them."""
+for pages on the list's origin. A later fetched page that does not read like a served page would (no root
+`selector`, no `wait_for` element, or every field empty where the first page had values: its scripts may
+draw them) is read again rendered, and `metadata.follow.rendered` counts those. A rendered page is read
+once some field has shown up (or shortly before the timeout), until a page reads empty even so
+(`metadata.follow.empty` counts those): from then on such pages are taken as they read.
+
+Background tabs are kept open and reused (at most `concurrency`, one per page in flight): loading a page
+in an open tab costs far less than opening a tab. `close()` releases them, whatever happened."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import contextlib
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from ..wire.errors import TabPilotError
-from ..wire.messages import Command, ExtractTab, FetchExtract, FieldPlan
+from ..wire.messages import Command, ExtractTab, FetchExtract, FieldPlan, ReleaseTabs
+from ..wire.replies import ExtractTabReply, FetchExtractReply, FieldWarning, Reply, decode_reply
 from ..wire.scrape import Follow
-from .context import Context, obj
+from .context import Context
 
 _READY = "__ready"  # the probe field a fetch reads for `wait_for` (null: not in the served HTML)
+_RELEASE_MS = 5_000
+_R = TypeVar("_R", bound=Reply)
+
+
+@dataclass
+class Read:
+    """One detail page as read: its row (at most one), warnings, where it landed."""
+
+    rows: list[list[Any]] = field(default_factory=list[list[Any]])
+    warnings: list[FieldWarning] = field(default_factory=list[FieldWarning])
+    landed: str | None = None
+    redirected: bool = False
+    ready: bool = True  # fetched: the root and the wait_for element were in the served HTML
 
 
 def same_origin(a: str, b: str | None) -> bool:
@@ -27,6 +50,17 @@ def same_origin(a: str, b: str | None) -> bool:
     return (x.scheme, x.hostname, x.port) == (y.scheme, y.hostname, y.port)
 
 
+def empty(read: Read) -> bool:
+    """Whether the page's row has no value in any field (a page whose scripts have not drawn it)."""
+    return bool(read.rows) and all(v is None or v == [] for v in read.rows[0])
+
+
+def _expect(plans: list[FieldPlan]) -> str | None:
+    """A selector for 'some field has shown up' on a rendered page, from the fields' own selectors."""
+    found = [p.selector for p in plans if p.selector and ":scope" not in p.selector]
+    return ", ".join(dict.fromkeys(found)) or None
+
+
 class DetailReader:
     """Reads the detail pages of one follow; `info["mode"]` is None until the first page decides it."""
 
@@ -34,19 +68,43 @@ class DetailReader:
         self, ctx: Context, spec: Follow, plans: list[FieldPlan], timeout_ms: int, info: dict[str, Any]
     ) -> None:
         self.ctx, self.spec, self.plans, self.timeout_ms, self.info = ctx, spec, plans, timeout_ms, info
+        self.pool = f"follow-{uuid.uuid4().hex[:12]}"
+        self.idle: list[int] = []  # kept background tabs, free for the next page
+        self.opened = False  # a tab of the pool may be open: close() has work
 
-    async def read(self, url: str) -> dict[str, Any]:
-        """The page's `{rows, warnings, landed, redirected}`; a failure of this page raises."""
+    async def read(self, url: str) -> Read:
+        """The page as read; a failure of this page raises."""
+        got = await self._read(url)
+        if empty(got):
+            self.info["empty"] = self.info.get("empty", 0) + 1
+        return got
+
+    async def _read(self, url: str) -> Read:
         mode = self.info.get("mode")
         if mode is None:
             return await self._check(url)
+        # Until a page has read empty, an empty read is a page whose scripts have not drawn it yet.
+        drawn = None if self.info.get("empty") else _expect(self.plans)
         if mode == "fetch" and same_origin(url, self.ctx.state.url):
             got = await self._fetch(url)
-            if got["redirected"] or got["ready"]:
+            hollow = got.ready and drawn is not None and empty(got)
+            if got.redirected or (got.ready and not hollow):
                 return got
-        return await self._tab(url)
+            self.info["rendered"] = self.info.get("rendered", 0) + 1
+            if hollow:
+                return await self._tab(url, expect=drawn)
+        return await self._tab(url, expect=None if self.spec.wait_for else drawn)
 
-    async def _check(self, url: str) -> dict[str, Any]:
+    async def close(self) -> None:
+        """Close the background tabs this reader kept open (errors ignored: the browser may be gone)."""
+        if not self.opened:
+            return
+        self.idle.clear()
+        with contextlib.suppress(TabPilotError, TimeoutError):
+            async with asyncio.timeout(_RELEASE_MS / 1000):
+                await self.ctx.browser.call(ReleaseTabs(id=0, pool=self.pool))
+
+    async def _check(self, url: str) -> Read:
         if not same_origin(url, self.ctx.state.url):
             self._decide("tab", "the detail pages are on another origin than the list")
             return await self._tab(url)
@@ -60,7 +118,7 @@ class DetailReader:
         if isinstance(fetched, BaseException):
             code = fetched.code if isinstance(fetched, TabPilotError) else "error"
             self._decide("tab", f"fetching the first detail page failed ({code})")
-        elif fetched["rows"] != rendered["rows"] or not fetched["ready"]:
+        elif fetched.rows != rendered.rows or not fetched.ready:
             self._decide("tab", "the first detail page reads differently fetched (its scripts draw it)")
         else:
             self._decide("fetch", None)
@@ -72,7 +130,9 @@ class DetailReader:
             if why:
                 self.info["why"] = why
 
-    async def _tab(self, url: str) -> dict[str, Any]:
+    async def _tab(self, url: str, *, expect: str | None = None) -> Read:
+        reuse = self.idle.pop() if self.idle else None
+        self.opened = True
         command = ExtractTab(
             id=0,
             url=url,
@@ -80,11 +140,16 @@ class DetailReader:
             selector=self.spec.selector or ":root",
             wait_for=self.spec.wait_for,
             timeout_ms=self.timeout_ms,
+            pool=self.pool,
+            reuse_tab_id=reuse,
+            expect=expect,
         )
-        a = await self._call(command)
-        return {k: a.get(k) for k in ("rows", "warnings", "landed", "redirected")}
+        a = await self._call(ExtractTabReply, command)  # a failed read closed its tab
+        if a.kept_tab_id is not None:
+            self.idle.append(a.kept_tab_id)
+        return Read(rows=a.rows, warnings=a.warnings, landed=a.landed, redirected=a.redirected)
 
-    async def _fetch(self, url: str) -> dict[str, Any]:
+    async def _fetch(self, url: str) -> Read:
         probe = [FieldPlan(name=_READY, selector=self.spec.wait_for)] if self.spec.wait_for else []
         command = FetchExtract(
             id=0,
@@ -94,24 +159,16 @@ class DetailReader:
             limit=1,
             timeout_ms=self.timeout_ms,
         )
-        a = await self._call(command)
-        raw: list[Any] = a.get("rows") or []
-        rows = [r[: len(self.plans)] for r in raw]
-        ready = bool(rows) and (not probe or raw[0][-1] is not None)
-        landed, redirected = a.get("url"), a.get("redirected")
-        return {
-            "rows": rows,
-            "warnings": a.get("warnings"),
-            "landed": landed,
-            "redirected": redirected,
-            "ready": ready,
-        }
+        a = await self._call(FetchExtractReply, command)
+        rows = [r[: len(self.plans)] for r in a.rows]
+        ready = bool(rows) and (not probe or a.rows[0][-1] is not None)
+        return Read(rows=rows, warnings=a.warnings, landed=a.url, redirected=a.redirected, ready=ready)
 
-    async def _call(self, command: Command) -> dict[str, Any]:
+    async def _call(self, cls: type[_R], command: Command) -> _R:
         # An answer's `url` would move the run's own URL (the list's page) to the detail page's.
         state = self.ctx.state
         url, first = state.url, state.first_url
         try:
-            return obj(await self.ctx.call(command, self.timeout_ms))
+            return decode_reply(cls, await self.ctx.call(command, self.timeout_ms))
         finally:
             state.url, state.first_url = url, first

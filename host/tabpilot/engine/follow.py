@@ -108,9 +108,22 @@ async def _follow(ctx: Context, spec: Follow, rows: list[dict[str, Any]], timeou
     specs = parse_schema(spec.schema)
     conv = Conversions(specs)
     plans = [s.plan() for s in specs]
+    reader = DetailReader(ctx, spec, plans, timeout_ms, info)
+    try:
+        await _each(ctx, spec, rows, reader, conv)
+    finally:
+        # The background tabs go whatever happened; a second cancel does not stop their release.
+        await asyncio.shield(reader.close())
+        for w in conv.warnings():
+            ctx.state.warn(w)
+
+
+async def _each(
+    ctx: Context, spec: Follow, rows: list[dict[str, Any]], reader: DetailReader, conv: Conversions
+) -> None:
+    info = reader.info
     base = len(ctx.state.data)  # row numbers in follow_errors are indexes into `data`
     gate = asyncio.Semaphore(spec.concurrency)
-    reader = DetailReader(ctx, spec, plans, timeout_ms, info)
 
     async def one(i: int, row: dict[str, Any]) -> None:
         url = _url(row.get(spec.field), ctx.state.url)
@@ -129,8 +142,8 @@ async def _follow(ctx: Context, spec: Follow, rows: list[dict[str, Any]], timeou
                     raise
                 _fail(ctx, base + i, url, str(exc.code), exc.message)
                 return
-        landed = answer.get("landed")
-        if answer.get("redirected") and isinstance(landed, str) and is_login_redirect(url, landed):
+        landed = answer.landed
+        if answer.redirected and landed is not None and is_login_redirect(url, landed):
             if not info.get("stopped"):
                 info["stopped"] = {"reason": "redirected", "url": landed, "row": base + i}
                 ctx.state.warn(
@@ -140,14 +153,13 @@ async def _follow(ctx: Context, spec: Follow, rows: list[dict[str, Any]], timeou
                     }
                 )
             return
-        values: list[Any] = answer.get("rows") or []
-        if not values:
+        if not answer.rows:
             where = spec.selector or ":root"
             _fail(ctx, base + i, url, str(ErrorCode.ELEMENT_NOT_FOUND), f"no {show(where)} on the page")
             return
-        row.update(conv.rows(values[:1])[0])
-        for w in map(obj, answer.get("warnings") or []):
-            ctx.state.warn({"field": str(w.get("field", "")), "message": str(w.get("message", ""))})
+        row.update(conv.rows(answer.rows[:1])[0])
+        for w in answer.warnings:
+            ctx.state.warn({"field": w.field, "message": w.message})
         info["done"] += 1
         ctx.progress()
 
@@ -161,6 +173,3 @@ async def _follow(ctx: Context, spec: Follow, rows: list[dict[str, Any]], timeou
                 group.create_task(one(i, row))
     except BaseExceptionGroup as grouped:
         raise grouped.exceptions[0] from None  # the first fatal failure, as a plain error
-    finally:
-        for w in conv.warnings():
-            ctx.state.warn(w)

@@ -34,7 +34,7 @@ from .base import (
     Message,
     tag_of,
 )
-from .detail import ExtractTab
+from .detail import ExtractTab, ReleaseTabs
 from .envelope import Chunk, Error, Event, Hello, Progress, Result, ResultChunk, Welcome, result_value
 from .reading import (
     Count,
@@ -132,6 +132,7 @@ __all__ = [
     "Ping",
     "Press",
     "Progress",
+    "ReleaseTabs",
     "Result",
     "ResultChunk",
     "Scrape",

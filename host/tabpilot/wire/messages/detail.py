@@ -1,4 +1,5 @@
-"""Reading one detail page in a background tab, for extract's `follow`."""
+"""Reading detail pages in background tabs, for extract's `follow`: one page a command, in tabs a run
+keeps (`pool`) and reuses, released together at the end."""
 
 from __future__ import annotations
 
@@ -15,6 +16,12 @@ class ExtractTab(Command, tag="extract_tab"):
     "type", "status": the HTTP status or null, "redirected"}`; a page that landed elsewhere than `url`
     (a login page) is not read: `redirected: true` and no rows. Errors: navigation_failed
     (`data.status` for an HTTP error), timeout, site_not_allowed, invalid_selector, invalid_params.
+
+    With `pool`, the tab stays open after a clean read (`kept_tab_id` in the result) for a later
+    command of the same pool to load its page in (`reuse_tab_id`: a tab this pool kept, else
+    invalid_params); `release_tabs` closes them. A failed read closes its tab all the same. `expect`: a
+    selector the page's scripts may still draw, waited for until shortly before the timeout, then the
+    page is read as it is (unlike `wait_for`, not finding it is no error).
     """
 
     url: str
@@ -23,3 +30,13 @@ class ExtractTab(Command, tag="extract_tab"):
     wait_for: str | None = None
     tab_id: int | None = None  # the tab whose window gets the background tab
     timeout_ms: int = 10_000
+    pool: str | None = None
+    reuse_tab_id: int | None = None
+    expect: str | None = None
+
+
+class ReleaseTabs(Command, tag="release_tabs"):
+    """Close every background tab `extract_tab` opened for `pool` (the end of a run's `follow`, also
+    after a failure or a cancel). Result: `{"closed": number of tabs closed}`."""
+
+    pool: str

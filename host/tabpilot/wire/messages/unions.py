@@ -19,7 +19,7 @@ from .actions import (
     WaitFor,
 )
 from .base import Command
-from .detail import ExtractTab
+from .detail import ExtractTab, ReleaseTabs
 from .envelope import Chunk, Error, Event, Hello, Progress, Result, ResultChunk, Welcome
 from .reading import Count, Extract, FetchExtract, MainContent, Paginate, ScrollLoad, Snapshot, Suggest
 from .scripts import ExecuteJs, ExtractScript
@@ -48,6 +48,7 @@ ExtensionCommand = (
     | Count
     | Extract
     | ExtractTab
+    | ReleaseTabs
     | Suggest
     | Paginate
     | FetchExtract
@@ -93,6 +94,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     Count,
     Extract,
     ExtractTab,
+    ReleaseTabs,
     Suggest,
     Paginate,
     FetchExtract,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import messages as m
 from .actions import ActionReply, Bounds, FillFormReply, OpenedTab, ScreenshotReply, WaitForReply
 from .base import Reply, TabReply, decode_reply
-from .detail import ExtractTabReply
+from .detail import ExtractTabReply, ReleaseTabsReply
 from .reading import (
     Candidate,
     CountReply,
@@ -49,6 +49,7 @@ REPLIES: dict[type[m.Command], type[Reply]] = {
     m.Count: CountReply,
     m.Extract: ExtractReply,
     m.ExtractTab: ExtractTabReply,
+    m.ReleaseTabs: ReleaseTabsReply,
     m.Suggest: SuggestReply,
     m.Paginate: PaginateReply,
     m.FetchExtract: FetchExtractReply,
@@ -102,6 +103,7 @@ __all__ = [
     "PageLoadedReply",
     "PaginateReply",
     "PingReply",
+    "ReleaseTabsReply",
     "Reply",
     "ScreenshotReply",
     "ScrollLoadReply",

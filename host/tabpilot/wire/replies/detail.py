@@ -19,3 +19,10 @@ class ExtractTabReply(Reply):
     type: str | None = None
     status: int | None = None
     redirected: bool = False
+    kept_tab_id: int | None = None  # asked with `pool`: the tab left open for the pool's next page
+
+
+class ReleaseTabsReply(Reply):
+    """How many of the pool's background tabs were closed."""
+
+    closed: int = 0
