@@ -119,7 +119,8 @@ class Side:
 def _request(r: Request, since: float) -> dict[str, Any]:
     """One request of a call, its start in ms after the call's."""
     ms = round((r.start - since) * 1000, 1)
-    return {"at_ms": ms, "ms": round((r.end - r.start) * 1000, 1), "method": r.method, "path": r.path}
+    took = round((r.end - r.start) * 1000, 1)
+    return {"at_ms": ms, "ms": took, "method": r.method, "path": r.path, "status": r.status}
 
 
 def _jobs(urls: dict[str, str], demo_url: str, chosen: list[tasks.Task], with_demo: bool) -> list[Job]:
@@ -359,7 +360,7 @@ def _table(results: dict[str, Any]) -> str:
 
 
 def _request_logs(results: dict[str, Any]) -> list[str]:
-    """Each fastest call's requests (`--requests`): start after the call's, duration, method, path."""
+    """Each fastest call's requests (`--requests`): start after the call's, ms, status, method, path."""
     lines: list[str] = []
     for r in results["tasks"]:
         for who in ("tabpilot", "playwright_mcp"):
@@ -368,7 +369,7 @@ def _request_logs(results: dict[str, Any]) -> list[str]:
                 continue
             lines.append(f"{r['task']}, {who}: {side['best_ms']:.0f} ms, site {side['site_ms']:.0f} ms")
             lines += [
-                f"  {x['at_ms']:8.1f} {x['ms']:7.1f}  {x['method']} {x['path'][:120]}"
+                f"  {x['at_ms']:8.1f} {x['ms']:7.1f}  {x['status']} {x['method']} {x['path'][:120]}"
                 for x in side["request_log"]
             ]
     return lines

@@ -35,7 +35,7 @@ def _side(ms: list[float], site: list[tuple[float, int]], requests: bool = False
 def test_site_columns_come_from_the_fastest_run() -> None:
     mine = _side([900, 600], [(500, 14), (400, 13)], requests=True)
     assert (mine["site_ms"], mine["requests"], mine["site_runs_ms"]) == (400, 13, [500, 400])
-    assert mine["request_log"] == [{"at_ms": 10.0, "ms": 40.0, "method": "GET", "path": "/p"}]
+    assert mine["request_log"] == [{"at_ms": 10.0, "ms": 40.0, "method": "GET", "path": "/p", "status": 200}]
     theirs = _side([1000, 1200], [(600, 13), (650, 13)])
     assert "request_log" not in theirs
     table = sidebyside._table(
