@@ -143,6 +143,37 @@ async def test_linked_pages_are_fetched_and_the_tab_stays_on_page_1() -> None:
     assert [c.url for c in check] == [url_of(0)], "only the check on page 1 may take the cached copy"
 
 
+async def test_an_older_copy_in_the_cache_is_checked_again_at_the_server() -> None:
+    site = LinkedSite(PAGES)
+    original = site.fetch
+
+    async def fetch(c: m.FetchExtract) -> Any:
+        out = await original(c)
+        if c.cache_first:  # stored by an earlier walk, before the list changed
+            out["rows"] = [["gone", "1"]]
+        return out
+
+    browser = site.install(ScriptedBrowser())
+    browser.handlers["fetch_extract"] = fetch
+    p = build_plan(
+        parse_request(
+            {
+                "operation": "extract",
+                "selector": "tr",
+                "schema": SCHEMA,
+                "options": {"paginate": {"next_selector": "a.next"}},
+            }
+        )
+    )
+    with anyio.fail_after(10):
+        out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    assert out["data"] == ALL and out["metadata"]["pagination_mode"] == "fetch"
+    checks = [
+        (c.url, c.cache_first) for c in browser.sent if isinstance(c, m.FetchExtract) and c.url == url_of(0)
+    ]
+    assert checks == [(url_of(0), True), (url_of(0), False)]
+
+
 async def test_numbered_pages_are_fetched_ahead_and_read_in_order() -> None:
     site = LinkedSite(PAGES, window=3)
     # Page 2 answers only once page 4 was asked for: it can only finish if pages are fetched ahead.

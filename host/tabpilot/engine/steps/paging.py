@@ -35,6 +35,7 @@ _END_DETAIL: dict[str, str] = {
     "unchanged": "clicked {sel}, and neither a new page loaded nor the rows changed",
 }
 _NEXT_END: dict[str, stopped.Reason] = {"missing": "no_next", "disabled": "next_disabled"}
+_UNFETCHED = "page 1 could not be fetched"
 
 
 def check_redirect(before: str, landed: str) -> None:
@@ -117,19 +118,12 @@ class Pager:
         # cache keyed otherwise for a load the browser started, is downloaded again).
         again = self._start(here, remaining, cache_first=True)
         self._start(target, remaining)  # page 2 meanwhile: no time lost when the check passes
-        why: str | None = None
-        check = FetchExtractReply()
-        try:
-            check = await again
-        except TabPilotError as exc:  # an extension without fetch_extract, a page that refuses it...
-            why = f"page 1 could not be fetched ({exc.code})"
-        if why is None:
-            if bare(check.url or "") != bare(here):
-                why = "fetching page 1 was redirected"
-            elif check.rows != answer.rows:
-                why = "page 1 fetched reads other rows than page 1 rendered (rows drawn by a script?)"
-            elif (check.next or NextTarget()).url != target:
-                why = "page 1 fetched has another next link than page 1 rendered"
+        why = await self._compare(again, answer, here, target)
+        if why is not None and not why.startswith(_UNFETCHED):
+            # The cache may hold an older copy than the tab's (stored by an earlier scrape under the
+            # key a page's own fetch uses): ask the server once before giving up on fetching.
+            self._ahead.pop(here, None)
+            why = await self._compare(self._start(here, remaining), answer, here, target)
         self.ctx.state.url = here
         self._named = True
         if why is not None:
@@ -144,6 +138,22 @@ class Pager:
         self._per_page = len(answer.rows)
         self.ctx.state.meta["pagination_mode"] = "fetch"
         return "fetch"
+
+    async def _compare(
+        self, again: asyncio.Task[FetchExtractReply], answer: ExtractReply, here: str, target: str
+    ) -> str | None:
+        """Why page 1 fetched (`again`) cannot stand for page 1 rendered (`answer`), or None."""
+        try:
+            check = await again
+        except TabPilotError as exc:  # an extension without fetch_extract, a page that refuses it...
+            return f"{_UNFETCHED} ({exc.code})"
+        if bare(check.url or "") != bare(here):
+            return "fetching page 1 was redirected"
+        if check.rows != answer.rows:
+            return "page 1 fetched reads other rows than page 1 rendered (rows drawn by a script?)"
+        if (check.next or NextTarget()).url != target:
+            return "page 1 fetched has another next link than page 1 rendered"
+        return None
 
     # ---- fetched pages ---------------------------------------------------------------------------
 
