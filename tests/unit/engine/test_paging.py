@@ -113,8 +113,8 @@ PAGES = [[[f"r{p}{i}", str(10 * p + i)] for i in range(2)] for p in range(5)]
 ALL = [{"name": f"r{p}{i}", "points": 10 * p + i} for p in range(5) for i in range(2)]
 
 
-async def walk(site: LinkedSite, **options: Any) -> tuple[dict[str, Any], ScriptedBrowser]:
-    browser = site.install(ScriptedBrowser())
+def plan(**options: Any) -> Any:
+    """The extract plan of the list, paginated by `a.next` (`paginate` options merged)."""
     paginate = {"next_selector": "a.next", "max_pages": 20} | options.pop("paginate", {})
     request = {
         "operation": "extract",
@@ -122,7 +122,15 @@ async def walk(site: LinkedSite, **options: Any) -> tuple[dict[str, Any], Script
         "schema": SCHEMA,
         "options": {"paginate": paginate, **options},
     }
-    p = build_plan(parse_request(request))
+    return build_plan(parse_request(request))
+
+
+async def walk(
+    site: LinkedSite, browser: ScriptedBrowser | None = None, **options: Any
+) -> tuple[dict[str, Any], ScriptedBrowser]:
+    """Scrape every page of `site` (through `browser`, whose handlers a test may have replaced)."""
+    browser = browser or site.install(ScriptedBrowser())
+    p = plan(**options)
     with anyio.fail_after(10):
         out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
     return out, browser
@@ -155,18 +163,7 @@ async def test_an_older_copy_in_the_cache_is_checked_again_at_the_server() -> No
 
     browser = site.install(ScriptedBrowser())
     browser.handlers["fetch_extract"] = fetch
-    p = build_plan(
-        parse_request(
-            {
-                "operation": "extract",
-                "selector": "tr",
-                "schema": SCHEMA,
-                "options": {"paginate": {"next_selector": "a.next"}},
-            }
-        )
-    )
-    with anyio.fail_after(10):
-        out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    out, _ = await walk(site, browser)
     assert out["data"] == ALL and out["metadata"]["pagination_mode"] == "fetch"
     checks = [
         (c.url, c.cache_first) for c in browser.sent if isinstance(c, m.FetchExtract) and c.url == url_of(0)
@@ -187,18 +184,7 @@ async def test_numbered_pages_are_fetched_ahead_and_read_in_order() -> None:
 
     browser = site.install(ScriptedBrowser())
     browser.handlers["fetch_extract"] = fetch
-    p = build_plan(
-        parse_request(
-            {
-                "operation": "extract",
-                "selector": "tr",
-                "schema": SCHEMA,
-                "options": {"paginate": {"next_selector": "a.next"}},
-            }
-        )
-    )
-    with anyio.fail_after(10):
-        out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    out, _ = await walk(site, browser)
     assert out["data"] == ALL and out["metadata"]["pagination_mode"] == "fetch"
     assert sorted(site.fetched) == [url_of(k) for k in range(5)], "no page past the last one linked"
 
@@ -261,17 +247,7 @@ async def test_an_extension_without_fetch_extract_clicks_as_before() -> None:
     site = LinkedSite(PAGES)
     browser = site.install(ScriptedBrowser())
     del browser.handlers["fetch_extract"]
-    p = build_plan(
-        parse_request(
-            {
-                "operation": "extract",
-                "selector": "tr",
-                "schema": SCHEMA,
-                "options": {"paginate": {"next_selector": "a.next"}},
-            }
-        )
-    )
-    out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    out, _ = await walk(site, browser)
     assert out["data"] == ALL and out["metadata"]["pagination_mode"] == "navigate"
     assert "unknown_command" in out["metadata"]["pagination_note"]
 
@@ -329,17 +305,7 @@ async def test_a_next_link_to_another_origin_is_clicked_in_the_tab() -> None:
 
     browser = site.install(ScriptedBrowser())
     browser.handlers["fetch_extract"] = fetch
-    p = build_plan(
-        parse_request(
-            {
-                "operation": "extract",
-                "selector": "tr",
-                "schema": SCHEMA,
-                "options": {"paginate": {"next_selector": "a.next"}},
-            }
-        )
-    )
-    out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    out, _ = await walk(site, browser)
     assert out["data"] == ALL and out["metadata"]["pagination_mode"] == "navigate"
     assert "paginate" in browser.tags()
 
@@ -389,16 +355,7 @@ async def test_cancelling_the_run_cancels_the_pages_fetched_ahead() -> None:
 
     browser = site.install(ScriptedBrowser())
     browser.handlers["fetch_extract"] = fetch
-    p = build_plan(
-        parse_request(
-            {
-                "operation": "extract",
-                "selector": "tr",
-                "schema": SCHEMA,
-                "options": {"paginate": {"next_selector": "a.next"}},
-            }
-        )
-    )
+    p = plan()
     run = asyncio.create_task(runner.run(p, browser, grace_s=0.05))
     with anyio.fail_after(10):
         await asked_ahead.wait()
