@@ -117,7 +117,12 @@ class Pager:
         # The copy the tab rendered, when the HTTP cache kept it (a page that forbids storing it, or a
         # cache keyed otherwise for a load the browser started, is downloaded again).
         again = self._start(here, remaining, cache_first=True)
-        self._start(target, remaining)  # page 2 meanwhile: no time lost when the check passes
+        # Page 2, and the pages the pager links after it, meanwhile: no time lost when the check passes
+        # (they are dropped when it fails).
+        self._start(target, remaining)
+        self._run = numbered.learn(here, target, nxt.pager)
+        self._per_page = len(answer.rows)
+        self._fetch_ahead(target, 2, remaining, others=1)
         why = await self._compare(again, answer, here, target)
         if why is not None and not why.startswith(_UNFETCHED):
             # The cache may hold an older copy than the tab's (stored by an earlier scrape under the
@@ -134,8 +139,6 @@ class Pager:
         self._tab_url = here
         self._asked = [here]
         self._next = nxt
-        self._run = numbered.learn(here, target, nxt.pager)
-        self._per_page = len(answer.rows)
         self.ctx.state.meta["pagination_mode"] = "fetch"
         return "fetch"
 
@@ -181,13 +184,14 @@ class Pager:
             self._ahead[url] = task
         return task
 
-    def _fetch_ahead(self, url: str, pages: int, remaining: int | None) -> None:
+    def _fetch_ahead(self, url: str, pages: int, remaining: int | None, others: int = 0) -> None:
         """Start fetching the pages after `url` (page `pages`, being read) that a numbered pager linked,
-        so that up to IN_FLIGHT are on their way; none beyond max_pages, nor beyond what `remaining`
-        rows can use if pages hold as many rows as the last one read."""
+        so that up to IN_FLIGHT are on their way (`others`: fetches under way besides these pages);
+        none beyond max_pages, nor beyond what `remaining` rows can use if pages hold as many rows as
+        the last one read."""
         if self.options.delay_ms or self._run is None:
             return  # a pause between pages is for the server: one page at a time
-        room = min(IN_FLIGHT, self.options.max_pages - pages + 1) - 1
+        room = min(IN_FLIGHT - others, self.options.max_pages - pages + 1) - 1
         if remaining is not None and self._per_page:
             room = min(room, math.ceil(remaining / self._per_page) - 1)
         for later in self._run.ahead(url, room):
