@@ -60,7 +60,9 @@ def _other(url: str) -> str:
 
 def _handle_of(driver: webdriver.Chrome, before: set[str]) -> str:
     """The window handle of the one tab opened since `before` was taken."""
-    [handle] = browser.wait_until(lambda: list(set(driver.window_handles) - before) or None, what="the new tab")
+    [handle] = browser.wait_until(
+        lambda: list(set(driver.window_handles) - before) or None, what="the new tab"
+    )
     return handle
 
 
@@ -81,13 +83,17 @@ async def test_the_agent_is_there_once_the_pilot_opens_or_moves_a_page(
             driver.close()
             driver.switch_to.window(home)
 
-            tab = (await call(client, "interact", action="new_tab", url=f"{site}/index.html", active=False))["tab_id"]
+            tab = (await call(client, "interact", action="new_tab", url=f"{site}/index.html", active=False))[
+                "tab_id"
+            ]
             assert has_agent(tab)
             await call(client, "interact", action="navigate", url=f"{site}/second.html", tab_id=tab)
             assert has_agent(tab)
             await call(client, "interact", action="back", tab_id=tab)
             assert has_agent(tab)
-            clicked = await call(client, "interact", action="click", selector="a[href='second.html']", tab_id=tab)
+            clicked = await call(
+                client, "interact", action="click", selector="a[href='second.html']", tab_id=tab
+            )
             assert clicked["navigated"] is True
             assert has_agent(tab)
             await call(client, "interact", action="reload", tab_id=tab)
@@ -115,7 +121,9 @@ async def test_not_in_the_persons_tabs_nor_outside_the_scope_nor_once_the_pilot_
             before = set(driver.window_handles)
             driven = (await call(client, "interact", action="new_tab", url=f"{site}/index.html"))["tab_id"]
             handle = _handle_of(driver, before)
-            control = (await call(client, "interact", action="new_tab", url=f"{site}/index.html", active=False))["tab_id"]
+            control = (
+                await call(client, "interact", action="new_tab", url=f"{site}/index.html", active=False)
+            )["tab_id"]
             assert has_agent(driven)
 
             # The person takes the pilot's tab elsewhere: on an allowed site it gets the agent, on

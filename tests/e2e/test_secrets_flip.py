@@ -73,7 +73,11 @@ async def test_a_field_the_page_shows_on_load_stays_secret(
         page = await call(client, "interact", action="navigate", url=f"{site}/secrets/flip_load.html")
         tab = page["tab_id"]
         kind = await call(
-            client, "interact", action="execute_js", script="return document.getElementById('pin').type", tab_id=tab
+            client,
+            "interact",
+            action="execute_js",
+            script="return document.getElementById('pin').type",
+            tab_id=tab,
         )
         assert kind["result"] == "text"  # the page has shown it: nothing says "password" any more
         outs = await read_everything(client, tab, ("SECRETFLIPLOAD1aaaa",))
@@ -96,7 +100,8 @@ async def test_a_field_the_person_shows_before_the_first_command_stays_secret(
             assert 'textbox "Code" = [REDACTED]' in outs["snapshot"]["text"]
 
             result = await client.call_tool(
-                "interact", {"action": "screenshot", "format": "png", "max_width": 1920, "tab_id": page["tab_id"]}
+                "interact",
+                {"action": "screenshot", "format": "png", "max_width": 1920, "tab_id": page["tab_id"]},
             )
             assert not result.is_error
             [image] = [c for c in result.content if isinstance(c, ImageContent)]

@@ -91,8 +91,3 @@ export function actingOn(tabId) {
 export function forgetAll() {
   for (const tabId of [...tabs.keys()]) drop(tabId);
 }
-
-/** Whether tab `tabId` is one whose pages get the agent ahead (for tests). */
-export function isDriven(tabId) {
-  return tabs.get(tabId)?.driven === true;
-}
