@@ -3,17 +3,9 @@ webNavigation events and storage: which documents get the agent injected as they
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
+from tests.support import node
 
-import pytest
-
-from tabpilot import paths
-
-EXT = paths.extension_dir()
-NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+pytestmark = node.needed
 
 # chrome.webNavigation, tabs.onRemoved and storage as a test sets them; executeScript records its targets.
 FAKE_CHROME = """
@@ -53,16 +45,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 
 def _node(code: str) -> object:
-    assert NODE is not None
-    done = subprocess.run(
-        [NODE, "--input-type=module", "-e", FAKE_CHROME + code],
-        cwd=EXT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return node.run_module(FAKE_CHROME + code)
 
 
 def test_only_driven_tabs_in_scope_get_the_agent_as_a_page_commits() -> None:
