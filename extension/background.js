@@ -3,6 +3,7 @@
 // reconnects to the native host. Durable state lives in chrome.storage; variables hold only
 // what dies harmlessly with the worker (lib/state.js mirrors the two settings every command reads).
 import { showPilotIcon } from './worker/lib/activity.js';
+import { forgetAll } from './worker/lib/ahead.js';
 import { releaseAll } from './worker/lib/bgtabs.js';
 import { abortAll, abortPiloted, dispatch } from './worker/dispatch.js';
 import { configure } from './worker/lib/identity.js';
@@ -37,7 +38,10 @@ async function onPopupMessage(msg) {
     case 'set_pilot': {
       if (typeof msg.enabled !== 'boolean') return { ok: false, error: 'enabled must be a boolean' };
       // Off stops running commands and refuses new ones from here on, before storage has it.
-      if (!msg.enabled) abortPiloted();
+      if (!msg.enabled) {
+        abortPiloted();
+        forgetAll();
+      }
       // On comes with its scope ("this site" or "all sites"), written before the pilot is.
       if (msg.enabled && msg.scope) {
         const scope = await changeScope(msg.scope);
@@ -95,6 +99,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (!changes[KEY.PILOT]) return;
   const enabled = changes[KEY.PILOT].newValue === true;
   if (!enabled) abortPiloted();
+  if (!enabled) forgetAll();
   if (!enabled) releaseAll().catch((err) => console.warn('TabPilot: cannot close the background tabs:', err));
   sendPilotEvent(enabled);
   syncTelemetry(enabled);

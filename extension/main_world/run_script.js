@@ -99,9 +99,9 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
   const PLAIN_ATTRS = new Set(['class', 'id', 'type', 'name', 'style', 'role', 'for', 'autocomplete', 'hidden', 'tabindex', 'data-sensitive', 'data-private']);
   const collectSecrets = (into) => {
     // This world cannot see the page agent's memory of inputs that were passwords before a "show
-    // password" toggle: fields named or marked as passwords stand in for it.
+    // password" toggle: fields named or marked as passwords stand in for it (as page/redact.js's own).
     const PASSWORDS = ['input[type=password]', 'input[autocomplete*=password i]', 'input[name=pw i]', 'input[id=pw i]',
-      'input[name*=passw i]', 'input[id*=passw i]', 'input[name=pwd i]', 'input[id=pwd i]'];
+      'input[name*=passw i]', 'input[id*=passw i]', 'input[name*=pwd i]', 'input[id*=pwd i]'];
     const valid = [...PASSWORDS, ...(policy.redact || [])].filter((s) => {
       try {
         document.createDocumentFragment().querySelector(s);

@@ -1,8 +1,8 @@
 // Redaction inside the page, the one set of rules every channel uses (snapshot, markdown, extract,
 // suggest, skeleton, errors, wait_for, selectors, screenshot masks). A secret is an element matching
 // the configured selectors (default: [data-sensitive], [data-private], .sensitive) or a password input
-// (one that is a password now, was one earlier, or that the agent typed into while it was one), and
-// everything inside it, across open shadow roots and same-origin frames. Only values and text are
+// (one that is a password now, was one earlier, or that the agent typed into while it was one; a text
+// field that says it holds a password by its autocomplete, name or id), and everything inside it, across open shadow roots and same-origin frames. Only values and text are
 // replaced by "[REDACTED]": structural attributes (class, maxlength...) stay, a link keeps its path.
 // Secret-shaped text no attribute marks (cards, key formats: the pattern list) is masked as well.
 (() => {
@@ -11,8 +11,14 @@
   });
   if (agent.REDACTED) return;
   const REDACTED = '[REDACTED]';
-  // A password is a secret whatever the user's list says.
-  const INTRINSIC = ['input[type=password]', 'input[autocomplete~=current-password]', 'input[autocomplete~=new-password]'];
+  // A password is a secret whatever the user's list says. The agent usually sees a field while it is a
+  // password (it is injected as a page the pilot drives commits: worker/lib/ahead.js), but a page may
+  // switch it to type=text ("show password") before the agent arrives (a tab the person opened): a
+  // text field then still counts when its autocomplete, name or id says password.
+  const INTRINSIC = [
+    'input[type=password]', 'input[autocomplete~=current-password]', 'input[autocomplete~=new-password]',
+    'input:is(:not([type]), [type=text i]):is([name*=passw i], [name*=pwd i], [id*=passw i], [id*=pwd i])',
+  ];
   const DEFAULT = [...INTRINSIC, '[data-sensitive]', '[data-private]', '.sensitive'];
   // Attributes that describe a secret element without holding its value: they stay as they are.
   const STRUCTURAL = new Set([

@@ -5,6 +5,7 @@
 // With a `pool`, a tab that read cleanly stays open for the pool's next page (loading a page in an
 // open tab costs far less than opening one); release_tabs closes the pool's tabs at the end.
 import { DEFAULTS, ERR, MAX_RESULT_BYTES } from '../protocol.js';
+import { drive } from '../lib/ahead.js';
 import { forget, owns, remember } from '../lib/bgtabs.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
@@ -38,6 +39,7 @@ export async function run(msg, { signal }) {
   const loaded = waitForLoad(tab.id, { expect: url });
   try {
     guardTab(tab.id, signal); // a redirect off the allowed sites aborts this command
+    drive(tab.id);
     await chrome.tabs.update(tab.id, { url });
     await bounded(loaded.promise, {
       timeoutMs,

@@ -3,6 +3,7 @@
 import { DEFAULTS, ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
+import { drive } from '../lib/ahead.js';
 import { waitForLoad } from '../lib/navwatch.js';
 import { onTab, tabFailure } from '../lib/target.js';
 
@@ -48,6 +49,7 @@ export async function run(msg, { signal }) {
     tabId = id;
     signal.throwIfAborted();
     loaded = waitForLoad(id);
+    drive(id);
     try {
       await go(id);
     } catch (err) {

@@ -3,6 +3,7 @@
 import { DEFAULTS, ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
+import { drive } from '../lib/ahead.js';
 import { waitForLoad } from '../lib/navwatch.js';
 import { checkUrl } from '../lib/sites.js';
 import { onTab, tabFailure } from '../lib/target.js';
@@ -22,6 +23,7 @@ export async function run(msg, { signal }) {
     tabId = id;
     signal.throwIfAborted(); // e.g. the pilot went off while the tab was being chosen
     loaded = waitForLoad(id);
+    drive(id);
     try {
       await chrome.tabs.update(id, { url });
     } catch (err) {

@@ -4,6 +4,7 @@
 import { DEFAULTS, ERR } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
+import { drive } from '../lib/ahead.js';
 import { waitForLoad } from '../lib/navwatch.js';
 import { checkUrl, guardTab } from '../lib/sites.js';
 import { getTrackedTabId, setTrackedTab } from '../lib/state.js';
@@ -21,6 +22,7 @@ export async function run(msg, { signal }) {
   // Blank first, then the URL: the load listeners are in place before our navigation starts.
   const tab = await chrome.tabs.create({ url: 'about:blank', active });
   guardTab(tab.id, signal); // a redirect off the allowed sites stops it
+  drive(tab.id);
   if (url) {
     const loaded = waitForLoad(tab.id, { expect: url });
     try {

@@ -11,7 +11,8 @@
 import { DEFAULTS, ERR, MAX_RESULT_BYTES } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
-import { AGENT_FILES, inPage } from '../lib/page.js';
+import { injectAgent } from '../lib/ahead.js';
+import { inPage } from '../lib/page.js';
 import { JsonText } from '../lib/reply.js';
 import { onTab } from '../lib/target.js';
 
@@ -125,10 +126,10 @@ function watchMainFrame(tabId, rowSelector) {
       began.resolve();
       // The next command (an extract) will want the page agent: inject it while the page is still
       // loading, so that it costs nothing after the load instead of two more trips into the page.
-      // Not awaited: its promise settles well after the load, and a command that comes first finds no
-      // agent and injects it itself (the files are idempotent).
+      // Not awaited: the next command waits for it (or injects it itself if it failed). Once per
+      // document: a tab the pilot drives gets it there already (ahead.js).
+      injectAgent(tabId, d.documentId);
       const target = frameOf(d);
-      chrome.scripting.executeScript({ target, files: AGENT_FILES, injectImmediately: true }).catch(() => {});
       // Rows already in the parsed document are what the next extract reads: no need to wait for
       // images and other subresources (the load event) as well. Asked now, answered at
       // DOMContentLoaded from inside the page: no event and no extra trip after it. Without rows, the

@@ -2,6 +2,7 @@
 // (httpOnly included, through chrome.cookies) and the tab's URL, kept by the extension. Answers carry
 // names, URLs, times, sizes and counts only: the values never go to the agent.
 import { DEFAULTS, ERR } from '../protocol.js';
+import { drive } from '../lib/ahead.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { clearCookies, cookiesFor, restoreCookies } from '../lib/cookies.js';
 import { CommandError } from '../lib/errors.js';
@@ -63,6 +64,7 @@ async function inTab(tabId, func, args = []) {
 
 async function load(tabId, url, timeoutMs, signal) {
   const loaded = waitForLoad(tabId);
+  drive(tabId);
   try {
     await chrome.tabs.update(tabId, { url });
     await bounded(loaded.promise, {

@@ -3,6 +3,7 @@
 // `navigated: true` with the new URL, so the next command meets the new page, not the old one.
 import { DEFAULTS, ERR } from '../protocol.js';
 import { timeoutParam } from './deadline.js';
+import { actingOn } from './ahead.js';
 import { CommandError } from './errors.js';
 import { watchNavigation } from './navwatch.js';
 import { inPage } from './page.js';
@@ -17,10 +18,14 @@ export async function act(msg, name, { signal } = {}) {
   const started = Date.now();
   const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS[msg.type].timeout_ms) || DEFAULTS[msg.type].timeout_ms;
   let watch = null;
+  let release = null;
   let out;
   try {
     try {
-      out = await inPage(msg, name, argsOf(msg), { signal, fallbackTimeoutMs: timeoutMs, onTab: (id) => { watch ??= watchNavigation(id); } });
+      out = await inPage(msg, name, argsOf(msg), { signal, fallbackTimeoutMs: timeoutMs, onTab: (id) => {
+        watch ??= watchNavigation(id);
+        release ??= actingOn(id); // a navigation the action starts makes the tab one the pilot drives
+      } });
     } catch (err) {
       // The document went away before it could answer: that is the navigation the action started.
       const unloaded = watch && watch.state.started && !watch.state.closed
@@ -48,5 +53,6 @@ export async function act(msg, name, { signal } = {}) {
     return rest;
   } finally {
     watch?.stop();
+    release?.();
   }
 }

@@ -36,7 +36,7 @@ function install() {
 }
 
 /** Hear tab `tabId`'s main-frame events as `fn(event name, details)` until the returned stop(). */
-function listen(tabId, fn) {
+export function listen(tabId, fn) {
   install();
   if (!watching.has(tabId)) watching.set(tabId, new Set());
   watching.get(tabId).add(fn);

@@ -5,6 +5,7 @@
 import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from './deadline.js';
 import { CommandError } from './errors.js';
+import { arrival } from './ahead.js';
 import { JsonText } from './reply.js';
 import { getPatterns, getRedaction } from './state.js';
 import { onTab, tabFailure } from './target.js';
@@ -27,6 +28,9 @@ function callAgent(name, args) {
 
 async function execute(tabId, frameId, name, args) {
   const target = { tabId, frameIds: [frameId] };
+  // The agent may be on its way already (ahead.js): wait for it rather than inject it twice.
+  const coming = frameId === 0 ? arrival(tabId) : null;
+  if (coming) await coming;
   let [first] = await chrome.scripting.executeScript({ target, func: callAgent, args: [name, args] });
   if (first && first.result && first.result.missing) {
     await chrome.scripting.executeScript({ target, files: AGENT_FILES });

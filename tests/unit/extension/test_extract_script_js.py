@@ -5,15 +5,10 @@ agent's own lines, and the css_selector root."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 
-import pytest
+from tests.support import node
 
-from tabpilot import paths
-
-NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+pytestmark = node.needed
 
 # A document with three secret elements (a password input, a PIN, a name containing another secret)
 # and a #table element; the selectors the runner asks for decide what it gets.
@@ -44,17 +39,8 @@ globalThis.location = { href: 'https://example.test/page' };
 
 
 def run_node(body: str) -> dict[str, object]:
-    assert NODE is not None
-    code = FAKE_DOM + "const { runInPage } = await import('./main_world/run_script.js');\n" + body
-    done = subprocess.run(
-        [NODE, "--input-type=module", "-e", code],
-        cwd=paths.extension_dir(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    runner = "const { runInPage } = await import('./main_world/run_script.js');\n"
+    return node.run_module(FAKE_DOM + runner + body)
 
 
 def extract(script: str, root: str | None = None, max_chars: int = 1_000_000) -> str:

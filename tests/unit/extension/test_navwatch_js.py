@@ -4,17 +4,9 @@ start (watchNavigation) share one set of listeners."""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
+from tests.support import node
 
-import pytest
-
-from tabpilot import paths
-
-EXT = paths.extension_dir()
-NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+pytestmark = node.needed
 
 # chrome.webNavigation and chrome.tabs.onRemoved as events a test fires by hand; `added` counts listeners.
 FAKE_CHROME = """
@@ -41,16 +33,7 @@ const frame = (tabId, more) => ({ tabId, frameId: 0, ...more });
 
 
 def _node(code: str) -> dict[str, object]:
-    assert NODE is not None
-    done = subprocess.run(
-        [NODE, "--input-type=module", "-e", FAKE_CHROME + code],
-        cwd=EXT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return node.run_module(FAKE_CHROME + code)
 
 
 def test_a_load_resolves_when_the_document_it_committed_completes() -> None:

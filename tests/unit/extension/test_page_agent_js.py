@@ -3,17 +3,9 @@ windows, refs, and URL patterns."""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
+from tests.support import node
 
-import pytest
-
-from tabpilot import paths
-
-EXT = paths.extension_dir()
-NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+pytestmark = node.needed
 
 # A page agent with only what the files under test use from core.js.
 AGENT = """
@@ -27,16 +19,7 @@ const failure = (fn) => { try { fn(); return null; } catch (e) { return e.code; 
 
 
 def _node(code: str) -> object:
-    assert NODE is not None
-    done = subprocess.run(
-        [NODE, "--input-type=module", "-e", AGENT + code],
-        cwd=EXT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return node.run_module(AGENT + code)
 
 
 def test_diff_lists_removed_then_added_lines_counting_repeats() -> None:
