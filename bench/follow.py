@@ -137,12 +137,12 @@ def _floor(url: str, concurrency: int) -> tuple[float, float, str | None]:
     finally:
         site.close()
     wrong = [
-        i.id
+        f"issue{i.id} (HTTP {code})"
         for i, (code, page) in zip(issues, pages, strict=False)
         if code != 200 or f'value="{html.escape(i.title)}"' not in page
     ]
     if status != 200 or len(pages) != len(issues) or wrong:
-        return login, details, f"index HTTP {status}, {len(pages)} pages; wrong: {wrong[:5]}"
+        return login, details, f"index HTTP {status}, {len(pages)} pages; wrong: {', '.join(wrong[:5])}"
     return login, details, None
 
 
@@ -185,10 +185,19 @@ async def _series(
             tabpilot = _caller(await stack.enter_async_context(spawn(ours, errlog)))
             other = None if peer is None else _caller(await stack.enter_async_context(spawn(peer, errlog)))
             peer_call = ("browser_run_code_unsafe", {"code": _playwright_script(url)})
+            failed: list[Any] = []  # the detail pages a run could not read, and why
+
+            def answer(out: dict[str, Any]) -> Any:
+                failed.extend(out["metadata"].get("follow_errors", []))
+                return TASK.answer(out)
+
             for n in range(args.runs):
                 progress(f"run {n + 1}/{args.runs}")
                 timed = _task_call(url, args.concurrency)
-                await _once(mine, tabpilot, TASK.setup(url), timed, TASK.answer, expected)
+                failed.clear()
+                await _once(mine, tabpilot, TASK.setup(url), timed, answer, expected)
+                if failed and mine.problem:
+                    mine.problem += "; follow_errors: " + json.dumps(failed)[:300]
                 if other is not None:
                     await _once(theirs, other, pw.setup(TASK, url), peer_call, pw.result, expected)
                 login, details, problem = await asyncio.to_thread(_floor, url, args.concurrency)
