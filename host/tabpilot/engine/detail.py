@@ -8,6 +8,10 @@ draw them) is read again rendered, and `metadata.follow.rendered` counts those. 
 once some field has shown up (or shortly before the timeout), until a page reads empty even so
 (`metadata.follow.empty` counts those): from then on such pages are taken as they read.
 
+The check does not hold the others back: while it runs, the pages after it (as many as the concurrency
+lets in) are fetched already, and kept until it decides; pages fetched for nothing when it chooses tabs
+are at most `concurrency - 1`.
+
 Background tabs are kept open and reused (at most `concurrency`, one per page in flight): loading a page
 in an open tab costs far less than opening a tab. `close()` releases them, whatever happened."""
 
@@ -71,22 +75,35 @@ class DetailReader:
         self.pool = f"follow-{uuid.uuid4().hex[:12]}"
         self.idle: list[int] = []  # kept background tabs, free for the next page
         self.opened = False  # a tab of the pool may be open: close() has work
+        self.checking: asyncio.Event | None = None  # set when the check under way has ended
 
-    async def read(self, url: str) -> Read:
-        """The page as read; a failure of this page raises."""
+    async def read(self, url: str) -> Read | None:
+        """The page as read; None when following stopped while it waited for the check. A failure of
+        this page raises."""
         got = await self._read(url)
-        if empty(got):
+        if got is not None and empty(got):
             self.info["empty"] = self.info.get("empty", 0) + 1
         return got
 
-    async def _read(self, url: str) -> Read:
+    async def _read(self, url: str) -> Read | None:
+        ahead: Read | TabPilotError | None = None  # this page, fetched while another was checked
+        while self.info.get("mode") is None:
+            checking = self.checking
+            if checking is None:
+                return await self._check(url, ahead)
+            if ahead is None and same_origin(url, self.ctx.state.url):
+                ahead = await self._fetch_ahead(url)
+                continue
+            await checking.wait()  # decided; or that page failed, and this one checks next
+        if self.info.get("stopped"):
+            return None
         mode = self.info.get("mode")
-        if mode is None:
-            return await self._check(url)
         # Until a page has read empty, an empty read is a page whose scripts have not drawn it yet.
         drawn = None if self.info.get("empty") else _expect(self.plans)
         if mode == "fetch" and same_origin(url, self.ctx.state.url):
-            got = await self._fetch(url)
+            if isinstance(ahead, TabPilotError):
+                raise ahead
+            got = ahead if ahead is not None else await self._fetch(url)
             hollow = got.ready and drawn is not None and empty(got)
             if got.redirected or (got.ready and not hollow):
                 return got
@@ -104,11 +121,30 @@ class DetailReader:
             async with asyncio.timeout(_RELEASE_MS / 1000):
                 await self.ctx.browser.call(ReleaseTabs(id=0, pool=self.pool))
 
-    async def _check(self, url: str) -> Read:
+    async def _fetch_ahead(self, url: str) -> Read | TabPilotError:
+        """The page fetched before the check has decided: its failure is kept, not raised (it counts
+        only if the pages are to be fetched)."""
+        try:
+            return await self._fetch(url)
+        except TabPilotError as exc:
+            return exc
+
+    async def _check(self, url: str, ahead: Read | TabPilotError | None) -> Read:
+        ended = self.checking = asyncio.Event()
+        try:
+            return await self._both(url, ahead)
+        finally:
+            self.checking = None
+            ended.set()
+
+    async def _both(self, url: str, ahead: Read | TabPilotError | None) -> Read:
         if not same_origin(url, self.ctx.state.url):
             self._decide("tab", "the detail pages are on another origin than the list")
             return await self._tab(url)
-        both = await asyncio.gather(self._tab(url), self._fetch(url), return_exceptions=True)
+        if ahead is None:
+            both = await asyncio.gather(self._tab(url), self._fetch(url), return_exceptions=True)
+        else:
+            both = [*await asyncio.gather(self._tab(url), return_exceptions=True), ahead]
         for got in both:
             if isinstance(got, BaseException) and not isinstance(got, TabPilotError):
                 raise got

@@ -142,6 +142,8 @@ async def _each(
                     raise
                 _fail(ctx, base + i, url, str(exc.code), exc.message)
                 return
+        if answer is None:
+            return  # following stopped while this page waited
         landed = answer.landed
         if answer.redirected and landed is not None and is_login_redirect(url, landed):
             if not info.get("stopped"):
@@ -163,13 +165,10 @@ async def _each(
         info["done"] += 1
         ctx.progress()
 
-    todo = list(enumerate(rows))
     try:
-        # The first detail page decides how all are read (and is read both ways): one at a time until then.
-        while todo and info.get("mode") is None and not info.get("stopped"):
-            await one(*todo.pop(0))
+        # The first detail page decides how all are read; the next ones are fetched meanwhile (detail.py).
         async with asyncio.TaskGroup() as group:
-            for i, row in todo:
+            for i, row in enumerate(rows):
                 group.create_task(one(i, row))
     except BaseExceptionGroup as grouped:
         raise grouped.exceptions[0] from None  # the first fatal failure, as a plain error

@@ -313,7 +313,7 @@ async def test_pages_that_read_the_same_fetched_are_fetched_after_the_first() ->
     assert out["data"] == [merged(1), merged(2), merged(3)]
     assert out["metadata"]["follow"] == {"mode": "fetch", "done": 3, "total": 3}
     assert opened(browser) == [f"{BASE}1"]  # rendered once, for the check
-    assert fetched(browser) == [f"{BASE}1", f"{BASE}2", f"{BASE}3"]
+    assert sorted(fetched(browser)) == [f"{BASE}1", f"{BASE}2", f"{BASE}3"]  # each once
     assert out["metadata"]["url"] == "https://data.example/table?page=2"  # the list's, not a detail page's
 
 
@@ -325,7 +325,9 @@ async def test_pages_drawn_by_scripts_are_rendered_in_tabs() -> None:
     out = await scrape(browser)
     assert out["data"] == [merged(1), merged(2), merged(3)]
     assert out["metadata"]["follow"]["mode"] == "tab" and "scripts" in out["metadata"]["follow"]["why"]
-    assert opened(browser) == [f"{BASE}1", f"{BASE}2", f"{BASE}3"] and fetched(browser) == [f"{BASE}1"]
+    assert sorted(opened(browser)) == [f"{BASE}1", f"{BASE}2", f"{BASE}3"]
+    # Pages 2 and 3 were fetched while page 1 was checked (concurrency 4), for nothing as it turned out.
+    assert sorted(fetched(browser)) == [f"{BASE}1", f"{BASE}2", f"{BASE}3"]
 
 
 async def test_detail_pages_on_another_site_are_rendered_without_trying_a_fetch() -> None:

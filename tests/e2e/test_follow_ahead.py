@@ -1,0 +1,62 @@
+"""`follow` does not wait for its check: while the first detail page renders in a background tab (its
+picture is served 4 s late, so its load takes that long), the next pages are fetched already, each
+once, and used when the check finds that fetching reads the same. Seen in the engine's own
+per-command trace (TABPILOT_TRACE), through the real MCP client, extension and pages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from selenium import webdriver
+
+from tabpilot.engine.trace import ENV_TRACE
+from tests.support import browser
+from tests.support.mcp_client import call, mcp_client, scrape
+
+pytestmark = pytest.mark.anyio
+
+ROWS = "table.tickets tr:has(td)"
+SCHEMA = {"title": "td a", "link": "td a | url"}
+DETAIL = {"owner": ".owner", "points": ".points | number"}
+
+
+@pytest.fixture(scope="module")
+def env(env: dict[str, str]) -> Iterator[dict[str, str]]:
+    """The e2e dirs, and a trace file for the browser's native host."""
+    yield env | {ENV_TRACE: str(Path(env["TABPILOT_TEST_BASE"]) / "trace.jsonl")}
+
+
+def follow_commands(env: dict[str, str]) -> list[dict[str, Any]]:
+    """The trace lines of the last run that read detail pages."""
+    lines = [json.loads(x) for x in Path(env[ENV_TRACE]).read_text().splitlines() if x.strip()]
+    run = max(x["run"] for x in lines if x["cmd"] == "extract_tab")
+    return [x for x in lines if x["run"] == run and x["cmd"] in ("fetch_extract", "extract_tab")]
+
+
+async def test_the_next_pages_are_fetched_while_the_first_is_checked(
+    driver: webdriver.Chrome, env: dict[str, str], site: str
+) -> None:
+    browser.set_pilot(driver, True)
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/follow/ahead.html")
+        follow = {"field": "link", "schema": DETAIL, "selector": "main.ticket", "concurrency": 3}
+        out = await scrape(client, operation="extract", selector=ROWS, schema=SCHEMA, follow=follow)
+    assert [(r["title"], r["owner"], r["points"]) for r in out["data"]] == [
+        ("Heavy page", "Barbara", 5),
+        ("Printer on fire", "Grace", 13),
+        ("Coffee machine empty", "Linus", 2),
+    ]
+    assert out["metadata"]["follow"] == {"mode": "fetch", "done": 3, "total": 3}
+    commands = follow_commands(env)
+    [check] = [x for x in commands if x["cmd"] == "extract_tab"]
+    assert check["url"] == f"{site}/follow/heavy.html"
+    fetched = sorted(x["url"].rsplit("/", 1)[1] for x in commands if x["cmd"] == "fetch_extract")
+    assert fetched == ["heavy.html", "t1.html", "t2.html"]  # each page fetched once
+    # Pages 2 and 3 were asked for while page 1 was still loading in its tab (not after its check).
+    check_end = check["at"] + check["ms"]
+    ahead = [x for x in commands if x["cmd"] == "fetch_extract" and "heavy" not in x["url"]]
+    assert all(x["at"] < check_end for x in ahead), commands
