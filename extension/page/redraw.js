@@ -135,5 +135,5 @@
     channel.port2.postMessage(null);
   }
 
-  agent.redraw = { before, wait, afterTurn };
+  agent.redraw = { before, wait };
 })();
