@@ -39,7 +39,7 @@ export async function run(msg, { signal }) {
     const args = {
       next_selector: msg.next_selector, row_selector: msg.row_selector, wait_ms: timeoutMs,
       fields: Array.isArray(msg.fields) && msg.fields.length ? msg.fields : null, limit: msg.limit ?? null,
-      virtual: msg.virtual ?? null, max_chars: MAX_RESULT_BYTES, pages: msg.pages ?? 1, budget_ms: BATCH_MS, max_batch: BATCH_CHARS,
+      virtual: msg.virtual ?? null, max_chars: MAX_RESULT_BYTES, pages: msg.pages ?? DEFAULTS.paginate.pages, budget_ms: BATCH_MS, max_batch: BATCH_CHARS,
     };
     const inPageCall = inPage({ ...msg, tab_id: tabId, timeout_ms: timeoutMs + MARGIN_MS }, 'paginate', args, { signal })
       .then((value) => ({ value }), (error) => ({ error }));
