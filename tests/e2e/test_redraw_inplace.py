@@ -1,6 +1,6 @@
 """Tables redrawn in place, read the moment the redraw completes and several pages a command, in real
 Chromium: a redraw in two steps, under aria-busy, under a "processing" overlay, with skeleton rows,
-and in one task; secrets in a redrawn row are redacted as on any page."""
+in one task, and one that gives way to a link; secrets in a redrawn row are redacted as on any page."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ pytestmark = pytest.mark.anyio
 GRID = "table.grid tbody tr"
 # Page 2's secrets, as every channel shows them: the private cell gone, the card number masked.
 ROWS = ["r1", "r2", "r3", "r4", "[REDACTED]", "card [REDACTED]", "r7", "r8", "r9", "r10", "r11", "r12"]
-MODES = ["two-step", "busy", "overlay", "skeleton", "instant"]
+# "link": a batch stops before a Next that loads a new document; the next command follows the link.
+MODES = ["two-step", "busy", "overlay", "skeleton", "instant", "link"]
 
 
 @pytest.fixture(scope="module")
