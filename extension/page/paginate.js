@@ -1,6 +1,6 @@
 // The page's half of pagination and infinite scroll. Both wait for the DOM to change with a
-// MutationObserver (3 ms a page where polling each frame costs 16 ms), bounded by `wait_ms`; neither
-// ever sleeps for a fixed time. A click that navigates is noticed by the worker (webNavigation): this
+// MutationObserver (3 ms a page where polling each frame costs 16 ms; a redraw in place is told
+// complete by page/redraw.js), bounded by `wait_ms`; neither ever sleeps for a fixed time. A click that navigates is noticed by the worker (webNavigation): this
 // document is on its way out then, and whatever it answers is not waited for.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('paginate', {
