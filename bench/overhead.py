@@ -14,7 +14,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import sys
 import tempfile
 import time
@@ -22,12 +21,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mcp import StdioServerParameters
-from tests.fixtures.realapps import corpus, tasks
+from tests.fixtures.realapps import tasks
 
 from tabpilot.engine.trace import ENV_TRACE
 
-from . import pilot
+from . import harness, pilot
 from .client import call_ok, progress, spawn
+from .sitetime import union_length
 from .stats import machine_facts
 
 CHROMIUM = "/usr/bin/chromium"
@@ -44,12 +44,7 @@ def _lines(path: Path, start: int) -> tuple[list[dict[str, Any]], int]:
 def breakdown(wall_ms: float, lines: list[dict[str, Any]]) -> dict[str, Any]:
     """One call's time split: the extension's, the pipe + host's per command, and the rest (bridge,
     socket, engine). Commands that overlap (parallel fetches) count by their union in time."""
-    spans = sorted((x["at"], x["at"] + x["ms"]) for x in lines)
-    busy, end = 0.0, float("-inf")
-    for a, b in spans:
-        if b > end:
-            busy += b - max(a, end)
-            end = b
+    busy = union_length((x["at"], x["at"] + x["ms"]) for x in lines)
     ext = sum(x.get("ext_ms", 0.0) for x in lines)
     host = sum(x["ms"] for x in lines)
     return {
@@ -94,29 +89,17 @@ async def _series(
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Start the apps and a dedicated headless profile with the trace on; run the tasks."""
-    chosen = [t for t in tasks.PASSING if args.task is None or args.task in t.name]
-    if not chosen:
-        raise SystemExit(f"no task name contains {args.task!r}")
+    chosen = harness.choose(tasks.PASSING, args.task)
     results: dict[str, Any] = {"machine": machine_facts(CHROMIUM), "runs": args.runs}
     with contextlib.ExitStack() as stack:
-        urls: dict[str, str] = {}
-        for app in dict.fromkeys(t.app for t in chosen):
-            progress(f"starting {app}")
-            urls[app] = stack.enter_context(getattr(corpus, app)())
+        urls = harness.start_apps(stack, chosen)
         root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tabpilot-overhead-bench-")))
         trace = root / "trace.jsonl"
         errlog = stack.enter_context(open(root / "servers.log", "w"))
         env = stack.enter_context(pilot.private_dirs(root / "tp"))
-        saved = os.environ.get(ENV_TRACE)
-        os.environ[ENV_TRACE] = str(trace)  # the browser, hence its native host, inherits it
-        try:
+        with harness.environ(ENV_TRACE, str(trace)):  # the browser, hence its native host, inherits it
             progress("starting a dedicated headless TabPilot profile")
             stack.enter_context(pilot.dedicated_browser(next(iter(urls.values()))))
-        finally:
-            if saved is None:
-                os.environ.pop(ENV_TRACE, None)
-            else:
-                os.environ[ENV_TRACE] = saved
         results["tasks"] = asyncio.run(_series(env, urls, chosen, args.runs, trace, errlog))
     return results
 
@@ -138,16 +121,12 @@ def _table(results: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `python -m bench.overhead`."""
-    parser = argparse.ArgumentParser(prog="python -m bench.overhead", description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="runs of each task (the fastest is shown)")
+    parser = harness.arguments(
+        "python -m bench.overhead", __doc__, what="runs of each task (the fastest is shown)"
+    )
     parser.add_argument("--task", help="only the tasks whose name contains this text")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
-    args = parser.parse_args(argv)
-    if args.runs < 1:
-        parser.error("--runs must be at least 1")
-    results = run(args)
-    print(json.dumps(results, indent=2) if args.json else _table(results))
-    return 0
+    args = harness.parse(parser, argv)
+    return harness.report(run(args), args, _table)
 
 
 if __name__ == "__main__":

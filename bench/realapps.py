@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mcp import Client, StdioServerParameters
-from tests.fixtures.realapps import corpus, tasks
+from tests.fixtures.realapps import tasks
 
-from . import pilot, playwright_mcp
+from . import harness, pilot, playwright_mcp
 from . import realapps_playwright as pw
 from .client import progress, spawn, text_of
 from .stats import machine_facts
@@ -137,10 +137,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         progress(f"Playwright MCP is not installed ({playwright_mcp.INSTALL_HINT}): TabPilot only")
     results["playwright_mcp"] = playwright_mcp.version() if use_playwright else None
     with contextlib.ExitStack() as stack:
-        urls: dict[str, str] = {}
-        for app in dict.fromkeys(t.app for t in chosen):
-            progress(f"starting {app}")
-            urls[app] = stack.enter_context(getattr(corpus, app)())
+        urls = harness.start_apps(stack, chosen)
         root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tabpilot-realapps-bench-")))
         errlog = stack.enter_context(open(root / "servers.log", "w"))
         env = stack.enter_context(pilot.private_dirs(root / "tp"))
@@ -188,17 +185,11 @@ def _table(results: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `python -m bench.realapps`."""
-    parser = argparse.ArgumentParser(prog="python -m bench.realapps", description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="runs of each task by each product")
+    parser = harness.arguments("python -m bench.realapps", __doc__, what="runs of each task by each product")
     parser.add_argument("--pending", action="store_true", help="also the tasks TabPilot cannot do yet")
     parser.add_argument("--skip-playwright", action="store_true", help="measure TabPilot only")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
-    args = parser.parse_args(argv)
-    if args.runs < 1:
-        parser.error("--runs must be at least 1")
-    results = run(args)
-    print(json.dumps(results, indent=2) if args.json else _table(results))
-    return 0
+    args = harness.parse(parser, argv)
+    return harness.report(run(args), args, _table)
 
 
 if __name__ == "__main__":

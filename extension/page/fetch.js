@@ -7,9 +7,11 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
     needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer'],
-    provides: ['nextTarget', 'fetchDocument', 'fetchExtract', 'commands.fetch_extract'],
+    provides: ['nextTarget', 'pagerUrls', 'fetchDocument', 'fetchExtract', 'commands.fetch_extract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
+  const PAGER_LEVELS = 6; // how far up from the next link a pager's numbered links are looked for
+  const PAGER_MAX = 50; // numbered links reported at most (a pager shows a handful)
 
   /** Hidden by the markup itself: a parsed document has no layout, so no CSS can be asked. */
   function hiddenInMarkup(el) {
@@ -40,10 +42,59 @@
   }
 
   /**
+   * The URLs among `hrefs` that differ from `next` in exactly one number (`?page=7` for `?page=3`,
+   * `/p/7/` for `/p/3/`), each once, in their order: a pager's numbered links. The host learns from
+   * them how far the pages go (engine/numbered.py).
+   */
+  agent.pagerUrls = (next, hrefs) => {
+    const want = next.split(/(\d+)/);
+    const out = [];
+    for (const href of hrefs) {
+      if (out.length >= PAGER_MAX) break;
+      if (href === next || out.includes(href)) continue;
+      const got = href.split(/(\d+)/);
+      if (got.length !== want.length) continue;
+      // Odd indexes of the split are the numbers: one may differ, the words between them may not.
+      let numbers = 0;
+      let words = 0;
+      want.forEach((part, i) => {
+        if (part !== got[i]) {
+          if (i % 2 === 1) numbers += 1;
+          else words += 1;
+        }
+      });
+      if (numbers === 1 && words === 0) out.push(href);
+    }
+    return out;
+  };
+
+  /** Absolute URLs (no fragment) of the links in `root`. */
+  const linkUrls = (root) => [...root.querySelectorAll('a[href], area[href]')].flatMap((a) => {
+    try {
+      return [bare(new URL(a.getAttribute('href').trim(), a.baseURI).href).href];
+    } catch {
+      return [];
+    }
+  });
+
+  /** The numbered links of the pager around the next link: from the nearest ancestor (a few levels
+   * up, never the whole body) that holds two or more of them. */
+  function pagerNear(link, nextUrl) {
+    let found = [];
+    for (let el = link.parentElement, up = 0; el && up < PAGER_LEVELS; el = el.parentElement, up += 1) {
+      if (el.localName === 'body' || el.localName === 'html') break;
+      found = agent.pagerUrls(nextUrl, linkUrls(el));
+      if (found.length >= 2) break;
+    }
+    return found;
+  }
+
+  /**
    * Where the next control of `doc` leads: `{url, same_origin}` for a link or a GET form's button,
    * `{end: "missing" | "disabled"}` as paginate says it, or `{kind: "button"}` for a control only a
-   * script can follow (no href, `#`, `javascript:`, a POST form). `live`: the first visible match, as
-   * paginate clicks; in a parsed document the first match its markup does not hide.
+   * script can follow (no href, `#`, `javascript:`, a POST form). A link adds `pager` (pagerUrls) when
+   * it has numbered neighbours. `live`: the first visible match, as paginate clicks; in a parsed
+   * document the first match its markup does not hide.
    */
   agent.nextTarget = (doc, selector, live, docUrl) => {
     const all = [...agent.queryAll(selector, doc)];
@@ -60,11 +111,18 @@
       url = formUrl(shown);
     }
     if (!url || !/^https?:$/.test(url.protocol) || url.href === here.href) return { kind: 'button' };
-    return { url: url.href, same_origin: url.origin === here.origin };
+    const out = { url: url.href, same_origin: url.origin === here.origin };
+    const pager = link ? pagerNear(link, url.href) : [];
+    if (pager.length) out.pager = pager;
+    return out;
   };
 
-  /** Fetch `url` (same origin as this page) and parse it: {doc, url, status, redirected}. */
-  agent.fetchDocument = async (raw, timeoutMs) => {
+  /**
+   * Fetch `url` (same origin as this page) and parse it: {doc, url, status, redirected}. `cacheFirst`:
+   * a copy in the HTTP cache, fresh or stale, is taken without asking the server (re-reading the
+   * page the tab shows, whose copy it is when the page let it be stored).
+   */
+  agent.fetchDocument = async (raw, timeoutMs, cacheFirst = false) => {
     let url;
     try {
       url = bare(new URL(String(raw), location.href).href);
@@ -80,7 +138,7 @@
     let text;
     try {
       // What a navigation asks for: some servers answer */* with JSON.
-      response = await fetch(url.href, { credentials: 'same-origin', redirect: 'follow', signal: controller.signal, headers: { Accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' } });
+      response = await fetch(url.href, { credentials: 'same-origin', redirect: 'follow', cache: cacheFirst ? 'force-cache' : 'default', signal: controller.signal, headers: { Accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' } });
       const final = response.url || url.href;
       if (response.status >= 400) {
         throw new agent.PageError('http_error', `${final} answered HTTP ${response.status}`, { url: final, status: response.status });
@@ -117,7 +175,7 @@
    * `next_selector`, `next` (see nextTarget). `final_url` travels beside the JSON for the worker's
    * site check.
    */
-  agent.fetchExtract = async ({ url, selector = null, fields, limit = null, maxChars, nextSelector = null, timeoutMs = 10_000 }) => {
+  agent.fetchExtract = async ({ url, selector = null, fields, limit = null, maxChars, nextSelector = null, timeoutMs = 10_000, cacheFirst = false }) => {
     const rows = typeof selector === 'string' && selector.trim() ? selector : ':root';
     if (nextSelector !== null && (typeof nextSelector !== 'string' || !nextSelector.trim())) {
       throw new agent.PageError('invalid_params', 'next_selector must be a CSS selector');
@@ -125,7 +183,7 @@
     const plans = agent.fieldPlans(fields);
     agent.queryAll(rows, document); // an invalid selector is invalid_selector before anything is fetched
     if (nextSelector) agent.queryAll(nextSelector, document);
-    const page = await agent.fetchDocument(url, timeoutMs);
+    const page = await agent.fetchDocument(url, timeoutMs, cacheFirst);
     const extra = { status: page.status, redirected: page.redirected };
     if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);
     const cap = Number.isInteger(limit) && limit >= 0 ? limit : null;
@@ -135,7 +193,7 @@
   };
 
   // `fetch_ms`: the fetch's own limit, inside the command's `timeout_ms`, so a slow server is `timeout`.
-  agent.commands.fetch_extract = ({ url, selector, fields, limit, max_chars: maxChars, next_selector: nextSelector = null, fetch_ms: fetchMs, timeout_ms: timeoutMs }) => (
-    agent.fetchExtract({ url, selector, fields, limit, maxChars, nextSelector, timeoutMs: Number.isInteger(fetchMs) ? fetchMs : timeoutMs })
+  agent.commands.fetch_extract = ({ url, selector, fields, limit, max_chars: maxChars, next_selector: nextSelector = null, fetch_ms: fetchMs, timeout_ms: timeoutMs, cache_first: cacheFirst = false }) => (
+    agent.fetchExtract({ url, selector, fields, limit, maxChars, nextSelector, timeoutMs: Number.isInteger(fetchMs) ? fetchMs : timeoutMs, cacheFirst: cacheFirst === true })
   );
 })();

@@ -88,6 +88,7 @@ export const DEFAULTS = Object.freeze({
     "timeout_ms": 10000
   },
   "fetch_extract": {
+    "cache_first": false,
     "timeout_ms": 10000
   },
   "fill": {
@@ -352,12 +353,13 @@ export const DEFAULTS = Object.freeze({
  * @property {boolean} [truncated]
  */
 /**
- * Where a next-page control leads: `url` for a link or a GET form (`same_origin` with the page), `end` (missing | disabled) on the last page, or `kind` "button" for a control only a script follows.
+ * Where a next-page control leads: `url` for a link or a GET form (`same_origin` with the page), `end` (missing | disabled) on the last page, or `kind` "button" for a control only a script follows. `pager`: the numbered links near a link whose URLs differ from `url` in one number only.
  * @typedef {Object} NextTarget
  * @property {(string|null)} [url]
  * @property {boolean} [same_origin]
  * @property {(string|null)} [end]
  * @property {(string|null)} [kind]
+ * @property {Array<string>} [pager]
  */
 /**
  * A tab that a clicked link opened.

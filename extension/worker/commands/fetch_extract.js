@@ -23,7 +23,7 @@ export async function run(msg, { signal }) {
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
   const args = {
     url: msg.url, selector: msg.selector ?? null, fields: msg.fields, limit, max_chars: MAX_RESULT_BYTES,
-    next_selector: msg.next_selector ?? null,
+    next_selector: msg.next_selector ?? null, cache_first: msg.cache_first === true,
   };
   const out = await inPage({ ...msg, timeout_ms: timeoutMs + MARGIN_MS }, 'fetch_extract', { ...args, fetch_ms: timeoutMs }, { signal });
   await checkUrl(out.final_url, out.tab_id);

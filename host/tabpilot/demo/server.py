@@ -13,7 +13,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
@@ -147,11 +147,15 @@ class _Handler(SimpleHTTPRequestHandler):
         self._redirect(target, cookie=f"{COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=86400")
 
 
+Wrap = Callable[[type[_Handler]], type[_Handler]]
+
+
 @contextmanager
-def serve_site(directory: Path = SITE) -> Generator[Site]:
-    """Serve a directory (with the login above) on an ephemeral loopback port."""
+def serve_site(directory: Path = SITE, wrap: Wrap | None = None) -> Generator[Site]:
+    """Serve a directory (with the login above) on an ephemeral loopback port; `wrap` may subclass the
+    request handler (a benchmark logs the site's requests)."""
     site = Site(url="")
-    handler = functools.partial(_Handler, directory=str(directory), site=site)
+    handler = functools.partial(wrap(_Handler) if wrap else _Handler, directory=str(directory), site=site)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     site.url = f"http://127.0.0.1:{server.server_address[1]}"
     server.daemon_threads = True
@@ -165,7 +169,7 @@ def serve_site(directory: Path = SITE) -> Generator[Site]:
 
 
 @contextmanager
-def serve(directory: Path = SITE) -> Generator[str]:
+def serve(directory: Path = SITE, wrap: Wrap | None = None) -> Generator[str]:
     """Serve a directory on an ephemeral loopback port; yields the base URL."""
-    with serve_site(directory) as site:
+    with serve_site(directory, wrap) as site:
         yield site.url

@@ -1,5 +1,6 @@
-"""Link pagination through fetch_extract, against a scripted site: the check on page 1, pages fetched
-ahead and read in order, the stops and faults of fetched pages, and the fall-backs to the tab."""
+"""Link pagination through fetch_extract, against a scripted site: the check on page 1 (from the HTTP
+cache), pages a numbered pager links fetched ahead and read in order (never past the last one linked,
+never on a guess), the stops and faults of fetched pages, and the fall-backs to the tab."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from tabpilot.engine import result, runner
 from tabpilot.engine.plan import build_plan, parse_request
-from tabpilot.engine.steps.paging import predict
+from tabpilot.engine.steps.paging import IN_FLIGHT
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
 from tests.support.fake_browser import ScriptedBrowser
@@ -32,14 +33,19 @@ def url_of(k: int) -> str:
 @dataclass
 class LinkedSite:
     """Linked pages of rows; the tab shows page `tab`. `faults[k]`: what fetching page k does instead
-    (a TabPilotError to raise, or {"redirect": url}); `drawn`: the fetched HTML lacks the script's rows."""
+    (a TabPilotError to raise, or {"redirect": url}); `drawn`: the fetched HTML lacks the script's rows;
+    `window`: the pager beside the next link numbers the pages up to this far from each page (None: no
+    pager); `hold[k]`: page k answers once the event is set. `busy` counts fetches under way."""
 
     pages: list[list[list[Any]]]
     drawn: bool = False
     faults: dict[int, Any] = field(default_factory=dict[int, Any])
     hold: dict[int, asyncio.Event] = field(default_factory=dict[int, asyncio.Event])
     tab: int = 0
+    window: int | None = None
     fetched: list[str] = field(default_factory=list[str])
+    busy: int = 0
+    most_busy: int = 0
 
     def install(self, browser: ScriptedBrowser) -> ScriptedBrowser:
         browser.handlers.update(
@@ -48,7 +54,13 @@ class LinkedSite:
         return browser
 
     def _next(self, k: int) -> dict[str, Any]:
-        return {"url": url_of(k + 1), "same_origin": True} if k + 1 < len(self.pages) else {"end": "missing"}
+        if k + 1 >= len(self.pages):
+            return {"end": "missing"}
+        out: dict[str, Any] = {"url": url_of(k + 1), "same_origin": True}
+        if self.window is not None:
+            near = range(max(0, k - self.window), min(len(self.pages), k + self.window + 1))
+            out["pager"] = [url_of(j) for j in near if j not in (k, k + 1)]
+        return out
 
     def _answer(self, k: int, limit: int | None, rows: list[list[Any]] | None = None) -> dict[str, Any]:
         got = self.pages[k] if rows is None else rows
@@ -64,8 +76,14 @@ class LinkedSite:
     async def fetch(self, c: m.FetchExtract) -> Any:
         self.fetched.append(c.url)
         k = next(i for i in range(len(self.pages) + 5) if url_of(i) == c.url)
-        if k in self.hold:
-            await self.hold[k].wait()
+        self.busy += 1
+        self.most_busy = max(self.most_busy, self.busy)
+        try:
+            if k in self.hold:
+                await self.hold[k].wait()
+            await asyncio.sleep(0)  # the other fetches started meanwhile are under way too
+        finally:
+            self.busy -= 1
         fault = self.faults.get(k)
         if isinstance(fault, TabPilotError):
             return fault
@@ -95,8 +113,8 @@ PAGES = [[[f"r{p}{i}", str(10 * p + i)] for i in range(2)] for p in range(5)]
 ALL = [{"name": f"r{p}{i}", "points": 10 * p + i} for p in range(5) for i in range(2)]
 
 
-async def walk(site: LinkedSite, **options: Any) -> tuple[dict[str, Any], ScriptedBrowser]:
-    browser = site.install(ScriptedBrowser())
+def plan(**options: Any) -> Any:
+    """The extract plan of the list, paginated by `a.next` (`paginate` options merged)."""
     paginate = {"next_selector": "a.next", "max_pages": 20} | options.pop("paginate", {})
     request = {
         "operation": "extract",
@@ -104,7 +122,15 @@ async def walk(site: LinkedSite, **options: Any) -> tuple[dict[str, Any], Script
         "schema": SCHEMA,
         "options": {"paginate": paginate, **options},
     }
-    p = build_plan(parse_request(request))
+    return build_plan(parse_request(request))
+
+
+async def walk(
+    site: LinkedSite, browser: ScriptedBrowser | None = None, **options: Any
+) -> tuple[dict[str, Any], ScriptedBrowser]:
+    """Scrape every page of `site` (through `browser`, whose handlers a test may have replaced)."""
+    browser = browser or site.install(ScriptedBrowser())
+    p = plan(**options)
     with anyio.fail_after(10):
         out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
     return out, browser
@@ -119,12 +145,34 @@ async def test_linked_pages_are_fetched_and_the_tab_stays_on_page_1() -> None:
     assert meta["pagination_stopped"]["reason"] == "no_next" and meta["pagination_stopped"]["page"] == 5
     assert site.tab == 0 and meta["url"] == url_of(0)
     assert "paginate" not in browser.tags() and "navigate" not in browser.tags()
-    # Page 1 once more (the check), then each page once (pages guessed past the last are dropped).
-    assert all(site.fetched.count(url_of(k)) == 1 for k in range(5))
+    # Page 1 once more (the check, from the HTTP cache when it can), then each page once.
+    assert sorted(site.fetched) == [url_of(k) for k in range(5)]
+    check = [c for c in browser.sent if isinstance(c, m.FetchExtract) and c.cache_first]
+    assert [c.url for c in check] == [url_of(0)], "only the check on page 1 may take the cached copy"
+
+
+async def test_an_older_copy_in_the_cache_is_checked_again_at_the_server() -> None:
+    site = LinkedSite(PAGES)
+    original = site.fetch
+
+    async def fetch(c: m.FetchExtract) -> Any:
+        out = await original(c)
+        if c.cache_first:  # stored by an earlier walk, before the list changed
+            out["rows"] = [["gone", "1"]]
+        return out
+
+    browser = site.install(ScriptedBrowser())
+    browser.handlers["fetch_extract"] = fetch
+    out, _ = await walk(site, browser)
+    assert out["data"] == ALL and out["metadata"]["pagination_mode"] == "fetch"
+    checks = [
+        (c.url, c.cache_first) for c in browser.sent if isinstance(c, m.FetchExtract) and c.url == url_of(0)
+    ]
+    assert checks == [(url_of(0), True), (url_of(0), False)]
 
 
 async def test_numbered_pages_are_fetched_ahead_and_read_in_order() -> None:
-    site = LinkedSite(PAGES)
+    site = LinkedSite(PAGES, window=3)
     # Page 2 answers only once page 4 was asked for: it can only finish if pages are fetched ahead.
     site.hold[1] = asyncio.Event()
     original = site.fetch
@@ -136,23 +184,56 @@ async def test_numbered_pages_are_fetched_ahead_and_read_in_order() -> None:
 
     browser = site.install(ScriptedBrowser())
     browser.handlers["fetch_extract"] = fetch
-    p = build_plan(
-        parse_request(
-            {
-                "operation": "extract",
-                "selector": "tr",
-                "schema": SCHEMA,
-                "options": {"paginate": {"next_selector": "a.next"}},
-            }
-        )
-    )
-    with anyio.fail_after(10):
-        out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    out, _ = await walk(site, browser)
     assert out["data"] == ALL and out["metadata"]["pagination_mode"] == "fetch"
+    assert sorted(site.fetched) == [url_of(k) for k in range(5)], "no page past the last one linked"
+
+
+MANY = [[[f"m{p}", str(p)]] for p in range(20)]
+MANY_ROWS = [{"name": f"m{p}", "points": p} for p in range(20)]
+
+
+@pytest.mark.parametrize("window", [2, 3, 50])
+async def test_pages_ahead_stay_within_the_pager_and_in_flight_cap(window: int) -> None:
+    site = LinkedSite(MANY, window=window)
+    out, _ = await walk(site)
+    assert out["data"] == MANY_ROWS and out["metadata"]["pagination_mode"] == "fetch"
+    assert sorted(site.fetched) == sorted(url_of(k) for k in range(20)), "each page once, none past page 20"
+    # Up to IN_FLIGHT fetches at once (page 1's check among them), as far as the pager links ahead
+    # (page k links up to k + window).
+    assert site.most_busy == min(IN_FLIGHT, window + 1)
+
+
+async def test_without_a_numbered_pager_nothing_is_fetched_on_a_guess() -> None:
+    site = LinkedSite(MANY)  # ?page=N links, but no pager beside them: where the list ends is unknown
+    out, _ = await walk(site)
+    assert out["data"] == MANY_ROWS
+    assert sorted(site.fetched) == sorted(url_of(k) for k in range(20))
+    assert site.most_busy <= 2, "one page at a time after the check"
+
+
+async def test_a_page_past_the_last_one_linked_is_never_asked_for() -> None:
+    # The pager of the last pages still links every page up to the last; the next link ends there.
+    site = LinkedSite(MANY[:7], window=50)
+    out, _ = await walk(site)
+    assert out["metadata"]["pagination_stopped"]["reason"] == "no_next"
+    assert url_of(7) not in site.fetched and len(site.fetched) == 7
+
+
+@pytest.mark.parametrize(
+    ("options", "pages"), [({"limit": 3}, 3), ({"paginate": {"max_pages": 4}}, 4), ({"limit": 1}, 1)]
+)
+async def test_pages_ahead_respect_limit_and_max_pages(options: dict[str, Any], pages: int) -> None:
+    site = LinkedSite(MANY, window=50)
+    out, _ = await walk(site, **options)
+    assert out["data"] == MANY_ROWS[:pages]
+    assert set(site.fetched) <= {url_of(k) for k in range(pages + 1)}
+    # One row a page: a limit of 3 can use 3 pages; page 2 is fetched with the check, before rows are counted.
+    assert not {url_of(k) for k in range(max(pages, 2), 20)} & set(site.fetched)
 
 
 async def test_rows_drawn_by_a_script_make_the_tab_follow_the_pages() -> None:
-    site = LinkedSite(PAGES, drawn=True)
+    site = LinkedSite(PAGES, drawn=True, window=50)  # pages fetched ahead during the check are dropped
     out, browser = await walk(site)
     assert out["data"] == ALL
     meta = out["metadata"]
@@ -167,17 +248,7 @@ async def test_an_extension_without_fetch_extract_clicks_as_before() -> None:
     site = LinkedSite(PAGES)
     browser = site.install(ScriptedBrowser())
     del browser.handlers["fetch_extract"]
-    p = build_plan(
-        parse_request(
-            {
-                "operation": "extract",
-                "selector": "tr",
-                "schema": SCHEMA,
-                "options": {"paginate": {"next_selector": "a.next"}},
-            }
-        )
-    )
-    out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    out, _ = await walk(site, browser)
     assert out["data"] == ALL and out["metadata"]["pagination_mode"] == "navigate"
     assert "unknown_command" in out["metadata"]["pagination_note"]
 
@@ -235,17 +306,7 @@ async def test_a_next_link_to_another_origin_is_clicked_in_the_tab() -> None:
 
     browser = site.install(ScriptedBrowser())
     browser.handlers["fetch_extract"] = fetch
-    p = build_plan(
-        parse_request(
-            {
-                "operation": "extract",
-                "selector": "tr",
-                "schema": SCHEMA,
-                "options": {"paginate": {"next_selector": "a.next"}},
-            }
-        )
-    )
-    out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    out, _ = await walk(site, browser)
     assert out["data"] == ALL and out["metadata"]["pagination_mode"] == "navigate"
     assert "paginate" in browser.tags()
 
@@ -264,7 +325,7 @@ async def test_limit_and_max_pages_hold_with_pages_fetched_ahead(
 
 
 async def test_a_pause_between_pages_fetches_one_page_at_a_time() -> None:
-    site = LinkedSite(PAGES)
+    site = LinkedSite(PAGES, window=50)
     out, _ = await walk(site, paginate={"delay_ms": 1})
     assert out["data"] == ALL
     assert site.fetched == [url_of(0), *[url_of(k) for k in range(1, 5)]]
@@ -276,17 +337,8 @@ async def test_where_filters_fetched_pages_too() -> None:
     assert out["metadata"]["rows_filtered_out"] == 5
 
 
-def test_urls_told_in_advance() -> None:
-    assert predict(f"{BASE}?page=1", f"{BASE}?page=2") == [f"{BASE}?page=3", f"{BASE}?page=4"]
-    assert predict("/i?start=0&n=50", "/i?start=50&n=50") == ["/i?start=100&n=50", "/i?start=150&n=50"]
-    assert predict("/p/2/", "/p/3/") == ["/p/4/", "/p/5/"]
-    assert predict("/list/", "/list/?page=1") is None  # page 1 has no number: wait for two that do
-    assert predict("/a?x=1&y=1", "/a?x=2&y=2") is None
-    assert predict("/a?page=3", "/a?page=2") is None
-
-
 async def test_cancelling_the_run_cancels_the_pages_fetched_ahead() -> None:
-    site = LinkedSite(PAGES)
+    site = LinkedSite(PAGES, window=50)
     original = site.fetch
     asked_ahead = asyncio.Event()
     cancelled: list[str] = []
@@ -294,7 +346,7 @@ async def test_cancelling_the_run_cancels_the_pages_fetched_ahead() -> None:
     async def fetch(c: m.FetchExtract) -> Any:
         if c.url == url_of(0):
             return await original(c)  # the check on page 1 passes; every later page hangs
-        if c.url == url_of(3):
+        if c.url == url_of(4):
             asked_ahead.set()
         try:
             await asyncio.Event().wait()
@@ -304,20 +356,11 @@ async def test_cancelling_the_run_cancels_the_pages_fetched_ahead() -> None:
 
     browser = site.install(ScriptedBrowser())
     browser.handlers["fetch_extract"] = fetch
-    p = build_plan(
-        parse_request(
-            {
-                "operation": "extract",
-                "selector": "tr",
-                "schema": SCHEMA,
-                "options": {"paginate": {"next_selector": "a.next"}},
-            }
-        )
-    )
+    p = plan()
     run = asyncio.create_task(runner.run(p, browser, grace_s=0.05))
     with anyio.fail_after(10):
         await asked_ahead.wait()
         run.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await run
-    assert sorted(cancelled) == [url_of(1), url_of(2), url_of(3)]
+    assert sorted(cancelled) == [url_of(1), url_of(2), url_of(3), url_of(4)]

@@ -119,3 +119,24 @@ def test_url_patterns_are_substrings_or_whole_url_globs() -> None:
         """
     )
     assert out == [True, False, True, True, True, True, False]
+
+
+def test_pager_links_are_those_that_differ_from_the_next_link_in_one_number() -> None:
+    out = _node(
+        """
+        await import('./page/fetch.js');
+        const L = 'https://x.example/list';
+        const hrefs = [`${L}?page=1`, `${L}?page=3`, `${L}?page=4`, `${L}?page=4`, `${L}?page=20`, L,
+          `${L}?page=5&sort=a`, `${L}/7?page=3`, `https://x.example/lost?page=9`, `${L}?page=3`];
+        console.log(JSON.stringify([
+          agent.pagerUrls(`${L}?page=3`, hrefs),
+          agent.pagerUrls('/i?start=50&n=50', ['/i?start=0&n=50', '/i?start=100&n=50', '/i?start=100&n=20']),
+          agent.pagerUrls('/p/2', Array.from({ length: 80 }, (_, i) => `/p/${i + 3}`)).length,
+        ]));
+        """
+    )
+    assert out == [
+        ["https://x.example/list?page=1", "https://x.example/list?page=4", "https://x.example/list?page=20"],
+        ["/i?start=0&n=50", "/i?start=100&n=50"],
+        50,
+    ]

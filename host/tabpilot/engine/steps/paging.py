@@ -2,28 +2,30 @@
 
 A next control that is a same-origin link (or a GET form) is followed without rendering: the page
 agent fetches and parses the next page (`fetch_extract`), once fetching page 1 again has read the same
-rows and the same next link as the rendered page 1. Otherwise (or when that check fails) the control
-is clicked as before (`paginate`). Fetched pages never move the tab: it stays on page 1. When two
-fetched pages' URLs differ in one number (`?page=3`, `/p/3`), the next pages are fetched ahead, a few
-at once, and read in order.
+rows and the same next link as the rendered page 1 (page 1 is taken from the HTTP cache when the page
+let the browser keep it: no second download). Otherwise (or when that check fails) the control is
+clicked as before (`paginate`). Fetched pages never move the tab: it stays on page 1. When the pager
+beside the next link numbers its pages (`?page=3`, `/p/3`), the pages after the one being read are
+fetched ahead, up to IN_FLIGHT at once and never past the last page linked, and read in order
+(engine/numbered.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
+import math
 from typing import Literal
 
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract, FetchExtract, FieldPlan, Navigate, Paginate
 from ...wire.replies import ExtractReply, FetchExtractReply, NextTarget, PaginateReply, decode_reply
 from ...wire.scrape import PaginateOptions
-from .. import pace, redrawn, stopped
+from .. import numbered, pace, redrawn, stopped
 from ..context import Context, obj
 from .navigate import is_login_redirect
 
-# Pages fetched at once when their URLs can be told in advance (the one needed now included).
-AHEAD = 3
+# Pages fetched at once when a numbered pager tells their URLs (the one being read included).
+IN_FLIGHT = 6
 
 Mode = Literal["fetch", "navigate", "in_place"]
 
@@ -33,7 +35,7 @@ _END_DETAIL: dict[str, str] = {
     "unchanged": "clicked {sel}, and neither a new page loaded nor the rows changed",
 }
 _NEXT_END: dict[str, stopped.Reason] = {"missing": "no_next", "disabled": "next_disabled"}
-_NUMBER = re.compile(r"(\d+)")
+_UNFETCHED = "page 1 could not be fetched"
 
 
 def check_redirect(before: str, landed: str) -> None:
@@ -50,21 +52,6 @@ def check_redirect(before: str, landed: str) -> None:
 def bare(url: str) -> str:
     """`url` without its fragment."""
     return url.split("#", 1)[0]
-
-
-def predict(first: str, second: str) -> list[str] | None:
-    """URLs after `second` when it differs from `first` in exactly one number that grew, else None."""
-    a, b = _NUMBER.split(first), _NUMBER.split(second)
-    if len(a) != len(b):
-        return None
-    differ = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
-    if len(differ) != 1 or differ[0] % 2 == 0:  # odd indexes are the numbers
-        return None
-    i = differ[0]
-    step = int(b[i]) - int(a[i])
-    if step <= 0:
-        return None
-    return ["".join([*b[:i], str(int(b[i]) + k * step), *b[i + 1 :]]) for k in range(1, AHEAD)]
 
 
 class Pager:
@@ -92,6 +79,8 @@ class Pager:
         self._next = NextTarget()  # where the last fetched page's next control leads
         self._asked: list[str] = []  # URLs of the pages fetched, in order
         self._ahead: dict[str, asyncio.Task[FetchExtractReply]] = {}
+        self._run: numbered.Run | None = None  # what the numbered pagers read so far tell
+        self._per_page = 0  # rows on the last page read: how many pages a limit can still use
         self._named = False  # metadata.pagination_mode says how this walk went
         self._redraws: bool | None = None  # whether the last Next redrew in place (None: no click yet)
 
@@ -125,21 +114,21 @@ class Pager:
         here, target = answer.url, nxt.url
         if answer.virtual is not None or here is None or target is None or not nxt.same_origin:
             return "navigate"
-        again = self._start(here, remaining)
-        self._start(target, remaining)  # page 2 meanwhile: no time lost when the check passes
-        why: str | None = None
-        check = FetchExtractReply()
-        try:
-            check = await again
-        except TabPilotError as exc:  # an extension without fetch_extract, a page that refuses it...
-            why = f"page 1 could not be fetched ({exc.code})"
-        if why is None:
-            if bare(check.url or "") != bare(here):
-                why = "fetching page 1 was redirected"
-            elif check.rows != answer.rows:
-                why = "page 1 fetched reads other rows than page 1 rendered (rows drawn by a script?)"
-            elif (check.next or NextTarget()).url != target:
-                why = "page 1 fetched has another next link than page 1 rendered"
+        # The copy the tab rendered, when the HTTP cache kept it (a page that forbids storing it, or a
+        # cache keyed otherwise for a load the browser started, is downloaded again).
+        again = self._start(here, remaining, cache_first=True)
+        # Page 2, and the pages the pager links after it, meanwhile: no time lost when the check passes
+        # (they are dropped when it fails).
+        self._start(target, remaining)
+        self._run = numbered.learn(here, target, nxt.pager)
+        self._per_page = len(answer.rows)
+        self._fetch_ahead(target, 2, remaining, others=1)
+        why = await self._compare(again, answer, here, target)
+        if why is not None and not why.startswith(_UNFETCHED):
+            # The cache may hold an older copy than the tab's (stored by an earlier scrape under the
+            # key a page's own fetch uses): ask the server once before giving up on fetching.
+            self._ahead.pop(here, None)
+            why = await self._compare(self._start(here, remaining), answer, here, target)
         self.ctx.state.url = here
         self._named = True
         if why is not None:
@@ -153,12 +142,30 @@ class Pager:
         self.ctx.state.meta["pagination_mode"] = "fetch"
         return "fetch"
 
+    async def _compare(
+        self, again: asyncio.Task[FetchExtractReply], answer: ExtractReply, here: str, target: str
+    ) -> str | None:
+        """Why page 1 fetched (`again`) cannot stand for page 1 rendered (`answer`), or None."""
+        try:
+            check = await again
+        except TabPilotError as exc:  # an extension without fetch_extract, a page that refuses it...
+            return f"{_UNFETCHED} ({exc.code})"
+        if bare(check.url or "") != bare(here):
+            return "fetching page 1 was redirected"
+        if check.rows != answer.rows:
+            return "page 1 fetched reads other rows than page 1 rendered (rows drawn by a script?)"
+        if (check.next or NextTarget()).url != target:
+            return "page 1 fetched has another next link than page 1 rendered"
+        return None
+
     # ---- fetched pages ---------------------------------------------------------------------------
 
     async def _fetch(self, command: FetchExtract) -> FetchExtractReply:
         return decode_reply(FetchExtractReply, await self.ctx.call(command, self.timeout_ms))
 
-    def _start(self, url: str, remaining: int | None) -> asyncio.Task[FetchExtractReply]:
+    def _start(
+        self, url: str, remaining: int | None, *, cache_first: bool = False
+    ) -> asyncio.Task[FetchExtractReply]:
         task = self._ahead.get(url)
         if task is None:
             command = FetchExtract(
@@ -169,6 +176,7 @@ class Pager:
                 next_selector=self.options.next_selector,
                 limit=remaining,
                 timeout_ms=self.timeout_ms,
+                cache_first=cache_first,
             )
             task = asyncio.ensure_future(self._fetch(command))
             # A page fetched ahead and never read must not log "exception never retrieved".
@@ -176,14 +184,18 @@ class Pager:
             self._ahead[url] = task
         return task
 
-    def _fetch_ahead(self, pages: int, remaining: int | None) -> None:
-        """Start fetching the pages after the one being read, when their URLs can be predicted."""
-        if self.options.delay_ms or len(self._asked) < 2:
-            return
-        guesses = predict(self._asked[-2], self._asked[-1]) or []
-        room = self.options.max_pages - pages  # pages after `pages`, the one being read
-        for url in guesses[: max(0, room)]:
-            self._start(url, remaining)
+    def _fetch_ahead(self, url: str, pages: int, remaining: int | None, others: int = 0) -> None:
+        """Start fetching the pages after `url` (page `pages`, being read) that a numbered pager linked,
+        so that up to IN_FLIGHT are on their way (`others`: fetches under way besides these pages);
+        none beyond max_pages, nor beyond what `remaining` rows can use if pages hold as many rows as
+        the last one read."""
+        if self.options.delay_ms or self._run is None:
+            return  # a pause between pages is for the server: one page at a time
+        room = min(IN_FLIGHT - others, self.options.max_pages - pages + 1) - 1
+        if remaining is not None and self._per_page:
+            room = min(room, math.ceil(remaining / self._per_page) - 1)
+        for later in self._run.ahead(url, room):
+            self._start(later, remaining)
 
     async def _fetch_next(self, pages: int, remaining: int | None) -> ExtractReply | None:
         nxt = self._next
@@ -199,7 +211,7 @@ class Pager:
             return await self._to_tab(pages, remaining)
         self._asked.append(url)
         task = self._start(url, remaining)
-        self._fetch_ahead(pages + 1, remaining)
+        self._fetch_ahead(url, pages + 1, remaining)
         try:
             value = await task
         except TabPilotError as exc:
@@ -215,6 +227,11 @@ class Pager:
                 stopped.record(self.ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
             check_redirect(url, landed)
         self._next = value.next or NextTarget()
+        if self._next.url is not None:
+            self._run = numbered.merge(
+                self._run, numbered.learn(landed or url, self._next.url, self._next.pager)
+            )
+        self._per_page = len(value.rows)
         return value
 
     async def _fetch_failed(

@@ -142,10 +142,13 @@ class FetchExtract(Command, tag="fetch_extract"):
     The tab does not move. Result: an Extract result (`rows`, `count`, `warnings`, `type`) with `url`
     the final URL after redirects, `redirected`, `status`, and with `next_selector` `"next"`: `{"url",
     "same_origin"}` (a link or a GET form), `{"end": "missing" | "disabled"}` or `{"kind": "button"}`
-    (a control that only a script can follow). `selector` defaults to the whole document (one row).
-    Errors: a cross-origin or non-http(s) URL is invalid_params; a final URL outside the allowed sites
-    site_not_allowed; status >= 400 http_error (`data.status`); a document that is not HTML not_html;
-    a fetch that fails (network, a redirect to another origin) navigation_failed.
+    (a control that only a script can follow); a link's `"pager"` lists the pager's links beside it
+    whose URLs differ from it in one number (`?page=7`, `/p/7`). `selector` defaults to the whole
+    document (one row). `cache_first` takes the page from the HTTP cache when it holds a copy, fresh or
+    not (for re-reading the page the tab shows: the copy it rendered). Errors: a cross-origin or
+    non-http(s) URL is invalid_params; a final URL outside the allowed sites site_not_allowed; status
+    >= 400 http_error (`data.status`); a document that is not HTML not_html; a fetch that fails
+    (network, a redirect to another origin) navigation_failed.
     """
 
     url: str
@@ -155,6 +158,7 @@ class FetchExtract(Command, tag="fetch_extract"):
     limit: int | None = None
     tab_id: int | None = None
     timeout_ms: int = 10_000
+    cache_first: bool = False
 
 
 class ScrollLoad(Command, tag="scroll_load"):

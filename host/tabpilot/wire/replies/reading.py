@@ -59,18 +59,20 @@ class VirtualRead(Reply):
 
 class NextTarget(Reply):
     """Where a next-page control leads: `url` for a link or a GET form (`same_origin` with the page),
-    `end` (missing | disabled) on the last page, or `kind` "button" for a control only a script follows."""
+    `end` (missing | disabled) on the last page, or `kind` "button" for a control only a script follows.
+    `pager`: the numbered links near a link whose URLs differ from `url` in one number only."""
 
     url: str | None = None
     same_origin: bool = False
     end: str | None = None
     kind: str | None = None
+    pager: list[str] = []  # noqa: RUF012 - a Struct (base in base.py); msgspec copies it per instance
 
 
 class ExtractReply(Reply):
     """Rows as value arrays (one value per field, in order), how many matched, and the document's type."""
 
-    rows: list[list[Any]] = []  # noqa: RUF012 - a Struct (base in base.py); msgspec copies it per instance
+    rows: list[list[Any]] = []  # noqa: RUF012 - as above
     count: int = 0
     warnings: list[FieldWarning] = []  # noqa: RUF012 - as above
     url: str | None = None

@@ -1,0 +1,57 @@
+"""The side-by-side table's site columns (bench/sidebyside.py), from results as `run` returns them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench import sidebyside
+from bench.sidebyside import Side
+
+from tests.fixtures.realapps.sitelog import Request
+
+
+def _results(tasks: list[dict[str, Any]]) -> dict[str, Any]:
+    machine = {
+        "arch": "x86_64",
+        "cores": 2,
+        "cpu": "cpu",
+        "load_avg": [1.0, 1.0, 1.0],
+        "load_avg_after": [2.0, 2.0, 2.0],
+        "chromium": "Chromium",
+        "commit": "abc1234",
+        "date": "today",
+    }
+    return {"machine": machine, "runs": 2, "playwright_mcp": "0.0.0", "tasks": tasks}
+
+
+def _side(ms: list[float], site: list[tuple[float, int]], requests: bool = False) -> dict[str, Any]:
+    side = Side(ms=ms)
+    side.windows = [(10.0 * i, 10.0 * i + m / 1000) for i, m in enumerate(ms)]
+    side.site = [sidebyside.SiteTime(busy_ms=b, requests=n) for b, n in site]
+    side.requests = [[Request(10.0 * i + 0.01, 10.0 * i + 0.05, "GET", "/p", 200)] for i in range(len(ms))]
+    return side.to_dict(requests)
+
+
+def test_site_columns_come_from_the_fastest_run() -> None:
+    mine = _side([900, 600], [(500, 14), (400, 13)], requests=True)
+    assert (mine["site_ms"], mine["requests"], mine["site_runs_ms"]) == (400, 13, [500, 400])
+    assert mine["request_log"] == [{"at_ms": 10.0, "ms": 40.0, "method": "GET", "path": "/p", "status": 200}]
+    theirs = _side([1000, 1200], [(600, 13), (650, 13)])
+    assert "request_log" not in theirs
+    table = sidebyside._table(
+        _results([{"task": "linked pages", "tabpilot": mine, "playwright_mcp": theirs}])
+    )  # pyright: ignore[reportPrivateUsage]
+    row = table.splitlines()[1].split()
+    # TabPilot 600, Playwright 1,000, ratio 0.60x; site 400/600; floor 600/1000; 13/13 requests; over
+    # (600 - 400) / 400.
+    assert row[2:8] == ["600", "1,000", "0.60x", "400/600", "0.60x", "13/13"]
+    assert row[8] == "+50%"
+    assert "linked pages, tabpilot: 600 ms, site 400 ms" in table
+
+
+def test_no_floor_when_playwright_was_wrong() -> None:
+    mine = _side([600], [(400, 13)])
+    theirs = _side([1000], [(600, 13)])
+    theirs["exact"] = False
+    table = sidebyside._table(_results([{"task": "t", "tabpilot": mine, "playwright_mcp": theirs}]))  # pyright: ignore[reportPrivateUsage]
+    assert "0.60x" not in table

@@ -1,0 +1,117 @@
+"""The site's busy time (bench/sitetime.py) and the request log it reads (realapps/sitelog.py)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bench.sitetime import SiteTime, union_length
+
+from tests.fixtures.realapps import sitelog
+from tests.fixtures.realapps.sitelog import Recording, Request
+
+
+def _req(start: float, end: float) -> Request:
+    return Request(start=start, end=end, method="GET", path="/", status=200)
+
+
+def test_union_counts_overlaps_once() -> None:
+    assert union_length([]) == 0
+    assert union_length([(0, 1), (2, 3)]) == 2  # apart
+    assert union_length([(0, 2), (1, 3)]) == 3  # overlapping
+    assert union_length([(0, 10), (2, 3), (4, 5)]) == 10  # nested
+    assert union_length([(5, 6), (0, 2), (1, 3)]) == 4  # any order
+    assert union_length([(0, 1), (1, 2)]) == 2  # touching
+
+
+def test_site_time_is_clipped_to_the_window() -> None:
+    # Parallel fetches 1.0-1.3 and 1.1-1.2, then one running past the window's end at 2.0.
+    site = SiteTime.of([_req(1.0, 1.3), _req(1.1, 1.2), _req(1.9, 2.5)], start=1.0, end=2.0)
+    assert site.requests == 3
+    assert site.busy_ms == pytest.approx(400)
+
+
+def test_recording_reads_the_window_by_start(tmp_path: Path) -> None:
+    log = tmp_path / "requests.jsonl"
+    rec = Recording(log)
+    assert rec.requests() == []
+    for start, path in ((1.0, "/before"), (2.0, "/a"), (2.5, "/b"), (3.0, "/after")):
+        sitelog.write(str(log), start, "GET", path, 200)
+    assert [r.path for r in rec.between(2.0, 3.0)] == ["/a", "/b"]
+    site, requests = SiteTime.read(rec, 2.0, 3.0)
+    assert site.requests == 2 and len(requests) == 2
+
+
+def _hello(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+    start_response("201 Created", [("Content-Type", "text/plain")])
+    return [b"hello"]
+
+
+def test_wsgi_is_the_app_itself_when_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(sitelog.ENV, raising=False)
+    assert sitelog.wsgi(_hello) is _hello
+
+
+def test_wsgi_logs_each_request_once_its_body_is_sent(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    log = tmp_path / "requests.jsonl"
+    monkeypatch.setenv(sitelog.ENV, str(log))
+    app = sitelog.wsgi(_hello)
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "SCRIPT_NAME": "/tracker",
+        "PATH_INFO": "/issue",
+        "QUERY_STRING": "x=1",
+    }
+    before = time.monotonic()
+    body = app(environ, lambda status, headers, *exc: None)
+    assert not log.exists()  # nothing logged before the body is sent
+    assert b"".join(body) == b"hello"
+    (line,) = Recording(log).requests()
+    assert (line.method, line.path, line.status) == ("POST", "/tracker/issue?x=1", 201)
+    assert before <= line.start <= line.end <= time.monotonic()
+    assert json.loads(log.read_text())["status"] == 201
+
+
+class _Page(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # kept-alive: the wait for the next request is not logged
+
+    def do_GET(self) -> None:
+        self.send_response(404 if self.path == "/missing" else 200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_http_handler_is_the_class_itself_when_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(sitelog.ENV, raising=False)
+    assert sitelog.http_handler(_Page) is _Page
+
+
+def test_http_handler_logs_each_request(tmp_path: Path) -> None:
+    log = tmp_path / "requests.jsonl"
+    server = ThreadingHTTPServer(("127.0.0.1", 0), sitelog.http_handler(_Page, str(log)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with urllib.request.urlopen(url + "/a?b=1", timeout=10) as reply:
+            assert reply.read() == b"ok"
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(url + "/missing", timeout=10)
+    finally:
+        server.shutdown()
+        server.server_close()  # joins the request threads: their lines are written
+    got = sorted((r.path, r.status, r.method) for r in Recording(log).requests())
+    assert got == [("/a?b=1", 200, "GET"), ("/missing", 404, "GET")]
