@@ -167,8 +167,16 @@ SCRIPTS = {
 
 
 def setup(task: tasks.Task, url: str) -> list[tuple[str, dict[str, Any]]]:
-    """The task's scene-setting calls in Playwright MCP's terms (its navigations)."""
-    return [("browser_navigate", {"url": args["url"]}) for _, args in task.setup(url)]
+    """The task's scene-setting calls in Playwright MCP's terms (navigations, waits for a selector)."""
+    return [
+        ("browser_navigate", {"url": args["url"]})
+        if args["action"] == "navigate"
+        else (
+            "browser_run_code_unsafe",
+            {"code": f"async (page) => {{ await page.waitForSelector({json.dumps(args['selector'])}); }}"},
+        )
+        for _, args in task.setup(url)
+    ]
 
 
 def call(task: tasks.Task, url: str) -> tuple[str, dict[str, Any]] | None:

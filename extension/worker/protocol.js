@@ -119,6 +119,7 @@ export const DEFAULTS = Object.freeze({
     "timeout_ms": 30000
   },
   "paginate": {
+    "pages": 1,
     "timeout_ms": 10000
   },
   "press": {
@@ -381,6 +382,8 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [reason]
  * @property {(string|null)} [url]
  * @property {(ExtractReply|null)} [page]
+ * @property {Array<ExtractReply>} [more]
+ * @property {(string|null)} [end]
  */
 /**
  * The service worker answered. (answers ping)

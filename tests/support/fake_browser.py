@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
 
@@ -65,16 +67,53 @@ class TableSite:
         browser.handlers.setdefault("wait_for", lambda c: {"matched": True, "elapsed_ms": 1})
         return browser
 
-    def extract(self, c: m.Extract) -> Any:
-        self.extracted.append(self.page)
-        rows = [r[: len(c.fields)] for r in self.pages[self.page]]
+    # With `batches`, a Next that redraws answers as the page agent does: the new page's rows, and with
+    # `pages` > 1 the pages after it (`more`, at most `batch_cap` in all) and why it stopped (`end`).
+    batches: bool = False
+    batch_cap: int = 1_000
+    clicks: int = 0  # Next clicks made
+    commands: list[int] = field(default_factory=list[int])  # `pages` of each paginate command
+
+    def extract(self, c: m.Extract | m.Paginate) -> Any:
+        if isinstance(c, m.Extract):
+            self.extracted.append(self.page)
+        fields = c.fields or []
+        rows = [r[: len(fields)] for r in self.pages[self.page]]
         if c.limit is not None:
             rows = rows[: c.limit]
         return {"rows": rows, "count": len(rows), "warnings": [], "url": f"{self.url}?page={self.page + 1}"}
 
     def paginate(self, c: m.Paginate) -> Any:
+        self.commands.append(c.pages)
         if self.page + 1 >= len(self.pages):
             return {"outcome": "end", "reason": "missing", "url": f"{self.url}?page={self.page + 1}"}
         self.page += 1
+        self.clicks += 1
         outcome = "redrawn" if self.in_place else "navigated"
-        return {"outcome": outcome, "reason": None, "url": f"{self.url}?page={self.page + 1}"}
+        moved: dict[str, Any] = {
+            "outcome": outcome,
+            "reason": None,
+            "url": f"{self.url}?page={self.page + 1}",
+        }
+        if not (self.batches and c.fields):
+            return moved
+        moved["page"] = self.extract(c)
+        more: list[Any] = []
+        left = None if c.limit is None else c.limit - len(moved["page"]["rows"])
+        while True:
+            if len(more) + 1 >= min(c.pages, self.batch_cap):
+                moved["end"] = "pages"
+            elif left is not None and left <= 0:
+                moved["end"] = "limit"
+            elif self.page + 1 >= len(self.pages):
+                moved["end"] = "missing"
+            else:
+                self.page += 1
+                self.clicks += 1
+                more.append(self.extract(msgspec.structs.replace(c, limit=left)))
+                left = None if left is None else left - len(more[-1]["rows"])
+                continue
+            break
+        if more:
+            moved["more"] = more
+        return moved

@@ -6,8 +6,10 @@
 //                                                             server answered with a redirect on the way)
 //   {outcome: "redrawn", reason: null, url}                   the rows changed in place
 //   {outcome: "end", reason: "missing" | "disabled" | "unchanged", url}
-// With `fields`, a new page's rows come in the same answer (`page`, extract's answer), read by the
-// worker in the new document: one round trip a page instead of two.
+// With `fields`, a new page's rows come in the same answer (`page`, extract's answer): read by the
+// page the moment a redraw in place completes (page/redraw.js), or by the worker in the new document:
+// one round trip a page instead of two. With `pages` > 1, a table that redraws in place is clicked
+// through several pages in the page itself (`more`, `end`), within BATCH_MS and BATCH_CHARS.
 import { DEFAULTS, ERR, MAX_RESULT_BYTES } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
@@ -18,6 +20,11 @@ import { onTab } from '../lib/target.js';
 
 // Room for reaching the page (injection, ~2 ms) on top of the page's own wait.
 const MARGIN_MS = 5_000;
+// One command clicks no further page once it has run this long or read this much JSON (well below
+// the 64 MiB a message to the host may hold): a cancel waits for at most one such batch, and the
+// host's loop gets the rows in pieces it converts quickly.
+const BATCH_MS = 500;
+const BATCH_CHARS = 4_000_000;
 
 export const name = 'paginate';
 export const needsPilot = true;
@@ -30,7 +37,11 @@ export async function run(msg, { signal }) {
   const tabId = await onTab(msg.tab_id, async (id) => (await chrome.tabs.get(id)).id, { signal });
   const nav = watchMainFrame(tabId, msg.row_selector);
   try {
-    const args = { next_selector: msg.next_selector, row_selector: msg.row_selector, wait_ms: timeoutMs };
+    const args = {
+      next_selector: msg.next_selector, row_selector: msg.row_selector, wait_ms: timeoutMs,
+      fields: Array.isArray(msg.fields) && msg.fields.length ? msg.fields : null, limit: msg.limit ?? null,
+      virtual: msg.virtual ?? null, max_chars: MAX_RESULT_BYTES, pages: msg.pages ?? DEFAULTS.paginate.pages, budget_ms: BATCH_MS, max_batch: BATCH_CHARS,
+    };
     const inPageCall = inPage({ ...msg, tab_id: tabId, timeout_ms: timeoutMs + MARGIN_MS }, 'paginate', args, { signal })
       .then((value) => ({ value }), (error) => ({ error }));
     const first = await Promise.race([inPageCall, nav.began.then(() => null), nav.closed]);
@@ -48,6 +59,7 @@ export async function run(msg, { signal }) {
       if (first.error.code === ERR.TAB_NOT_FOUND) throw new CommandError(ERR.TAB_CLOSED, `tab ${tabId} was closed while going to the next page`, { data: { tab_id: tabId } });
       throw first.error;
     }
+    if (first.value instanceof JsonText) return first.value; // redrawn in place, with its rows
     const { outcome, reason, url } = first.value;
     return withRows(msg, tabId, { outcome, reason, url }, deadline, signal);
   } finally {

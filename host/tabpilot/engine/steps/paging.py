@@ -20,7 +20,7 @@ from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract, FetchExtract, FieldPlan, Navigate, Paginate
 from ...wire.replies import ExtractReply, FetchExtractReply, NextTarget, PaginateReply, decode_reply
 from ...wire.scrape import PaginateOptions
-from .. import numbered, pace, stopped
+from .. import numbered, pace, redrawn, stopped
 from ..context import Context, obj
 from .navigate import is_login_redirect
 
@@ -268,19 +268,25 @@ class Pager:
 
     # ---- clicked pages ---------------------------------------------------------------------------
 
+    _batch: redrawn.Batch | None = None  # pages redrawn in place that came with the last click
+
     async def _click(self, pages: int, remaining: int | None) -> ExtractReply | None:
         ctx, t, sel = self.ctx, self.timeout_ms, self.options.next_selector
         before = ctx.state.url or ""
-        command = Paginate(
-            id=0,
-            next_selector=sel,
-            row_selector=self.selector,
-            timeout_ms=t,
-            fields=self.fields,
-            limit=remaining,
-            virtual=self.virtual,
-        )
-        moved = decode_reply(PaginateReply, await ctx.call(command, t))
+        batch = self._batch = self._batch or redrawn.Batch()
+        moved = batch.pop()
+        if moved is None:
+            command = Paginate(
+                id=0,
+                next_selector=sel,
+                row_selector=self.selector,
+                timeout_ms=t,
+                fields=self.fields,
+                limit=remaining,
+                virtual=self.virtual,
+                pages=redrawn.pages_to_ask(self.options, pages),
+            )
+            moved = batch.keep(decode_reply(PaginateReply, await ctx.call(command, t)))
         self._redraws = moved.outcome == "redrawn"
         if moved.outcome == "end":
             why = stopped.END_REASONS.get(str(moved.reason), "no_next")

@@ -116,6 +116,8 @@ class Paginate(Command, tag="paginate"):
     "missing" (no visible control), "disabled" or "unchanged" (clicked, nothing changed within
     `timeout_ms`); for `navigated` it is "redirected" when the server redirected the new page's
     request (e.g. to a login page; `url` is where it landed), else null; for `redrawn` null.
+    `end` (with `pages`): "pages", "limit", "time", "bytes", "navigates" (the next control loads a
+    new document), or the list's own end after the last page read: "missing", "disabled", "unchanged".
     """
 
     next_selector: str
@@ -127,6 +129,11 @@ class Paginate(Command, tag="paginate"):
     fields: list[FieldPlan] | None = None
     limit: int | None = None
     virtual: bool | None = None
+    # With fields, how many Next clicks this command may make while the rows redraw in place: the
+    # pages after the first come in `"more"` (in order), `"end"` says why the clicking stopped. The
+    # page stops early after ~500 ms, ~4 MB of rows, `limit` rows, or at a control that would load
+    # a new document.
+    pages: int = 1
 
 
 class FetchExtract(Command, tag="fetch_extract"):

@@ -127,6 +127,8 @@ class PaginateReply(Reply):
     reason: str | None = None
     url: str | None = None
     page: ExtractReply | None = None  # the new page's rows, when the command asked (fields)
+    more: list[ExtractReply] = []  # noqa: RUF012 - as above; the pages after `page` (pages > 1)
+    end: str | None = None  # why a command with pages > 1 stopped clicking (see Paginate)
 
 
 class ScrollLoadReply(Reply):
