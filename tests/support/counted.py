@@ -10,8 +10,10 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tabpilot.demo.server import loopback
 
 
 @dataclass
@@ -61,13 +63,6 @@ class _Handler(BaseHTTPRequestHandler):
 def serve_counted(pages: dict[str, str], cache_control: str = "no-store") -> Iterator[Counted]:
     """Serve `pages` on an ephemeral loopback port, counting every request."""
     site = Counted(pages, cache_control)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, site=site))
-    site.url = f"http://127.0.0.1:{server.server_address[1]}"
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with loopback(functools.partial(_Handler, site=site)) as url:
+        site.url = url
         yield site
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 from bench.sitetime import SiteTime, union_length
 
+from tabpilot.demo.server import loopback
 from tests.fixtures.realapps import sitelog
 from tests.fixtures.realapps.sitelog import Recording, Request
 
@@ -101,17 +101,10 @@ def test_http_handler_is_the_class_itself_when_off(monkeypatch: pytest.MonkeyPat
 
 def test_http_handler_logs_each_request(tmp_path: Path) -> None:
     log = tmp_path / "requests.jsonl"
-    server = ThreadingHTTPServer(("127.0.0.1", 0), sitelog.http_handler(_Page, str(log)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with loopback(sitelog.http_handler(_Page, str(log)), join=True) as url:  # their lines are written on exit
         with urllib.request.urlopen(url + "/a?b=1", timeout=10) as reply:
             assert reply.read() == b"ok"
         with pytest.raises(urllib.error.HTTPError):
             urllib.request.urlopen(url + "/missing", timeout=10)
-    finally:
-        server.shutdown()
-        server.server_close()  # joins the request threads: their lines are written
     got = sorted((r.path, r.status, r.method) for r in Recording(log).requests())
     assert got == [("/a?b=1", 200, "GET"), ("/missing", 404, "GET")]

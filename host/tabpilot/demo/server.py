@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from socketserver import BaseRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
@@ -151,21 +152,28 @@ Wrap = Callable[[type[_Handler]], type[_Handler]]
 
 
 @contextmanager
+def loopback(handler: Callable[..., BaseRequestHandler], *, join: bool = False) -> Generator[str]:
+    """Serve `handler` on an ephemeral 127.0.0.1 port in a thread; yields the base URL. On the way out
+    the server stops; with `join`, it also waits for the requests still being handled."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = not join  # daemon request threads are not joined by server_close
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
 def serve_site(directory: Path = SITE, wrap: Wrap | None = None) -> Generator[Site]:
     """Serve a directory (with the login above) on an ephemeral loopback port; `wrap` may subclass the
     request handler (a benchmark logs the site's requests)."""
     site = Site(url="")
     handler = functools.partial(wrap(_Handler) if wrap else _Handler, directory=str(directory), site=site)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    site.url = f"http://127.0.0.1:{server.server_address[1]}"
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with loopback(handler) as url:
+        site.url = url
         yield site
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @contextmanager
