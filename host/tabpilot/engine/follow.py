@@ -22,7 +22,7 @@ from .context import Context, obj
 from .convert import Conversions
 from .detail import DetailReader
 from .schema import parse_schema
-from .steps.navigate import is_login_redirect
+from .urls import is_login_redirect
 
 # A detail page that fails in one of these ways costs its row only; anything else (the extension gone,
 # the pilot switched off, an invalid root selector that every page would fail on) ends the extract.

@@ -19,8 +19,9 @@ from .context import DEFAULT_GRACE_S, Context, RunState, obj
 from .plan import Plan
 from .steps import STEP_UNION, StepBase
 from .steps.extract import ExtractStep
-from .steps.navigate import NavigateStep, host_of
+from .steps.navigate import NavigateStep
 from .template import TemplateError, substitute
+from .urls import host_of
 
 # Failures no later step can get past: abort with the partial data whatever on_failure says.
 FATAL = frozenset(

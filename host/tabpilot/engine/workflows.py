@@ -16,11 +16,12 @@ from .fields import explain
 from .plan import Plan, build_plan, invalid, params_needed
 from .runner import Outcome
 from .steps.fill import FillStep
-from .steps.navigate import NavigateStep, host_of
+from .steps.navigate import NavigateStep
 from .steps.press import PressStep
 from .steps.type_text import TypeStep
 from .store import FORMAT, WorkflowDoc, WorkflowStore
 from .template import TemplateError, references, substitute
+from .urls import host_of
 
 # Where each step that types keeps its text.
 _TYPED: dict[type[Any], str] = {FillStep: "value", TypeStep: "text", PressStep: "key"}

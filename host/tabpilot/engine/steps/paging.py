@@ -22,7 +22,7 @@ from ...wire.replies import ExtractReply, FetchExtractReply, NextTarget, Paginat
 from ...wire.scrape import PaginateOptions
 from .. import numbered, pace, redrawn, stopped
 from ..context import Context, obj
-from .navigate import is_login_redirect
+from ..urls import is_login_redirect
 
 # Pages fetched at once when a numbered pager tells their URLs (the one being read included).
 IN_FLIGHT = 6
