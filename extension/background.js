@@ -5,6 +5,7 @@
 import { showPilotIcon } from './worker/lib/activity.js';
 import { forgetAll } from './worker/lib/ahead.js';
 import { releaseAll } from './worker/lib/bgtabs.js';
+import { releaseTabs, syncRules, tabCreated, tabGone } from './worker/lib/blocker.js';
 import { abortAll, abortPiloted, dispatch } from './worker/dispatch.js';
 import { configure } from './worker/lib/identity.js';
 import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
@@ -96,6 +97,10 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (area !== 'local') return;
   applyStorageChanges(changes);
   if (changes[KEY.SITES]) rescope().catch((err) => console.warn('TabPilot: cannot apply the new sites:', err));
+  if (changes[KEY.SITES] || changes[KEY.PILOT]) {
+    const off = changes[KEY.PILOT] && changes[KEY.PILOT].newValue !== true;
+    (off ? releaseTabs() : syncRules()).catch((err) => console.warn('TabPilot: cannot update the site blocks:', err));
+  }
   if (!changes[KEY.PILOT]) return;
   const enabled = changes[KEY.PILOT].newValue === true;
   if (!enabled) abortPiloted();
@@ -106,8 +111,13 @@ chrome.storage.onChanged.addListener((changes, area) => {
   showPilotIcon(enabled);
 });
 
+chrome.tabs.onCreated.addListener((tab) => {
+  tabCreated(tab).catch((err) => console.warn('TabPilot: cannot update the site blocks:', err));
+});
+
 chrome.tabs.onRemoved.addListener((tabId) => {
   untrack(tabId).catch((err) => console.warn('TabPilot: cannot update the tracked tab:', err));
+  tabGone(tabId).catch((err) => console.warn('TabPilot: cannot update the site blocks:', err));
 });
 
 chrome.alarms.onAlarm.addListener((alarm) => {

@@ -158,9 +158,11 @@ async def test_clicks_new_tabs_redirects_and_tabs_outside_are_stopped(
 
         # A tab the person opened on a site outside: nothing reads it or acts on it.
         original = driver.current_window_handle
-        driver.switch_to.new_window("tab")
+        # Not Selenium's new_window: that tab's opener is the piloted tab, which makes it piloted too.
+        target = driver.execute_cdp_cmd("Target.createTarget", {"url": f"{other}/index.html"})
+        driver.switch_to.window(target["targetId"])
         try:
-            driver.get(f"{other}/index.html")
+            browser.wait_until(lambda: driver.title == "TabPilot fixture" or None, what="the page")
             listed = (await call(client, "observe", what="tabs"))["tabs"]
             [seen] = [t for t in listed if _netloc(other) in t["url"]]
             # Listed by its site alone: its path and title belong to a site the pilot may not read.

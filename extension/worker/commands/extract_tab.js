@@ -38,7 +38,7 @@ export async function run(msg, { signal }) {
   chrome.webRequest.onHeadersReceived.addListener(onHeaders, { urls: ['<all_urls>'], types: ['main_frame'], tabId: tab.id });
   const loaded = waitForLoad(tab.id, { expect: url });
   try {
-    guardTab(tab.id, signal); // a redirect off the allowed sites aborts this command
+    await guardTab(tab.id, signal); // a redirect off the allowed sites aborts this command
     drive(tab.id);
     await chrome.tabs.update(tab.id, { url });
     await bounded(loaded.promise, {

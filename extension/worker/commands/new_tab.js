@@ -21,7 +21,7 @@ export async function run(msg, { signal }) {
   if (url) await checkUrl(url);
   // Blank first, then the URL: the load listeners are in place before our navigation starts.
   const tab = await chrome.tabs.create({ url: 'about:blank', active });
-  guardTab(tab.id, signal); // a redirect off the allowed sites stops it
+  await guardTab(tab.id, signal); // a redirect off the allowed sites stops it
   drive(tab.id);
   if (url) {
     const loaded = waitForLoad(tab.id, { expect: url });

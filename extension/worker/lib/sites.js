@@ -5,6 +5,7 @@
 // on changes its URL (guardTab: navigations, redirects, clicks, tabs it opens).
 import { ERR } from '../protocol.js';
 import { CommandError } from './errors.js';
+import { isPiloted, pilotTab } from './blocker.js';
 import { KEY, getScope } from './state.js';
 
 // A host (or *.domain) with an optional port; IPv6 literals are not supported.
@@ -118,11 +119,15 @@ export function commandStarted(controller) {
   };
 }
 
-/** From now until the command of `signal` ends, a move of tab `tabId` off the scope stops it. */
-export function guardTab(tabId, signal) {
+/**
+ * From now until the command of `signal` ends, a move of tab `tabId` off the scope stops it; from now
+ * on, the browser blocks any load off the scope in it (blocker.js). Resolves once that block is set.
+ */
+export async function guardTab(tabId, signal) {
   const entry = signal ? commands.get(signal) : null;
   if (!entry || !Number.isInteger(tabId)) return;
   install();
+  await pilotTab(tabId);
   entry.tabs.add(tabId);
   if (!guarded.has(tabId)) guarded.set(tabId, new Set());
   guarded.get(tabId).add(entry.controller);
@@ -130,10 +135,12 @@ export function guardTab(tabId, signal) {
 
 const back = new Map(); // tabId -> the last allowed page the tab showed, to take it back to
 
-async function moved(tabId, url, { committed = false } = {}) {
+async function moved(tabId, url, { committed = false, blocked = false } = {}) {
   const set = guarded.get(tabId);
   const recent = (stopped.get(tabId) || 0) > Date.now();
-  if (!(set && set.size) && !recent) return;
+  // A blocked load in a piloted tab is taken back even after its command ended (a script's late
+  // location.href): the tab would otherwise sit on Chrome's "blocked" page.
+  if (!(set && set.size) && !recent && !(blocked && (await isPiloted(tabId)))) return;
   const scope = await getScope();
   if (scope.all) return;
   if (!committed) {
@@ -142,7 +149,7 @@ async function moved(tabId, url, { committed = false } = {}) {
     if (tab && tab.url && allows(scope, tab.url)) back.set(tabId, tab.url);
   }
   if (allows(scope, url)) {
-    if (committed) {
+    if (committed && !blocked) {
       back.set(tabId, url);
       stopped.delete(tabId); // taken back, or never away
     }
@@ -193,7 +200,12 @@ function install() {
   nav.onCommitted.addListener((d) => {
     if (d.frameId === 0) moved(d.tabId, d.url, { committed: true }).catch(warn);
   });
+  // A load the browser blocked (blocker.js): a redirect's target shows only here.
+  nav.onErrorOccurred.addListener((d) => {
+    if (d.frameId === 0 && d.error === 'net::ERR_BLOCKED_BY_CLIENT') moved(d.tabId, d.url, { committed: true, blocked: true }).catch(warn);
+  });
   nav.onCreatedNavigationTarget.addListener((d) => {
+    isPiloted(d.sourceTabId).then((yes) => yes && pilotTab(d.tabId)).catch(warn);
     opened(d.sourceTabId, d.tabId, d.url).catch(warn);
   });
 }

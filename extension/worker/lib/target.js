@@ -32,7 +32,7 @@ function isNoTab(err) {
 export async function onTab(tabId, actOn, { orElse = null, signal = null, checkSite = true } = {}) {
   const act = async (id) => {
     if (checkSite) await checkTab(id);
-    guardTab(id, signal);
+    await guardTab(id, signal);
     return actOn(id);
   };
   if (tabId !== undefined && tabId !== null) {
