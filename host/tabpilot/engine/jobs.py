@@ -14,7 +14,7 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.scrape import ReplayRequest
@@ -29,6 +29,7 @@ log = logging.getLogger("tabpilot.engine")
 
 DEFAULT_WAIT_MS = 20_000
 _KEPT_IN_MEMORY = 10
+_OWNER = "_browser"  # in a kept result's file: the instance id of the browser that made it
 
 
 @dataclass(eq=False)
@@ -84,6 +85,9 @@ class Jobs:
         self.store = store
         self.orchestrator = ScrapeOrchestrator(store.root)
         self.grace_s = grace_s
+        # The browser instance this host serves: a kept result is served only through the browser
+        # that made it (its pilot switch, its scope).
+        self.owner: Callable[[], str] = lambda: ""
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._saving: set[asyncio.Task[None]] = set()
 
@@ -161,7 +165,7 @@ class Jobs:
             job.notify()
 
     def _keep(self, correlation_id: str, value: dict[str, Any]) -> None:
-        self._later(self.store.save_result, correlation_id, value)
+        self._later(self.store.save_result, correlation_id, {**value, _OWNER: self.owner()})
 
     def _later(self, write: Callable[..., None], *args: Any) -> None:
         """Write to disk in a worker thread, off the caller's path (shutdown waits for it)."""
@@ -188,7 +192,10 @@ class Jobs:
         job = self._jobs.get(correlation_id)
         if job is not None:
             return await self.wait(job, wait_ms)
-        kept = self.store.get_result(correlation_id)
+        found: Any = self.store.get_result(correlation_id)
+        kept = cast(dict[str, Any], found) if isinstance(found, dict) else None
+        if kept is not None and kept.pop(_OWNER, None) != self.owner():
+            kept = None  # another browser's: its pilot and its scope decide, not this one's
         if kept is None:
             raise TabPilotError(
                 ErrorCode.WORKFLOW_NOT_FOUND,

@@ -12,7 +12,7 @@ from typing import Any, cast
 
 import msgspec
 
-from ..engine import workflows
+from ..engine import scope, workflows
 from ..engine.browser import Browser
 from ..engine.context import obj
 from ..engine.jobs import Job, Jobs
@@ -37,11 +37,13 @@ class EnginePort:
         data_dir: Path,
         pilot: Callable[[], bool] = lambda: True,
         announce: Callable[[dict[str, Any]], None] | None = None,
+        instance: Callable[[], str] = lambda: "",
     ) -> None:
         self.pilot = pilot
         self.announce = announce
         self.store = WorkflowStore(data_dir)
         self.jobs = Jobs(browser, self.store)
+        self.jobs.owner = instance
         self._tasks: set[asyncio.Task[None]] = set()
 
     def handle(self, send: Send, msg: m.Command) -> None:
@@ -83,13 +85,24 @@ class EnginePort:
                 job = next((j for j in self.jobs.running() if j.correlation_id == msg.correlation_id), None)
                 if job is not None:
                     return await self._wait(send, msg.id, job, msg.wait_ms, msg.progress)
-                return await self.jobs.result(msg.correlation_id, msg.wait_ms)
+                return self._in_scope(
+                    await self.jobs.result(msg.correlation_id, msg.wait_ms), await self._sites()
+                )
             case m.CancelJob():
                 return await self.jobs.cancel(msg.correlation_id)
             case m.WorkflowOp():
-                return self._workflow_op(msg)
+                return self._workflow_op(msg, await self._sites())
             case m.ExtractionOp():
+                sites = await self._sites()
+                if msg.extraction_id is not None:
+                    self._strategy_in_scope(msg.extraction_id, sites)
                 value = self.jobs.orchestrator.answer(msg.op, msg.extraction_id)
+                if msg.op == "strategies":
+                    value["strategies"] = [
+                        s
+                        for s in value["strategies"]
+                        if scope.allows_url(sites, str(s.get("url_pattern", "")))
+                    ]
                 if msg.op == "clear_aggregate":
                     await asyncio.to_thread(self.jobs.orchestrator.flush)  # a restart must not bring it back
                 return value
@@ -109,6 +122,25 @@ class EnginePort:
         except (TabPilotError, TimeoutError):
             return False
         return isinstance(status, dict) and cast(dict[str, Any], status).get("pilot") is True
+
+    async def _sites(self) -> scope.Sites:
+        """The sites the browser allows now (None: every site); stored data is served for those only."""
+        status = await self.jobs.browser.call(m.GetStatus(id=0))
+        sites: Any = cast(dict[str, Any], status).get("sites") if isinstance(status, dict) else []
+        return [str(p) for p in cast(list[Any], sites)] if isinstance(sites, list) else None
+
+    @staticmethod
+    def _in_scope(value: dict[str, Any], sites: scope.Sites) -> dict[str, Any]:
+        url = str(obj(value.get("metadata")).get("url") or "")
+        if value.get("status") not in ("running", "queued") and not scope.allows_url(sites, url):
+            raise scope.refused(scope.site_of(url))
+        return value
+
+    def _strategy_in_scope(self, extraction_id: str, sites: scope.Sites) -> None:
+        for s in self.jobs.orchestrator.answer("strategies", None)["strategies"]:
+            pattern = str(s.get("url_pattern", ""))
+            if s.get("extraction_id") == extraction_id and not scope.allows_url(sites, pattern):
+                raise scope.refused(scope.site_of(pattern))
 
     def _follow(self, job: Job) -> None:
         """Tell the extension what runs (for the popup): at start and end, at most 4 times a second."""
@@ -176,13 +208,19 @@ class EnginePort:
         finally:
             stop()
 
-    def _workflow_op(self, msg: m.WorkflowOp) -> Any:
+    def _workflow_op(self, msg: m.WorkflowOp, sites: scope.Sites) -> Any:
         if msg.op == "list":
-            return {"workflows": workflows.listing(self.store)}
+            listed = workflows.listing(self.store)
+            return {
+                "workflows": [w for w in listed if all(scope.allows_domain(sites, d) for d in w["domains"])]
+            }
         if msg.op in ("get", "delete") and not msg.workflow_id:
             raise TabPilotError(ErrorCode.INVALID_PARAMS, f"{msg.op} needs workflow_id")
         if msg.op == "get":
             doc = self.store.get(msg.workflow_id or "", touch=False)
+            outside = [d for d in doc.domains if not scope.allows_domain(sites, d)]
+            if outside:
+                raise scope.refused(outside[0])
             return {"workflow_id": doc.id, "document": encode_doc(doc).decode()}
         if msg.op == "delete":
             self.store.delete(msg.workflow_id or "")

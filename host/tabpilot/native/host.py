@@ -63,7 +63,13 @@ class NativeHost:
         self._next_chunk = 1
         self._closed = False
         self.bridges = BridgeListener(self, runtime_dir)
-        self.engine = EnginePort(self, paths.data_dir(), lambda: self._pilot, self._announce)
+        self.engine = EnginePort(
+            self,
+            paths.data_dir(),
+            lambda: self._pilot,
+            self._announce,
+            lambda: self._hello.instance_id if self._hello else "",
+        )
 
     # --- extension side ---
 
