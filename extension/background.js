@@ -7,6 +7,7 @@ import { forgetAll } from './worker/lib/ahead.js';
 import { releaseAll } from './worker/lib/bgtabs.js';
 import { releaseTabs, syncRules, tabCreated, tabGone } from './worker/lib/blocker.js';
 import { abortAll, abortPiloted, dispatch } from './worker/dispatch.js';
+import { setScriptSite } from './worker/lib/consent.js';
 import { configure } from './worker/lib/identity.js';
 import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
 import { connect, onClosed, onCommand, revive, sendPilotEvent } from './worker/lib/native.js';
@@ -62,6 +63,10 @@ async function onPopupMessage(msg) {
         await chrome.storage.session.remove(KEY.SITE_REQUEST);
       }
       return { ok: true, scope: stored };
+    }
+    case 'set_script_consent': {
+      const out = await setScriptSite(msg.site, msg.allowed);
+      return out.error ? { ok: false, error: out.error } : { ok: true, script_sites: out.sites };
     }
     case 'dismiss_site_request':
       await chrome.storage.session.remove(KEY.SITE_REQUEST);

@@ -175,6 +175,16 @@ async function showTracking(trackedId, trackedUrl, scope) {
   $('track-why').textContent = why;
 }
 
+/** The per-site consent to the agent's scripts, for the site this tab shows. */
+function showScripts(list) {
+  const site = webPage(seen.tab) ? siteOf(seen.tab.url) : null;
+  const allowed = Array.isArray(list) && list.includes(site);
+  $('scripts-row').hidden = !site;
+  $('scripts-why').hidden = !site || allowed;
+  $('scripts-site').textContent = site || '';
+  $('scripts-allow').checked = allowed;
+}
+
 const SHOWN_ACTIONS = 20;
 
 function showActivity(entries) {
@@ -232,7 +242,7 @@ function asScope(value) {
 }
 
 async function refresh() {
-  const local = await chrome.storage.local.get(['pilot', 'trackedTabId', 'trackedTabUrl', KEY.REDACT, KEY.SITES]);
+  const local = await chrome.storage.local.get(['pilot', 'trackedTabId', 'trackedTabUrl', KEY.REDACT, KEY.SITES, KEY.SCRIPT_SITES]);
   const session = await chrome.storage.session.get(['connection', ACTIVITY_KEY, WORKFLOW_KEY, KEY.SITE_REQUEST]);
   seen.pilot = local.pilot === true;
   seen.scope = asScope(local[KEY.SITES]);
@@ -244,6 +254,7 @@ async function refresh() {
   showActivity(session[ACTIVITY_KEY]);
   showWorkflow(session[WORKFLOW_KEY]);
   showRedaction(local[KEY.REDACT]);
+  showScripts(local[KEY.SCRIPT_SITES]);
   await showActing();
   await showTracking(local.trackedTabId, local.trackedTabUrl, seen.scope);
   document.body.dataset.scope = seen.scope.all ? 'all' : 'only'; // what storage holds, not the radio's click
@@ -320,6 +331,11 @@ $('site-list').addEventListener('click', (event) => {
 $('this-site-button').addEventListener('click', (event) => {
   const site = siteOf(seen.tab && seen.tab.url);
   if (site) changeSites({ site, remove: event.currentTarget.dataset.action === 'remove' });
+});
+$('scripts-allow').addEventListener('change', async (event) => {
+  const site = $('scripts-site').textContent;
+  const answer = await ask({ type: 'set_script_consent', site, allowed: event.target.checked });
+  $('sites-status').textContent = answer && answer.ok ? '' : (answer && answer.error) || 'not saved';
 });
 $('site-add').addEventListener('submit', async (event) => {
   event.preventDefault();

@@ -6,7 +6,7 @@
 // submission does, Tab moves the focus, Space/Enter activate buttons, Escape closes a <dialog>.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('keyboard', {
-    needs: ['PageError', 'actionable', 'deepActive', 'describe', 'isSensitive', 'isVisible', 'markSecret', 'pointerClick', 'resolve', 'watchNavigation'],
+    needs: ['PageError', 'actionable', 'deepActive', 'describe', 'isSensitive', 'isVisible', 'markSecret', 'noteTyped', 'pointerClick', 'resolve', 'watchNavigation'],
     provides: ['commands.fill', 'commands.type', 'commands.press', 'commands.select'],
   });
   if (agent.commands.fill) return;
@@ -31,6 +31,7 @@
   const typedInto = (el) => {
     if (!agent.isSensitive(el)) return {};
     agent.markSecret(el);
+    agent.noteTyped(el);
     return { secret: true };
   };
 

@@ -19,6 +19,7 @@ export const ERR = Object.freeze({
   "SITE_NOT_ALLOWED": "site_not_allowed",
   "DOMAIN_MISMATCH": "domain_mismatch",
   "SECRET_UNMASKABLE": "secret_unmaskable",
+  "SECRETS_ON_PAGE": "secrets_on_page",
   "UNKNOWN_ACTION": "unknown_action",
   "UNKNOWN_COMMAND": "unknown_command",
   "INVALID_PARAMS": "invalid_params",

@@ -10,8 +10,16 @@ from selenium import webdriver
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.popup import allow_scripts_on
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """Pages here hold secrets on purpose; the agent's scripts on them run with the person's consent
+    (given in the popup), so what is tested is what those scripts can still see."""
+    allow_scripts_on(chromium, site)
 
 
 async def test_strict_csp_page_runs_scripts_and_stops_loops_keeping_the_page(

@@ -4,14 +4,24 @@ the tab survives (no discard, no reload), and the next call is answered at once.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 from selenium import webdriver
 
 from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
+from tests.support.popup import allow_scripts_on
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """Pages here hold secrets on purpose; the agent's scripts on them run with the person's consent
+    (given in the popup), so what is tested is what those scripts can still see."""
+    allow_scripts_on(chromium, site)
+
 
 ELEMENTS = 200_000
 

@@ -17,9 +17,18 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 
 from tests.e2e.test_secrets_screenshot import norm, ocr
+from tests.support import browser
 from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.popup import allow_scripts_on
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """Pages here hold secrets on purpose; the agent's scripts on them run with the person's consent
+    (given in the popup), so what is tested is what those scripts can still see."""
+    allow_scripts_on(chromium, site)
 
 
 @contextmanager

@@ -9,10 +9,20 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from tests.support import browser
 from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.popup import allow_scripts_on
 from tests.support.snap import ref, snapshot
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """Pages here hold secrets on purpose; the agent's scripts on them run with the person's consent
+    (given in the popup), so what is tested is what those scripts can still see."""
+    allow_scripts_on(chromium, site)
+
 
 SECRETS = (
     "SECRETTD1aaaa",

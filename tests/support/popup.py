@@ -103,3 +103,27 @@ def set_sites(driver: webdriver.Chrome, *, only: list[str] | None) -> None:
                 lambda: driver.find_element(By.CSS_SELECTOR, f'body[data-scope="{wanted}"]'),
                 what="the scope to change",
             )
+
+
+def allow_scripts(driver: webdriver.Chrome, site: str, allowed: bool = True) -> None:
+    """What ticking "Allow the agent's scripts on <site>" in the popup does, asked from the popup page
+    itself (the only page the worker takes it from), for a site no tab needs to show."""
+    with opened(driver):
+        answer = driver.execute_async_script(
+            """
+            const done = arguments[arguments.length - 1];
+            const msg = { type: 'set_script_consent', site: arguments[0], allowed: arguments[1] };
+            chrome.runtime.sendMessage(msg)
+              .then(done, (e) => done({ ok: false, error: String(e) }));
+            """,
+            site,
+            allowed,
+        )
+    assert answer["ok"], answer
+
+
+def allow_scripts_on(chromium: browser.Chromium, site: object) -> None:
+    """Consent to the agent's scripts on the test server's site (`site`: its URL, or a Site with one)."""
+    assert chromium.driver is not None
+    url = str(getattr(site, "url", site))
+    allow_scripts(chromium.driver, url.split("://", 1)[1].split("/", 1)[0])

@@ -8,6 +8,7 @@
 // (lib/recover.js); the error's data says what was done.
 import { ERR, MAX_RESULT_BYTES } from '../protocol.js';
 import { runInPage } from '../../main_world/run_script.js';
+import { checkScriptConsent } from './consent.js';
 import { bounded } from './deadline.js';
 import { evaluateWithDebugger } from './debugger_eval.js';
 import { CommandError } from './errors.js';
@@ -28,9 +29,10 @@ class ScriptTimeout extends Error {}
  */
 export async function runScript(msg, { args, sources, timeoutMs, signal }) {
   let tabId = null;
-  const inject = (id) => {
+  const inject = async (id) => {
     tabId = id;
     signal.throwIfAborted(); // e.g. the pilot went off while the tab was being chosen
+    await checkScriptConsent(id, signal);
     const injected = chrome.scripting.executeScript({ target: { tabId: id }, world: 'MAIN', func: runInPage, args });
     return bounded(injected, { timeoutMs, signal, onTimeout: () => new ScriptTimeout() });
   };

@@ -3,7 +3,8 @@
 //            redactSelectors (the user's list, edited in the popup only), redactExtra (added by the agent),
 //            sites (the pilot's scope, {all, sites}: written only for the popup or a launch config),
 //            redactPatterns (the user's secret-shaped text patterns, popup only; default REDACT_PATTERNS),
-//            redactPatternsExtra (patterns the agent added)
+//            redactPatternsExtra (patterns the agent added), scriptSites (sites where the person allows
+//            the agent's scripts on pages holding secrets; popup only: lib/consent.js)
 //   session: connection (what the popup shows about the native host), siteRequest (the last site
 //            the agent was refused, for the popup's Allow button)
 //
@@ -32,6 +33,7 @@ export const KEY = Object.freeze({
   SITE_REQUEST: 'siteRequest',
   REDACT_PATTERNS: 'redactPatterns',
   REDACT_PATTERNS_EXTRA: 'redactPatternsExtra',
+  SCRIPT_SITES: 'scriptSites',
 });
 
 /** The scope of a profile nobody has restricted: every site, as before scopes existed. */

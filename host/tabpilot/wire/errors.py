@@ -29,6 +29,7 @@ class ErrorCode(enum.StrEnum):
     SITE_NOT_ALLOWED = "site_not_allowed"
     DOMAIN_MISMATCH = "domain_mismatch"
     SECRET_UNMASKABLE = "secret_unmaskable"
+    SECRETS_ON_PAGE = "secrets_on_page"  # a script on a page holding secrets the agent did not type
     # Requests
     UNKNOWN_ACTION = "unknown_action"
     UNKNOWN_COMMAND = "unknown_command"
