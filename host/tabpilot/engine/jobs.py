@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.scrape import ReplayRequest
-from . import result, workflows
+from . import result, urlscrub, workflows
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, RunState, obj
 from .orchestrator import ScrapeOrchestrator
@@ -139,8 +139,10 @@ class Jobs:
                 except OSError as exc:
                     log.error("could not record workflow %s: %s", plan.name, exc)
             job.workflow_id = recorded or job.workflow_id
-            value = result.scrub(
-                result.response(outcome, plan, job.correlation_id, job.workflow_id), job.state.secrets
+            value = urlscrub.scrub_value(
+                result.scrub(
+                    result.response(outcome, plan, job.correlation_id, job.workflow_id), job.state.secrets
+                )
             )
             if plan.record:
                 value["metadata"]["recorded"] = recorded is not None
@@ -159,7 +161,7 @@ class Jobs:
                 "data": job.state.data,
                 "metadata": {"rows_extracted": job.state.rows, "errors": job.state.errors},
             }
-            job.result = result.scrub(failed, job.state.secrets)
+            job.result = urlscrub.scrub_value(result.scrub(failed, job.state.secrets))
         finally:
             job.done.set()
             job.notify()

@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from ..wire.secret_names import SECRET_QUERY_NAME
+
 WILD = "*"
 _PAGE_KEYS = frozenset(
     [
@@ -55,6 +57,7 @@ _PAGE_KEYS = frozenset(
 _TRACKING = re.compile(r"^(utm_.*|gclid|fbclid|msclkid|mc_[a-z]+|_ga|_gl|ref|ref_src|igshid|yclid)$")
 _SEARCH_KEYS = frozenset(["q", "query", "search", "s", "keyword", "keywords", "term", "terms", "k", "text"])
 _NUMBER = re.compile(r"^\d+$")
+_SECRET_KEY = re.compile(SECRET_QUERY_NAME, re.I)
 _UUID = re.compile(r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$", re.I)
 _HEX = re.compile(r"^(?=[0-9a-f]*\d)[0-9a-f]{8,}$", re.I)
 # A slug whose last part is an id: at least one letter before it, so `2026-01-28` stays a date.
@@ -122,7 +125,8 @@ def derive(url: str) -> str:
     out = f"{scheme}://{host}/{'/'.join(segs)}"
     pairs: list[str] = []
     for key, value in _query(query):
-        wild = key.lower() in _SEARCH_KEYS or is_id(value)
+        # A secret-named value (a session, a signature) is never kept: it would sit in the cache on disk.
+        wild = key.lower() in _SEARCH_KEYS or is_id(value) or _SECRET_KEY.search(key) is not None
         pairs.append(f"{_literal(key)}={WILD if wild else _literal(value)}")
     return out + ("?" + "&".join(pairs) if pairs else "")
 

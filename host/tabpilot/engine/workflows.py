@@ -12,6 +12,7 @@ import msgspec
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.scrape import ReplayRequest, WorkflowRequest
 from ..wire.secret_names import secret_name
+from . import urlscrub
 from .fields import explain
 from .plan import Plan, build_plan, invalid, params_needed
 from .runner import Outcome
@@ -74,7 +75,7 @@ def record(plan: Plan, outcome: Outcome, today: datetime.date | None = None) -> 
         format=FORMAT,
         id=f"wf-{plan.name}-{day}",
         name=plan.name,
-        workflow=workflow,
+        workflow=urlscrub.scrub_value(workflow),  # no page's secret rides a recorded URL to disk
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         domains=sorted(domains),
         params=params,

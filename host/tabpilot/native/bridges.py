@@ -18,6 +18,7 @@ from typing import Protocol
 
 import msgspec
 
+from ..engine import urlscrub
 from ..link import localsock
 from ..wire import messages as m
 from ..wire.errors import ErrorCode, TabPilotError
@@ -177,7 +178,19 @@ class BridgeListener:
         bridge_id = cmd.id
 
         def deliver(answer: m.Result | m.Error) -> None:
-            bridge.send(msgspec.structs.replace(answer, id=bridge_id))
+            # Titles and URLs a page chose are scrubbed on their way to the agent (engine/urlscrub.py).
+            if isinstance(answer, m.Result):
+                clean = msgspec.structs.replace(
+                    answer, id=bridge_id, value=msgspec.Raw(urlscrub.scrub_raw(bytes(answer.value)))
+                )
+            else:
+                clean = msgspec.structs.replace(
+                    answer,
+                    id=bridge_id,
+                    message=urlscrub.scrub_text(answer.message),
+                    data=urlscrub.scrub_value(answer.data),
+                )
+            bridge.send(clean)
 
         bridge.ext_ids.add(self._host.send_command(cmd, deliver, bridge))
 

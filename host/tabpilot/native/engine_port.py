@@ -12,7 +12,7 @@ from typing import Any, cast
 
 import msgspec
 
-from ..engine import scope, workflows
+from ..engine import scope, urlscrub, workflows
 from ..engine.browser import Browser
 from ..engine.context import obj
 from ..engine.jobs import Job, Jobs
@@ -58,7 +58,11 @@ class EnginePort:
         except TabPilotError as exc:
             send(
                 m.Error(
-                    id=msg.id, code=str(exc.code), message=exc.message, retryable=exc.retryable, data=exc.data
+                    id=msg.id,
+                    code=str(exc.code),
+                    message=urlscrub.scrub_text(exc.message),
+                    retryable=exc.retryable,
+                    data=urlscrub.scrub_value(exc.data),
                 )
             )
             return
@@ -66,7 +70,7 @@ class EnginePort:
             log.exception("engine request %s failed", type(msg).__name__)
             send(m.Error(id=msg.id, code=ErrorCode.INTERNAL_ERROR, message=f"{type(exc).__name__}: {exc}"))
             return
-        send(m.Result(id=msg.id, value=msgspec.Raw(_encoder.encode(value))))
+        send(m.Result(id=msg.id, value=msgspec.Raw(_encoder.encode(urlscrub.scrub_value(value)))))
 
     async def _answer(self, send: Send, msg: m.Command) -> Any:
         # Off means off: stored results, workflows and strategies are the pilot's too, so the host
