@@ -61,6 +61,10 @@ export const REDACT_PATTERNS = Object.freeze([
 ]);
 export const SECRET_QUERY_NAME = "pass|pwd|secret|token|key|otp|pin|cookie|session|auth|code|sig";
 export const DEFAULTS = Object.freeze({
+  "add_secret_pattern": {
+    "op": "add",
+    "patterns": []
+  },
   "check": {
     "checked": true,
     "timeout_ms": 5000
@@ -201,10 +205,11 @@ export const DEFAULTS = Object.freeze({
  * @property {Array<string>} [selectors]
  */
 /**
- * The patterns added now, and every pattern the agent added so far. (answers add_secret_pattern)
+ * The patterns added (or removed) now, and every pattern the agent added so far. (answers add_secret_pattern)
  * @typedef {Object} AddSecretPatternReply
  * @property {Array<string>} [added]
  * @property {Array<string>} [patterns]
+ * @property {Array<string>} [removed]
  */
 /**
  * An element's box in CSS pixels.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 from selenium import webdriver
@@ -15,9 +16,17 @@ from tabpilot.wire.errors import ErrorCode
 from tabpilot.wire.secret_patterns import DEFAULT_PATTERNS
 from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.popup import allow_scripts_on
 from tests.support.snap import snapshot
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """Pages here hold secrets on purpose; the agent's scripts on them run with the person's consent
+    (given in the popup), so what is tested is what those scripts can still see."""
+    allow_scripts_on(chromium, site)
 
 
 @contextmanager

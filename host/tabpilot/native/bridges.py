@@ -18,7 +18,7 @@ from typing import Protocol
 
 import msgspec
 
-from ..engine import urlscrub
+from ..engine import regex, urlscrub
 from ..link import localsock
 from ..wire import messages as m
 from ..wire.errors import ErrorCode, TabPilotError
@@ -171,6 +171,8 @@ class BridgeListener:
                         value=msgspec.Raw(b'{"cancelled":%s}' % (b"true" if cancelled else b"false")),
                     )
                 )
+            case m.AddSecretPattern(op="add") if (bad := _not_re2(msg.patterns)) is not None:
+                bridge.send(m.Error(id=msg.id, code=ErrorCode.INVALID_PARAMS, message=bad))
             case _:
                 self._forward(bridge, msg)
 
@@ -208,3 +210,14 @@ class BridgeListener:
                 if self._socket_path.stat().st_ino == self._socket_ino:
                     self._socket_path.unlink()
             self._socket_path = None
+
+
+def _not_re2(patterns: list[str]) -> str | None:
+    """Why a secret pattern from the agent is refused, by the guard output_schema patterns meet (RE2:
+    linear time, no backreferences or lookaround); None when every one passes."""
+    for pattern in patterns:
+        try:
+            regex.compiled(pattern.removeprefix("luhn:"))
+        except regex.PatternError as exc:
+            return f"not added: {pattern[:120]!r} ({exc})"
+    return None

@@ -33,9 +33,11 @@ class AddRedaction(Command, tag="add_redaction"):
 
 class AddSecretPattern(Command, tag="add_secret_pattern"):
     """Mask text matching these regular expressions too (secret-shaped text, in every page output and
-    screenshot). The agent can add to the user's pattern list, never remove from it."""
+    screenshot). The agent can add to the user's pattern list, never remove from it; it can list the
+    patterns it added (`op: "list"`) and remove them (`op: "remove"`)."""
 
-    patterns: list[str]
+    patterns: list[str] = []  # noqa: RUF012 - msgspec copies mutable defaults
+    op: str = "add"  # "add" | "list" | "remove"
 
 
 class BrowserState(Command, tag="state"):

@@ -59,10 +59,11 @@ class AddRedactionReply(Reply):
 
 
 class AddSecretPatternReply(Reply):
-    """The patterns added now, and every pattern the agent added so far."""
+    """The patterns added (or removed) now, and every pattern the agent added so far."""
 
     added: list[str] = []  # noqa: RUF012 - as above
     patterns: list[str] = []  # noqa: RUF012 - as above
+    removed: list[str] = []  # noqa: RUF012 - as above
 
 
 class BrowserStateReply(TabReply):

@@ -21,6 +21,8 @@ CONFIGURE = CompositeTool(
         tracking.untrack_tab,
         redaction.add_redaction,
         redaction.add_secret_pattern,
+        redaction.list_secret_patterns,
+        redaction.remove_secret_pattern,
         workflows.export_workflow,
         workflows.import_workflow,
         workflows.delete_workflow,

@@ -1,4 +1,5 @@
-"""configure add_redaction / add_secret_pattern: hide more of the page from the agent (add only)."""
+"""configure add_redaction / add_secret_pattern: hide more of the page from the agent (add only); the
+agent's own secret patterns can be listed and removed."""
 
 from __future__ import annotations
 
@@ -44,3 +45,25 @@ async def add_secret_pattern(
     "luhn:" adds a card-number check; add only, never remove); returns the added patterns in force."""
     value: Any = await call.send(AddSecretPattern(id=0, patterns=patterns))
     return {"added": list(value["added"]), "patterns": list(value["patterns"])}
+
+
+class PatternList(TypedDict):
+    patterns: list[str]
+    removed: list[str]
+
+
+async def list_secret_patterns(call: Call) -> PatternList:
+    """the secret patterns you added."""
+    value: Any = await call.send(AddSecretPattern(id=0, op="list"))
+    return {"patterns": list(value["patterns"]), "removed": []}
+
+
+async def remove_secret_pattern(
+    call: Call,
+    patterns: Annotated[
+        list[str], Field(description="remove_secret_pattern: patterns you added.")
+    ],
+) -> PatternList:
+    """remove secret patterns you added (not the user's)."""
+    value: Any = await call.send(AddSecretPattern(id=0, op="remove", patterns=patterns))
+    return {"patterns": list(value["patterns"]), "removed": list(value["removed"])}
