@@ -60,9 +60,7 @@ async def list_secret_patterns(call: Call) -> PatternList:
 
 async def remove_secret_pattern(
     call: Call,
-    patterns: Annotated[
-        list[str], Field(description="remove_secret_pattern: patterns you added.")
-    ],
+    patterns: Annotated[list[str], Field(description="remove_secret_pattern: patterns you added.")],
 ) -> PatternList:
     """remove secret patterns you added (not the user's)."""
     value: Any = await call.send(AddSecretPattern(id=0, op="remove", patterns=patterns))
