@@ -6,7 +6,7 @@
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
-    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer'],
+    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'secretRoots'],
     provides: ['nextTarget', 'pagerUrls', 'fetchDocument', 'fetchExtract', 'commands.fetch_extract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
@@ -140,6 +140,12 @@
       // What a navigation asks for: some servers answer */* with JSON.
       response = await fetch(url.href, { credentials: 'same-origin', redirect: 'follow', cache: cacheFirst ? 'force-cache' : 'default', signal: controller.signal, headers: { Accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' } });
       const final = response.url || url.href;
+      // A same-origin link that redirects to another origin is not read, even when that origin lets
+      // it be (Access-Control-Allow-Origin: *): rendering would have left the site, so does the run.
+      if (new URL(final).origin !== location.origin) {
+        controller.abort();
+        throw new agent.PageError('navigation_redirect', `${url.href} redirected to another site (${new URL(final).origin}); the run stops before reading it`, { url: url.href, to: new URL(final).origin });
+      }
       if (response.status >= 400) {
         throw new agent.PageError('http_error', `${final} answered HTTP ${response.status}`, { url: final, status: response.status });
       }
@@ -184,6 +190,16 @@
     agent.queryAll(rows, document); // an invalid selector is invalid_selector before anything is fetched
     if (nextSelector) agent.queryAll(nextSelector, document);
     const page = await agent.fetchDocument(url, timeoutMs, cacheFirst);
+    // This very page fetched again (the engine's test of whether fetching reads what rendering
+    // shows): where the page's own scripts made secrets the HTML does not mark (a data-sensitive set
+    // later, a field turned into a password), the fetched copies would show them in clear.
+    if (bare(page.url).href === bare(location.href).href) {
+      const live = agent.secretRoots(document).length;
+      const fetched = agent.secretRoots(page.doc).length;
+      if (live > fetched) {
+        throw new agent.PageError('secret_unmaskable', `${live - fetched} secret element(s) on this page are made secret by its scripts, which a fetched page does not run: pages must be rendered`, { reason: 'secrets_by_script' });
+      }
+    }
     const extra = { status: page.status, redirected: page.redirected };
     if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);
     const cap = Number.isInteger(limit) && limit >= 0 ? limit : null;
