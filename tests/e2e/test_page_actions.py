@@ -4,14 +4,24 @@ events the page sees, through the real MCP client in real Chromium."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from mcp import Client
 
+from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.popup import allow_scripts_on
 from tests.support.snap import js, ref, snapshot
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """Some pages here hold a password field the page filled in; the agent's scripts on them run with
+    the person's consent (given in the popup), as this module tests actions, not that consent."""
+    allow_scripts_on(chromium, site)
 
 
 async def _form(client: Client, site: str) -> str:
