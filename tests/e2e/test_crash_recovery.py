@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+from typing import Any
 
 import anyio
 import pytest
@@ -14,8 +15,16 @@ from selenium import webdriver
 from tests.support import browser, procnet
 from tests.support.host import host_pool
 from tests.support.mcp_client import call, mcp_client
+from tests.support.popup import allow_scripts_on
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """The fixture pages hold a password field the page filled in; the agent's scripts on them run
+    with the person's consent (given in the popup), as this module does not test that consent."""
+    allow_scripts_on(chromium, site)
 
 
 async def test_a_killed_extension_process_comes_back(

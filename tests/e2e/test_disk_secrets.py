@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 from selenium import webdriver
@@ -14,8 +15,17 @@ from selenium import webdriver
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client, scrape, scrape_error
+from tests.support.popup import allow_scripts_on
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """The fixture pages hold a password field the page filled in; the agent's scripts on them run
+    with the person's consent (given in the popup), as this module does not test that consent."""
+    allow_scripts_on(chromium, site)
+
 
 PARAM_X = "PARAM-S3CRET-X"
 CREDENTIAL = "CRED-S3CRET-C"

@@ -7,6 +7,7 @@ import asyncio
 import os
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 from selenium import webdriver
@@ -17,8 +18,16 @@ from tabpilot.wire.errors import ErrorCode
 from tabpilot.wire.messages import HOST_TO_CHROME_MAX
 from tests.support import browser, procnet
 from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.popup import allow_scripts_on
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """The fixture pages hold a password field the page filled in; the agent's scripts on them run
+    with the person's consent (given in the popup), as this module does not test that consent."""
+    allow_scripts_on(chromium, site)
 
 
 async def _host_info(env: dict[str, str]):  # -> BrowserInfo

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
@@ -16,10 +17,19 @@ from tabpilot.demo.server import DEMO_PASSWORD
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client
-from tests.support.popup import by_id, opened, set_sites, shoot, shown, sites
+from tests.support.popup import allow_scripts_on, by_id, opened, set_sites, shoot, shown, sites
 from tests.support.snap import ref, snapshot
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """The fixture pages hold a password field the page filled in; the agent's scripts on them run
+    with the person's consent (given in the popup), as this module does not test that consent."""
+    allow_scripts_on(chromium, site)
+
+
 popup = opened
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import anyio
 import pytest
@@ -17,8 +18,18 @@ from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
 from tests.support.host import call, call_error, field, host_pool
+from tests.support.popup import allow_scripts_on
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """The fixture pages hold a password field the page filled in; the agent's scripts on them run
+    with the person's consent (given in the popup), as this module does not test that consent."""
+    allow_scripts_on(chromium, site)
+
+
 site = pages.site_with_login  # these tests need the server's sign-in and sessions
 
 LEDGER = "table.ledger tbody tr"

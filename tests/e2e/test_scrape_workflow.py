@@ -16,8 +16,18 @@ from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
 from tests.support.mcp_client import call, mcp_client, payload
+from tests.support.popup import allow_scripts_on
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """The fixture pages hold a password field the page filled in; the agent's scripts on them run
+    with the person's consent (given in the popup), as this module does not test that consent."""
+    allow_scripts_on(chromium, site)
+
+
 site = pages.site_with_login  # these tests need the server's sign-in and sessions
 
 SECRETS = ["pw-attr-S3CRET-1", "tok-S3CRET-2", "note-S3CRET-3", "priv-S3CRET-4", "typed-S3CRET-5"]

@@ -14,9 +14,18 @@ from selenium import webdriver
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.popup import allow_scripts_on
 from tests.support.snap import ref, snapshot
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """The fixture pages hold a password field the page filled in; the agent's scripts on them run
+    with the person's consent (given in the popup), as this module does not test that consent."""
+    allow_scripts_on(chromium, site)
+
 
 TOKEN_BUDGET = 1_600
 

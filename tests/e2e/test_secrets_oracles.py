@@ -3,13 +3,25 @@ for a right and a wrong guess of a redacted value, through the real MCP client i
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tabpilot.wire.errors import ErrorCode
+from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client, scrape
+from tests.support.popup import allow_scripts_on
 from tests.support.snap import snapshot
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """The fixture pages hold a password field the page filled in; the agent's scripts on them run
+    with the person's consent (given in the popup), as this module does not test that consent."""
+    allow_scripts_on(chromium, site)
+
 
 TOKEN = "tok_85bba507c1"
 # The right prefix of the token, and wrong guesses of the same shape.

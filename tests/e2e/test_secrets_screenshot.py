@@ -16,9 +16,19 @@ import pytest
 from mcp import Client
 from mcp.types import ImageContent, TextContent
 
+from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
+from tests.support.popup import allow_scripts_on
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """The fixture pages hold a password field the page filled in; the agent's scripts on them run
+    with the person's consent (given in the popup), as this module does not test that consent."""
+    allow_scripts_on(chromium, site)
+
 
 NAMES = ("ALICE MARTIN", "BRUNO KELLER", "CHLOE DUBOIS", "KEYDEMO1234", "FRAME", "SHADOW", "OPAQUE")
 # Distinctive parts of each secret; an OCR misreading of a digit or two still shows these.
