@@ -66,7 +66,7 @@ def render(folder: Path) -> str:
             continue
         file, doc, entry = found[name]
         parts.append(_measured(name, doc, entry) + f" ({file})\n")
-        parts.append(scenario.table(entry["result"]) + "\n")
+        parts.append(scenario.table(entry["result"]))
     parts.append(END)
     return "\n".join(parts)
 

@@ -256,7 +256,9 @@ def _cells(r: dict[str, Any]) -> list[str]:
     cells.append("" if floor is None else f"{floor:.2f}×")
     req = (mine.get("requests"), theirs.get("requests") if theirs else None)
     cells.append(f"{req[0]} / {req[1] if req[1] is not None else '–'}" if req[0] else "")
-    over = (ours - ours_site) / ours_site if ours_site and ours and mine["exact"] else None
+    # Where the site's time is a sliver of the call (in-place pages, static files) the share says nothing.
+    telling = ours_site and ours and mine["exact"] and ours_site >= 0.1 * ours
+    over = (ours - ours_site) / ours_site if telling and ours and ours_site else None
     cells.append("" if over is None else f"{over:+.0%}")
     rows_b = r.get("rows_json_bytes")
     tp_b = f"{mine['bytes'] / rows_b:.3f}" if rows_b and mine["bytes"] else "–"
@@ -290,7 +292,8 @@ SCENARIO = Scenario(
     "(both answers exact); **site** the app server's busy time during each fastest call (the union of its "
     "requests' intervals); **floor** Playwright's site time ÷ Playwright's time, the best ratio a tool "
     "making the same requests could reach; **over** TabPilot's time above its own site time, as a share "
-    "of it; **script's own** the expert script's run time measured inside Playwright.",
+    "of it (left out where the site's time is under a tenth of the call); **script's own** the expert "
+    "script's run time measured inside Playwright.",
     run,
     table,
 )
