@@ -45,7 +45,7 @@ async def _host_pid(runtime_dir: Path) -> int:
         await pool.aclose()
 
 
-async def _ours(s: Session, calls: int, warmup: int) -> dict[str, Any]:
+async def _ours(s: Session, calls: int, warmup: int, quiet_s: float) -> dict[str, Any]:
     launched = s.browser()
     out: dict[str, Any] = {}
     host = await _host_pid(Path(s.env[paths.ENV_RUNTIME]))
@@ -57,7 +57,7 @@ async def _ours(s: Session, calls: int, warmup: int) -> dict[str, Any]:
         [bridge] = children_of(os.getpid(), TABPILOT, "mcp")
         browser = [launched.pid, *(p for p in descendants(launched.pid) if p != host)]
         pids = {"bridge": [bridge], "host": [host], "browser": browser}
-        await until_quiet(browser)
+        await until_quiet(browser, timeout_s=quiet_s)
         progress(f"MCP execute_js and ping: {warmup} warm-up + {calls} calls each")
         t, cpu = await timed_with_cpu(tool_call(client, "interact", EXECUTE_JS), calls, warmup, pids)
         out["execute_js"], out["execute_js_cpu_ms"] = t.to_dict(), cpu
@@ -78,11 +78,18 @@ async def _ours(s: Session, calls: int, warmup: int) -> dict[str, Any]:
     return out
 
 
-async def _theirs(s: Session, calls: int, warmup: int) -> dict[str, Any]:
+async def _theirs(s: Session, calls: int, warmup: int, quiet_s: float) -> dict[str, Any]:
     work = s.root / "playwright-roundtrip"
     try:
         out = await playwright_mcp.measure(
-            work, f"{s.base}/index.html", CHROMIUM, calls=calls, warmup=warmup, settle_ms=0, errlog=s.errlog
+            work,
+            f"{s.base}/index.html",
+            CHROMIUM,
+            calls=calls,
+            warmup=warmup,
+            settle_ms=0,
+            errlog=s.errlog,
+            quiet_s=quiet_s,
         )
     finally:
         playwright_mcp.kill_leftovers(work)
@@ -92,9 +99,10 @@ async def _theirs(s: Session, calls: int, warmup: int) -> dict[str, Any]:
 def roundtrip(s: Session, o: Options) -> dict[str, Any]:
     """execute_js "1" through MCP and on the host's socket, ping, idle memory; Playwright's evaluate."""
     calls, warmup = _sizes(o)
-    out: dict[str, Any] = {"tabpilot": asyncio.run(_ours(s, calls, warmup))}
+    quiet_s = 0 if o.smoke else 20  # waiting for a just-started browser to settle: not for a smoke run
+    out: dict[str, Any] = {"tabpilot": asyncio.run(_ours(s, calls, warmup, quiet_s))}
     if o.playwright:
-        out["playwright_mcp"] = asyncio.run(_theirs(s, calls, warmup))
+        out["playwright_mcp"] = asyncio.run(_theirs(s, calls, warmup, quiet_s))
     return out
 
 
@@ -118,7 +126,8 @@ def roundtrip_table(r: dict[str, Any]) -> str:
             lines.append(f"| {label} | {t['n']} | {_ms(t)} | {_ms(t, 'p90')} | {_ms(t, 'p99')} |")
     cpu = ", ".join(f"{k} {v:.2f}" for k, v in tp["execute_js_cpu_ms"].items())
     lines.append(
-        f"\nIdle RSS: host {tp['host_rss_mb']:.0f} MB, bridge {tp['bridge_rss_mb']:.0f} MB. "
+        f"\nResident memory after the series: host {tp['host_rss_mb']:.0f} MB, "
+        f"bridge {tp['bridge_rss_mb']:.0f} MB. "
         f"CPU ms per MCP `execute_js`: {cpu}."
     )
     return "\n".join(lines)
@@ -236,8 +245,8 @@ SCENARIOS = [
     Scenario(
         "roundtrip",
         "Round trips and memory",
-        "A trivial call through every layer and below MCP, with idle memory; `--runs` × 300 calls after 50 "
-        "unmeasured. Playwright MCP's `browser_evaluate` for scale.",
+        "A trivial call through every layer and below MCP, with the memory in use; `--runs` × 300 calls "
+        "after 50 unmeasured. Playwright MCP's `browser_evaluate` for scale.",
         roundtrip,
         roundtrip_table,
     ),
