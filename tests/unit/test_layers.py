@@ -133,8 +133,8 @@ def test_the_check_catches_imports_upward_and_sideways() -> None:
     )
 
 
-def test_the_readme_shows_these_layers_top_first() -> None:
-    text = (ROOT / "README.md").read_text()
+def test_the_internals_page_shows_these_layers_top_first() -> None:
+    text = (ROOT / "docs" / "internals.md").read_text()
     block = text.split("<!-- layers:begin -->\n```\n")[1].split("```\n<!-- layers:end -->")[0]
     shown = [tuple(re.split(r"\s{2,}", line)[0].split(", ")) for line in block.splitlines()]
     assert shown == list(reversed(LAYERS))
