@@ -22,7 +22,8 @@
   const MAX_PAGES = 500;
   const FEED_SCROLLS = 50;
   const MAX_SCROLLS = 500;
-  const FOLLOWS = Node.DOCUMENT_POSITION_FOLLOWING | Node.DOCUMENT_POSITION_CONTAINED_BY;
+  // Node.DOCUMENT_POSITION_FOLLOWING | CONTAINED_BY, as numbers: the file also loads where no DOM is.
+  const FOLLOWS = 4 | 16;
 
   const normalise = (s) => s.replace(/\s+/g, ' ').trim();
   const esc = (s) => CSS.escape(s);
@@ -96,16 +97,23 @@
       if (!/^\d{1,4}$/.test(n) || !agent.isVisible(mark)) continue;
       const li = mark.parentElement.localName === 'li' && mark.parentElement.childElementCount === 1 ? mark.parentElement : null;
       const item = mark.localName === 'li' ? mark : li || mark;
+      const linkIn = (sib) => sib && (sib.matches('a[href]') ? sib : sib.querySelector(':scope > a[href]'));
       const after = item.nextElementSibling;
-      const link = after && (after.matches('a[href]') ? after : after.querySelector(':scope > a[href]'));
-      if (!link || textOf(link) !== String(Number(n) + 1)) continue;
+      let link = linkIn(after);
+      if (!link || textOf(link) !== String(Number(n) + 1)) {
+        // The last page: its mark comes after the link to the page before, and nothing follows.
+        const before = linkIn(item.previousElementSibling);
+        if (link || !before || textOf(before) !== String(Number(n) - 1)) continue;
+        link = null;
+      }
+      const sibling = after || item.previousElementSibling;
       const own = mark.hasAttribute('aria-current')
         ? `${mark.localName}[aria-current="page"]`
         : (Array.from(mark.classList).find((k) => /^(this-page|current|active|selected)$/i.test(k)) || '');
       const markSel = own.includes('[') ? own : own ? `${mark.localName}.${esc(own)}` : mark.localName;
       const container = path(item.parentElement);
-      const selector = item === mark ? `${container} > ${markSel} + ${after.localName === 'a' ? 'a' : `${after.localName} > a`}` : `${container} > li:has(> ${markSel}) + li > a`;
-      if (document.querySelector(selector) === link) return { selector, link };
+      const selector = item === mark ? `${container} > ${markSel} + ${sibling.localName === 'a' ? 'a' : `${sibling.localName} > a`}` : `${container} > li:has(> ${markSel}) + li > a`;
+      if (document.querySelector(selector) === link) return { selector, link: link || mark };
     }
     return null;
   }
