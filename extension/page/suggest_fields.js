@@ -201,7 +201,7 @@
    * (a header table above a scrolled body), in the closest ancestor that has any. */
   function nearHeads(row) {
     const own = row.closest('table');
-    for (let el = row.parentElement, i = 0; el && el !== document.body && i < 8; el = el.parentElement, i += 1) {
+    for (let el = row.parentElement, i = 0; el && el !== document.documentElement && i < 8; el = el.parentElement, i += 1) {
       let heads = Array.from(el.querySelectorAll('[role=columnheader]'));
       if (!heads.length) heads = Array.from(el.querySelectorAll('th')).filter((th) => th.closest('table') !== own);
       heads = heads.filter((h) => !row.contains(h) && agent.isVisible(h));
@@ -221,8 +221,8 @@
     return Array.from(row.children).filter((c) => c.namespaceURI === HTML && !SKIP.has(c.localName));
   }
 
-  /** For each cell, its header cell: the same column key (col-id, tabulator-field, …), else the
-   * header above it (their columns overlap most), else the one at its index when the counts agree. */
+  /** For each cell, its header cell: the same column key (col-id, tabulator-field, …), else the one at
+   * its index when the counts agree, else the header above it (their columns overlap most). */
   function align(cells, heads) {
     const out = cells.map(() => null);
     const used = new Set();
@@ -237,6 +237,16 @@
         }
       }
     });
+    // As many headers as cells: the same order (a header table above a scrolled body need not share
+    // its column widths).
+    if (heads.length === cells.length) {
+      cells.forEach((c, j) => {
+        if (!out[j] && !used.has(heads[j])) {
+          out[j] = heads[j];
+          used.add(heads[j]);
+        }
+      });
+    }
     const boxes = new Map(heads.map((h) => [h, h.getBoundingClientRect()]));
     cells.forEach((cell, j) => {
       if (out[j]) return;
@@ -253,11 +263,6 @@
         used.add(best);
       }
     });
-    if (heads.length === cells.length) {
-      cells.forEach((c, j) => {
-        if (!out[j] && !used.has(heads[j])) out[j] = heads[j];
-      });
-    }
     return out;
   }
 
