@@ -240,6 +240,7 @@ export const DEFAULTS = Object.freeze({
  * @property {Array<Array<*>>} [sample]
  * @property {(string|null)} [next_selector]
  * @property {(number|null)} [score]
+ * @property {(ReadingGuess|null)} [paging]
  */
 /**
  * The tab that was closed and the URL it showed. (answers close_tab)
@@ -376,6 +377,13 @@ export const DEFAULTS = Object.freeze({
  * @property {(boolean|null)} [active]
  */
 /**
+ * Follow a next-page control: a link that navigates or a button that redraws in place.
+ * @typedef {Object} PaginateOptions
+ * @property {string} [next_selector]
+ * @property {number} [max_pages]
+ * @property {number} [delay_ms]
+ */
+/**
  * `outcome` navigated | redrawn | end, `reason` (missing, disabled, unchanged; redirected), `url`. (answers paginate)
  * @typedef {Object} PaginateReply
  * @property {string} [outcome]
@@ -389,6 +397,14 @@ export const DEFAULTS = Object.freeze({
  * The service worker answered. (answers ping)
  * @typedef {Object} PingReply
  * @property {boolean} [pong]
+ */
+/**
+ * How the rest of a candidate's list is read: `kind` (next_link, next_button, numbered, load_more, feed, grid), `why` in one line, and the extract option for it (`paginate` or `scroll`).
+ * @typedef {Object} ReadingGuess
+ * @property {(string|null)} [kind]
+ * @property {(string|null)} [why]
+ * @property {(PaginateOptions|null)} [paginate]
+ * @property {(ScrollOptions|null)} [scroll]
  */
 /**
  * How many of the pool's background tabs were closed. (answers release_tabs)
@@ -412,6 +428,14 @@ export const DEFAULTS = Object.freeze({
  * @property {number} [after]
  * @property {boolean} [until_found]
  * @property {boolean} [end_notice]
+ */
+/**
+ * Infinite scroll: scroll to the end until no new rows arrive (or `until_selector` is visible). The end of a feed is the loader's own quiet: no new rows, no request of the tab in flight, for `quiet_ms` after the scroll (not the whole timeout).
+ * @typedef {Object} ScrollOptions
+ * @property {number} [max_scrolls]
+ * @property {(string|null)} [until_selector]
+ * @property {number} [delay_ms]
+ * @property {number} [quiet_ms]
  */
 /**
  * A trimmed copy of the best region's HTML, within a byte budget.

@@ -39,7 +39,11 @@ async def test_flask_admin_draft(driver: webdriver.Chrome, env: dict[str, str], 
     browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         out = await _drafted(client, flask_admin_url + "customer/", "customers", tasks.ADMIN_ROWS)
-    assert _values(out["data"]) == [(c.code, c.name, c.country, c.balance) for c in data.customers()]
+    # The active column is a tick icon that says its value in its title.
+    active = [f"active: {str(c.active).lower()}" for c in data.customers()]
+    assert _values(out["data"]) == [
+        (c.code, c.name, c.country, c.balance, a) for c, a in zip(data.customers(), active, strict=True)
+    ]
 
 
 async def test_dash_draft(driver: webdriver.Chrome, env: dict[str, str], dash_url: str) -> None:

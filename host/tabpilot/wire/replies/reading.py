@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from ..messages.reading import FieldPlan
+from ..scrape import PaginateOptions, ScrollOptions
 from .base import Reply, TabReply
 
 
@@ -88,6 +89,16 @@ class FetchExtractReply(ExtractReply):
     redirected: bool = False
 
 
+class ReadingGuess(Reply):
+    """How the rest of a candidate's list is read: `kind` (next_link, next_button, numbered, load_more,
+    feed, grid), `why` in one line, and the extract option for it (`paginate` or `scroll`)."""
+
+    kind: str | None = None
+    why: str | None = None
+    paginate: PaginateOptions | None = None
+    scroll: ScrollOptions | None = None
+
+
 class Candidate(Reply):
     """One repeated structure the page found, with its draft fields and first rows read as extract does."""
 
@@ -99,6 +110,7 @@ class Candidate(Reply):
     sample: list[list[Any]] = []  # noqa: RUF012 - as above
     next_selector: str | None = None
     score: int | float | None = None  # as the page rounded it (an int stays an int in the answer)
+    paging: ReadingGuess | None = None  # the best candidate's only
 
 
 class Skeleton(Reply):
