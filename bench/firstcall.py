@@ -18,7 +18,6 @@ from typing import Any
 
 from mcp import StdioServerParameters
 
-from tabpilot.bridge.faststart import ENV_DISABLE
 from tabpilot.demo.server import serve
 
 from . import pilot
@@ -87,21 +86,19 @@ async def spawn_to_first_result(params: StdioServerParameters, call: dict[str, A
 
 
 async def _starts(env: dict[str, str], starts: int) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {"fast start": [], "TABPILOT_BRIDGE_FASTSTART=0": []}
-    fast = StdioServerParameters(command=pilot.TABPILOT, args=["mcp"], env=env)
-    plain = StdioServerParameters(command=pilot.TABPILOT, args=["mcp"], env={**env, ENV_DISABLE: "0"})
-    await spawn_to_first_result(fast, TABPILOT_CALL)  # records the cache the fast start answers from
+    out: dict[str, list[float]] = {"tabpilot mcp": []}
+    params = StdioServerParameters(command=pilot.TABPILOT, args=["mcp"], env=env)
+    await spawn_to_first_result(params, TABPILOT_CALL)  # fills the OS file cache
     for _ in range(starts):
-        for name, params in zip(out, (fast, plain), strict=True):
-            out[name].append(await spawn_to_first_result(params, TABPILOT_CALL) * 1000)
+        out["tabpilot mcp"].append(await spawn_to_first_result(params, TABPILOT_CALL) * 1000)
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m bench.firstcall [--starts N]`: TabPilot alone, with and without the fast start, in a
-    dedicated headless profile (its browser running, as the user's is)."""
+    """`python -m bench.firstcall [--starts N]`: TabPilot alone, in a dedicated headless profile (its
+    browser running, as the user's is)."""
     parser = argparse.ArgumentParser(prog="python -m bench.firstcall", description=main.__doc__)
-    parser.add_argument("--starts", type=int, default=10, help="bridge starts of each kind, alternating")
+    parser.add_argument("--starts", type=int, default=10, help="bridge starts")
     args = parser.parse_args(argv)
     with (
         tempfile.TemporaryDirectory(prefix="tabpilot-firstcall-") as tmp,
@@ -116,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             f"best {min(ms):.0f} ms, median {statistics.median(ms):.0f} ms"
         )
     load = os.getloadavg()
-    print(f"{args.starts} starts each; {os.uname().machine}, {os.cpu_count()} cores, load {load[0]:.1f}")
+    print(f"{args.starts} starts; {os.uname().machine}, {os.cpu_count()} cores, load {load[0]:.1f}")
     return 0
 
 

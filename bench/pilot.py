@@ -17,7 +17,6 @@ from typing import Any, TextIO
 from mcp import StdioServerParameters
 
 from tabpilot import paths
-from tabpilot.bridge.faststart import CACHE_FILE, ENV_DISABLE
 from tabpilot.browser.launch import LaunchedBrowser, launch_profile
 from tabpilot.demo.server import serve
 from tabpilot.link.client import BrowserConnection, BrowserPool
@@ -83,9 +82,8 @@ def site_session(
                 yield base, errlog, env, launched
 
 
-def _params(env: dict[str, str], faststart: bool = True) -> StdioServerParameters:
-    extra = {} if faststart else {ENV_DISABLE: "0"}
-    return StdioServerParameters(command=TABPILOT, args=["mcp"], env={**env, **extra})
+def _params(env: dict[str, str]) -> StdioServerParameters:
+    return StdioServerParameters(command=TABPILOT, args=["mcp"], env=env)
 
 
 async def _host_pid(runtime_dir: Path) -> int:
@@ -97,10 +95,10 @@ async def _host_pid(runtime_dir: Path) -> int:
         await pool.aclose()
 
 
-async def _start_once(env: dict[str, str], errlog: TextIO, faststart: bool, mode: str) -> tuple[float, float]:
+async def _start_once(env: dict[str, str], errlog: TextIO, mode: str) -> tuple[float, float]:
     """Spawn a fresh bridge: seconds until tools/list is answered, and until a first execute_js is."""
     started = time.perf_counter()
-    async with spawn(_params(env, faststart), errlog, mode) as client:
+    async with spawn(_params(env), errlog, mode) as client:
         await client.list_tools()
         listed = time.perf_counter()
         await call_ok(client, "interact", EXECUTE_JS)
@@ -108,21 +106,21 @@ async def _start_once(env: dict[str, str], errlog: TextIO, faststart: bool, mode
     return listed - started, called - started
 
 
-# Start modes: the fast path on and off with the `initialize` handshake of today's clients, and the
-# fast path on with the mcp SDK's default handshake (a `server/discover` probe).
-STARTS = {"faststart": (True, "legacy"), "no_faststart": (False, "legacy"), "discover": (True, "auto")}
+# Start modes: the `initialize` handshake of today's clients, and the mcp SDK's default handshake
+# (a `server/discover` probe).
+STARTS = {"initialize": "legacy", "discover": "auto"}
 
 
 async def _starts(env: dict[str, str], errlog: TextIO, runs: int) -> dict[str, Any]:
-    # One unmeasured start per mode fills the tool-list cache and the OS file cache; then the modes
-    # take turns so that background noise falls on all alike.
-    for faststart, mode in STARTS.values():
-        await _start_once(env, errlog, faststart, mode)
-    out: dict[str, Any] = {"cache_warm": (paths.state_dir() / CACHE_FILE).exists()}
+    # One unmeasured start per mode fills the OS file cache; then the modes take turns so that
+    # background noise falls on all alike.
+    for mode in STARTS.values():
+        await _start_once(env, errlog, mode)
+    out: dict[str, Any] = {}
     series: dict[str, list[tuple[float, float]]] = {name: [] for name in STARTS}
     for i in range(runs):
-        for name, (faststart, mode) in STARTS.items():
-            series[name].append(await _start_once(env, errlog, faststart, mode))
+        for name, mode in STARTS.items():
+            series[name].append(await _start_once(env, errlog, mode))
         progress(f"bridge starts: {i + 1}/{runs}")
     for name, runs_of in series.items():
         out[f"tools_list_{name}"] = Timings.of([t for t, _ in runs_of])

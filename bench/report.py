@@ -10,7 +10,7 @@ from .stats import Timings
 TARGETS = [
     ("tabpilot.execute_js", "p50", 3.0, "ms"),
     ("tabpilot.ping", "p50", 1.0, "ms"),
-    ("tabpilot.tools_list_faststart", "p50", 300.0, "ms"),
+    ("tabpilot.tools_list_initialize", "p50", 300.0, "ms"),
     ("tabpilot.host_rss_mb", None, 50.0, "MB"),
     ("ratio.playwright_over_tabpilot", None, 5.0, "x"),
     ("ratio.playwright_default_over_tabpilot", None, 5.0, "x"),
@@ -22,11 +22,9 @@ ROWS = [
     ("  below MCP: host execute_js on the socket", "tabpilot.host_execute_js"),
     ("  MCP ping, client <-> bridge only", "tabpilot.mcp_ping"),
     ("ping socket>host>extension>host>socket", "tabpilot.ping"),
-    ("bridge spawn -> tools/list, fast start", "tabpilot.tools_list_faststart"),
-    ("bridge spawn -> tools/list, FASTSTART=0", "tabpilot.tools_list_no_faststart"),
+    ("bridge spawn -> tools/list, initialize", "tabpilot.tools_list_initialize"),
     ("bridge spawn -> tools/list, discover", "tabpilot.tools_list_discover"),
-    ("bridge spawn -> 1st execute_js, fast", "tabpilot.first_call_faststart"),
-    ("bridge spawn -> 1st execute_js, FASTSTART=0", "tabpilot.first_call_no_faststart"),
+    ("bridge spawn -> 1st execute_js", "tabpilot.first_call_initialize"),
     ("Playwright MCP evaluate, settle 0", "playwright.tuned.evaluate"),
     ("Playwright MCP evaluate, default settle", "playwright.default.evaluate"),
 ]
