@@ -9,8 +9,8 @@ from typing import Any
 import msgspec
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ....engine import fields
 from ....engine.steps import STEP_TYPES, StepBase
+from ....wire import fields
 from ....wire.scrape import Condition, ErrorRecovery, ExtractOptions, Options, PaginateOptions, ScrollOptions
 from ..base import Call
 
