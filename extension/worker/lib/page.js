@@ -5,7 +5,6 @@
 import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from './deadline.js';
 import { CommandError } from './errors.js';
-import { arrival } from './ahead.js';
 import { JsonText } from './reply.js';
 import { getPatterns, getRedaction } from './state.js';
 import { onTab, tabFailure } from './target.js';
@@ -20,6 +19,30 @@ export const AGENT_FILES = [
   'page/feed_end.js',
 ];
 
+const arriving = new Map(); // tabId -> {documentId, done: Promise}, while an injection is on its way
+
+/** Inject the page agent into tab `tabId`'s document `documentId` (once per document), not waiting for it. */
+export function injectAgent(tabId, documentId = null) {
+  const before = arriving.get(tabId);
+  if (before && documentId && before.documentId === documentId) return;
+  const target = documentId ? { tabId, documentIds: [documentId] } : { tabId, frameIds: [0] };
+  const done = chrome.scripting.executeScript({ target, files: AGENT_FILES, injectImmediately: true }).then(() => true, () => false);
+  arriving.set(tabId, { documentId, done });
+  done.then(() => {
+    if (arriving.get(tabId)?.done === done) arriving.delete(tabId);
+  });
+}
+
+/** The injection on its way into tab `tabId`, if one is (a command waits for it rather than inject twice). */
+export function arrival(tabId) {
+  return arriving.get(tabId)?.done ?? null;
+}
+
+/** Tab `tabId` is gone: nothing is on its way into it. */
+export function forgetArrival(tabId) {
+  arriving.delete(tabId);
+}
+
 // Runs in the page (isolated world): self-contained, only its source travels.
 function callAgent(name, args) {
   const agent = globalThis.__tabpilotAgent;
@@ -28,7 +51,7 @@ function callAgent(name, args) {
 
 async function execute(tabId, frameId, name, args) {
   const target = { tabId, frameIds: [frameId] };
-  // The agent may be on its way already (ahead.js): wait for it rather than inject it twice.
+  // The agent may be on its way already (injectAgent, ahead.js): wait for it rather than inject it twice.
   const coming = frameId === 0 ? arrival(tabId) : null;
   if (coming) await coming;
   let [first] = await chrome.scripting.executeScript({ target, func: callAgent, args: [name, args] });

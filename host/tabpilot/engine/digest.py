@@ -15,8 +15,7 @@ from ..wire.replies import Candidate, SuggestReply, decode_reply
 from ..wire.replies.reading import ReadingGuess
 from .context import Context
 from .convert import Conversions
-from .schema import FieldSpec, SchemaError, parse_field
-from .steps.extract import compiled
+from .schema import FieldSpec, SchemaError, parse_field, parse_schema
 
 DEFAULT_SKELETON_BYTES = 8_000
 DEFAULT_CANDIDATES = 5
@@ -115,7 +114,7 @@ def candidate(raw: Candidate) -> dict[str, Any] | None:
         "schema": schema,
         "rows": raw.rows,
         # The very conversion extract applies to its rows: equal samples by construction.
-        "sample": Conversions(compiled(schema)).rows(rows),
+        "sample": Conversions(parse_schema(schema)).rows(rows),
     }
     if raw.next_selector is not None:
         out["next_selector"] = raw.next_selector

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..wire.errors import ErrorCode, TabPilotError
-from ..wire.scrape import ReplayRequest
+from ..wire.scrape import ReplayRequest, parse_request
 from . import result, workflows
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, RunState, obj
 from .orchestrator import ScrapeOrchestrator
-from .plan import Plan, parse_request
+from .plan import Plan
 from .store import WorkflowStore
 
 log = logging.getLogger("tabpilot.engine")

@@ -22,10 +22,9 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import paths
-from ..engine.plan import parse_request
 from ..link import localsock
 from ..wire.errors import TabPilotError
-from ..wire.scrape import ReplayRequest, ScrapeRequest
+from ..wire.scrape import ReplayRequest, ScrapeRequest, parse_request
 from . import output, workflowfiles
 from .run import Bar, Target, describe_error, scrape, workflow_op
 

@@ -1,4 +1,5 @@
-"""`tabpilot install` and `tabpilot uninstall`."""
+"""`tabpilot install` and `tabpilot uninstall`: the installer's commands (tabpilot_installer does the
+work); here, above the dedicated profiles, since a purge removes those too and must find none running."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from pathlib import Path
 
 import click
 
-from tabpilot import paths
+from tabpilot_installer import browsers, mcp_clients, record
+from tabpilot_installer.clients import install_clients, uninstall_clients
+from tabpilot_installer.hosts import install_hosts, uninstall_hosts
+from tabpilot_installer.machine import Machine
 
-from . import browsers, mcp_clients, record
-from .clients import install_clients, uninstall_clients
-from .hosts import install_hosts, uninstall_hosts
-from .machine import Machine
+from . import paths
+from .browser import process, registry
 
 _BROWSER_CHOICE = click.Choice([*browsers.BROWSERS, "all"])
 _CLIENT_CHOICE = click.Choice(list(mcp_clients.CLIENTS))
@@ -36,8 +38,6 @@ def extension_steps(names: list[str]) -> str:
 
 
 def _refuse_if_profiles_run() -> None:
-    from tabpilot.browser import process, registry
-
     running = {n: pid for n, f in registry.known().items() if (pid := process.running_pid(f)) is not None}
     if running:
         names = ", ".join(f"{n} (pid {pid})" for n, pid in running.items())

@@ -15,7 +15,7 @@ from typing import Any, Literal, Union, cast, get_args, get_origin
 import msgspec
 import msgspec.inspect as mi
 
-from ..wire.echo import clip, unknown_field
+from .echo import clip, unknown_field
 
 _UNKNOWN = re.compile(r"Object contains unknown field `(?P<name>.*?)`(?: - at `\$(?P<at>.*)`)?", re.S)
 _PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[(.*?)\]")
