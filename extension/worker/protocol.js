@@ -138,6 +138,7 @@ export const DEFAULTS = Object.freeze({
     "timeout_ms": 5000
   },
   "scroll_load": {
+    "confirm": false,
     "timeout_ms": 5000
   },
   "select": {

@@ -144,8 +144,7 @@ class Walk:
             return False
         end = await pager.end_here(answer, answer.url)
         if end is not None and end.evidence is not None:
-            detail = f"{why}, on the last page: {end.detail}"
-            self.stop = stop.record(ctx, reason, page, detail, evidence=end.evidence)
+            self.stop = stop.record(ctx, reason, page, why, evidence=end.evidence)
         else:
             known = pager.pages_known()
             self.stop = stop.short(ctx, reason, page, self.limit, options.max_pages, known)

@@ -34,6 +34,7 @@ async def load(
             row_selector=selector,
             until_selector=scroll.until_selector,
             quiet_ms=scroll.quiet_ms,
+            confirm=seen is not None,
             timeout_ms=t,
         )
         answer = decode_reply(ScrollLoadReply, await ctx.call(command, t))

@@ -67,6 +67,7 @@ class Pager:
         self._asked: list[str] = []  # URLs of the pages fetched, in order
         self._ahead: dict[str, asyncio.Task[FetchExtractReply]] = {}
         self._run: numbered.Run | None = None  # what the numbered pagers read so far tell
+        self._pager_seen = False  # a numbered pager beside a next link (not only numbered URLs)
         self._per_page = 0  # rows on the last page read: how many pages a limit can still use
         self._named = False  # metadata.pagination_mode says how this walk went
         self._redraws: bool | None = None  # whether the last Next redrew in place (None: no click yet)
@@ -78,7 +79,11 @@ class Pager:
     def pages_known(self) -> int | None:
         """The last page number the numbered pagers read so far link (a page count), when they tell."""
         run = self._run
-        return run.last if run is not None and run.step == 1 else None
+        return run.last if run is not None and run.step == 1 and self._pager_seen else None
+
+    def _pager_run(self) -> numbered.Run | None:
+        """What the numbered pagers tell of the list's end (numbered URLs alone tell nothing of it)."""
+        return self._run if self._pager_seen else None
 
     async def end_here(self, answer: ExtractReply, url: str | None) -> stop.End | None:
         """The end page `answer` shows, if it is the last (asked of the live page when the answer does
@@ -91,7 +96,7 @@ class Pager:
             nxt = await self._probe() if batch.end == "missing" else NextTarget(end=batch.end)
         elif nxt is None and self._tab_url is None:
             nxt = await self._probe()
-        return stop.next_end(nxt, self.options.next_selector, self._run, url)
+        return stop.next_end(nxt, self.options.next_selector, self._pager_run(), url)
 
     async def _probe(self) -> NextTarget | None:
         """The live page's next control, with its pager's position (one read, no rows)."""
@@ -146,6 +151,7 @@ class Pager:
         # (they are dropped when it fails).
         self._start(target, remaining)
         self._run = numbered.learn(here, target, nxt.pager)
+        self._pager_seen = bool(nxt.pager)
         self._per_page = len(answer.rows)
         self._fetch_ahead(target, 2, remaining, others=1)
         why = await self._compare(again, answer, here, target)
@@ -221,7 +227,7 @@ class Pager:
     async def _fetch_next(self, pages: int, remaining: int | None) -> ExtractReply | None:
         nxt = self._next
         sel = self.options.next_selector
-        end = stop.next_end(nxt, sel, self._run, self._asked[-1] if self._asked else None)
+        end = stop.next_end(nxt, sel, self._pager_run(), self._asked[-1] if self._asked else None)
         if end is not None:
             self._ended(end, pages)
             return None
@@ -250,6 +256,7 @@ class Pager:
                 )
             check_redirect(url, landed)
         self._next = value.next or NextTarget()
+        self._pager_seen = self._pager_seen or bool(self._next.pager)
         if self._next.url is not None:
             self._run = numbered.merge(
                 self._run, numbered.learn(landed or url, self._next.url, self._next.pager)
@@ -346,9 +353,7 @@ class Pager:
         sel = self.options.next_selector
         why = stop.END_REASONS.get(reason, "no_next")
         if why == "unchanged":
-            h = stop.hint(
-                "options.paginate.next_selector", None, "clicking it changed nothing: is it the next control?"
-            )
+            h = stop.hint("options.paginate.next_selector", None, "clicking it changed nothing")
             self.stop = stop.record(self.ctx, why, pages, stop.end_detail(why, sel), hint=h)
             return
         nxt = await self._probe() if why == "no_next" else None

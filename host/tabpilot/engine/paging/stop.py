@@ -143,7 +143,7 @@ def next_end(nxt: NextTarget | None, sel: str, run: Run | None = None, url: str 
             hint("options.paginate.next_selector", nxt.onward, why),
         )
     if reason == "no_next" and current is not None and current == last:
-        return End(reason, f"{detail} (the numbered pager's last page)", "last_numbered_page")
+        return End(reason, detail, "last_numbered_page")
     return End(reason, detail, "next_disabled" if reason == "next_disabled" else "next_absent")
 
 
@@ -156,6 +156,6 @@ def short(
         h = hint("options.limit", None, "the list goes on past the limit: raise it, or drop it for every row")
     else:
         detail = f"paginate.max_pages ({max_pages}) reached and the list goes on"
-        more = known_last if known_last is not None and known_last > max_pages else max_pages * 2
+        more = max(max_pages * 2, known_last or 0)
         h = hint("options.paginate.max_pages", more, f"page {page} still has a next page")
     return record(ctx, reason, page, detail, hint=h)
