@@ -10,7 +10,7 @@
   const agent = globalThis.__tabpilotAgent.use('extract', {
     needs: ['PageError', 'REDACTED', 'collectVirtual', 'hasSensitive', 'isSensitive', 'isVisible', 'maskDeep', 'patternsHit', 'queryAll', 'redactUrl', 'redactedAttr', 'redactedHtml', 'redactedText', 'safeSelector', 'virtualGrid'],
     provides: ['fieldPlans', 'rowValues', 'forgetPositions', 'rowsAnswer', 'commands.extract', 'commands.count'],
-    later: ['nextTarget'],
+    later: ['listGoesOn', 'nextTarget', 'pagerPosition'],
   });
   const TAKES = new Set(['text', 'html', 'attr', 'url']);
   const CONTROLS = new Set(['input', 'textarea', 'select']);
@@ -232,6 +232,11 @@
     if (box) return extractVirtual(selector, plans, box, cap, maxChars, timeoutMs, resume === true);
     // Where the next control leads, for link pagination without rendering (page/fetch.js).
     const extra = typeof nextSelector === 'string' && nextSelector ? { next: agent.nextTarget(document, nextSelector, true, location.href) } : null;
+    // At the end, whether a pager goes on past it (a next_selector that misses); without paging,
+    // whether the rows' list visibly goes on (page/onward.js).
+    if (extra && extra.next.end) Object.assign(extra.next, agent.pagerPosition(document));
+    const more = extra || cap === 0 ? null : agent.listGoesOn(matched);
+    if (more) return rowsAnswer(document, matched, plans, cap, maxChars, { more }, location.href);
     return rowsAnswer(document, matched, plans, cap, maxChars, extra, location.href);
   };
 

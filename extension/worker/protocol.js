@@ -138,6 +138,7 @@ export const DEFAULTS = Object.freeze({
     "timeout_ms": 5000
   },
   "scroll_load": {
+    "confirm": false,
     "timeout_ms": 5000
   },
   "select": {
@@ -274,6 +275,7 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [type]
  * @property {(VirtualRead|null)} [virtual]
  * @property {(NextTarget|null)} [next]
+ * @property {(ListMore|null)} [more]
  */
 /**
  * The extractor's returned JSON, and how many secrets were replaced by "[REDACTED]". (answers extract_script)
@@ -305,6 +307,7 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [type]
  * @property {(VirtualRead|null)} [virtual]
  * @property {(NextTarget|null)} [next]
+ * @property {(ListMore|null)} [more]
  * @property {number} [status]
  * @property {boolean} [redirected]
  */
@@ -346,6 +349,13 @@ export const DEFAULTS = Object.freeze({
  * @property {Array<string>} [fields]
  */
 /**
+ * What shows that a list read without paging goes on: `seen` pager | next_link | load_more | grid_rows, `selector` for the control (when there is one), `rows` the grid's declared row count.
+ * @typedef {Object} ListMore
+ * @property {string} [seen]
+ * @property {(string|null)} [selector]
+ * @property {(number|null)} [rows]
+ */
+/**
  * The page's main content as cleaned HTML (cut at `max_bytes`: `truncated`). (answers main_content)
  * @typedef {Object} MainContentReply
  * @property {string} [html]
@@ -361,6 +371,9 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [end]
  * @property {(string|null)} [kind]
  * @property {Array<string>} [pager]
+ * @property {(number|null)} [current]
+ * @property {(number|null)} [last]
+ * @property {(string|null)} [onward]
  */
 /**
  * A tab that a clicked link opened.
@@ -428,6 +441,7 @@ export const DEFAULTS = Object.freeze({
  * @property {number} [after]
  * @property {boolean} [until_found]
  * @property {boolean} [end_notice]
+ * @property {number} [in_flight]
  */
 /**
  * Infinite scroll: scroll to the end until no new rows arrive (or `until_selector` is visible). The end of a feed is the loader's own quiet: no new rows, no request of the tab in flight, for `quiet_ms` after the scroll (not the whole timeout).

@@ -33,6 +33,7 @@ async def test_a_hidden_end_marker_is_not_the_end_and_a_feed_ends_on_its_own_qui
         )
         assert [r["id"] for r in marked["data"]] == POSTS
         assert marked["metadata"]["pagination_stopped"]["reason"] == "end_marker"
+        assert marked["metadata"]["complete_because"] == "end_marker_confirmed"
 
         # No marker named and none shown (no_end): the feed ends when nothing loads any more. The server
         # answers slower than the quiet window, so only the request still in flight keeps the scrape
@@ -49,6 +50,7 @@ async def test_a_hidden_end_marker_is_not_the_end_and_a_feed_ends_on_its_own_qui
         assert [r["id"] for r in quiet["data"]] == POSTS
         stop = quiet["metadata"]["pagination_stopped"]
         assert stop["reason"] == "unchanged" and stop["page"] == 10
+        assert quiet["metadata"]["complete_because"] == "feed_stopped_growing"
 
 
 async def test_a_next_link_to_a_json_export_stops_with_not_html_and_a_warning(
@@ -57,8 +59,10 @@ async def test_a_next_link_to_a_json_export_stops_with_not_html_and_a_warning(
     browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/list-1.html")
-        out = await scrape(
+        out = await call(
             client,
+            "interact",
+            action="scrape",
             operation="extract",
             selector="table.records tbody tr",
             schema={"id": ".id", "name": ".name"},
@@ -68,6 +72,9 @@ async def test_a_next_link_to_a_json_export_stops_with_not_html_and_a_warning(
         stop = out["metadata"]["pagination_stopped"]
         assert stop["reason"] == "not_html" and stop["page"] == 3
         assert any("not_html" in w["message"] for w in out["metadata"]["warnings"])
+        # A walk that ran into an export proves no end: partial, and the option to fix.
+        assert out["status"] == "partial" and out["metadata"]["partial_because"]["reason"] == "not_html"
+        assert out["metadata"]["partial_because"]["hint"]["option"] == "options.paginate.next_selector"
 
         # The precise selector walks every page and says why it stopped.
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/list-1.html")

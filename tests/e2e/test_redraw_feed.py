@@ -31,8 +31,10 @@ async def test_a_next_that_never_redraws_keeps_the_rows_and_says_unchanged(
     browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/scrape/frozen.html")
-        out = await scrape(
+        out = await call(
             client,
+            "interact",
+            action="scrape",
             operation="extract",
             selector="table.grid tbody tr",
             schema={"v": ".v"},
@@ -41,6 +43,9 @@ async def test_a_next_that_never_redraws_keeps_the_rows_and_says_unchanged(
     assert [r["v"] for r in out["data"]] == ["f1", "f2", "f3"]
     stop = out["metadata"]["pagination_stopped"]
     assert (stop["reason"], stop["page"]) == ("unchanged", 1)
+    # A Next that changes nothing proves no end: the rows are partial, and the hint names the option.
+    assert out["status"] == "partial" and out["metadata"]["partial_because"]["reason"] == "unchanged"
+    assert out["metadata"]["partial_because"]["hint"]["option"] == "options.paginate.next_selector"
     assert out["metadata"]["pages_scraped"] == 1
 
 
@@ -59,7 +64,9 @@ async def test_a_feed_ends_on_its_own_end_notice_without_waiting_for_quiet(
         )
     assert [r["id"] for r in out["data"]] == POSTS
     stop = out["metadata"]["pagination_stopped"]
-    assert (stop["reason"], stop["page"]) == ("end_marker", 9), stop
+    # The notice showed at scroll 9; scroll 10 brought no rows: confirmed.
+    assert (stop["reason"], stop["page"]) == ("end_marker", 10), stop
+    assert out["metadata"]["complete_because"] == "end_marker_confirmed"
 
 
 async def test_a_slow_batch_is_waited_for(driver: webdriver.Chrome, env: dict[str, str], site: Site) -> None:
@@ -87,3 +94,4 @@ async def test_a_feed_without_an_end_notice_ends_on_the_loaders_quiet(
     assert [r["id"] for r in out["data"]] == POSTS
     stop = out["metadata"]["pagination_stopped"]
     assert (stop["reason"], stop["page"]) == ("unchanged", 10), stop
+    assert out["metadata"]["complete_because"] == "feed_stopped_growing"

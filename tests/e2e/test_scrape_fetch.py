@@ -122,7 +122,8 @@ async def test_a_404_mid_way_stops_with_the_rows_and_secrets_never_leave_fetched
     browser.set_pilot(driver, True)
     schema = {"key": "td.key", "pw": "td.pw input | attr:value", "token": "td.token", "note": "td.note"}
     async with mcp_client(env) as client:
-        out = await scrape(client, **await _extract(client, f"{site.url}/secret-1.html", schema))
+        arguments = await _extract(client, f"{site.url}/secret-1.html", schema)
+        out = await call(client, "interact", action="scrape", **arguments)
         tabs = await call(client, "observe", what="tabs")
     assert [r["key"] for r in out["data"]] == ["S-10", "S-11", "S-20", "S-21", "S-30", "S-31"]
     assert {r["pw"] for r in out["data"]} == {"[REDACTED]"}
@@ -135,6 +136,7 @@ async def test_a_404_mid_way_stops_with_the_rows_and_secrets_never_leave_fetched
     assert meta["pagination_mode"] == "fetch"
     stop = meta["pagination_stopped"]
     assert (stop["reason"], stop["page"]) == ("http_error", 4) and "404" in stop["detail"]
+    assert out["status"] == "partial" and meta["partial_because"]["reason"] == "http_error", out
     # The tab stayed on page 1.
     assert [t["url"] for t in tabs["tabs"] if t.get("active")] == [f"{site.url}/secret-1.html"]
 

@@ -173,5 +173,8 @@ class ScrollLoad(Command, tag="scroll_load"):
     row_selector: str
     until_selector: str | None = None
     quiet_ms: int | None = None
+    # One more scroll after an end notice, to confirm it: answer on new rows, or once nothing came and
+    # no request is in flight, not on the notice (which may show between batches).
+    confirm: bool = False
     tab_id: int | None = None
     timeout_ms: int = 5_000
