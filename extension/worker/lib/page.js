@@ -17,7 +17,7 @@ export const AGENT_FILES = [
   'page/refs.js', 'page/controls.js', 'page/snapshot.js', 'page/snapshot_cmd.js',
   'page/actions.js', 'page/keyboard.js', 'page/form.js', 'page/wait.js', 'page/main_content.js',
   'page/numbers.js', 'page/suggest_fields.js', 'page/skeleton.js', 'page/suggest.js', 'page/mask.js',
-  'page/feed_end.js',
+  'page/feed_end.js', 'page/scroll_load.js',
 ];
 
 // Runs in the page (isolated world): self-contained, only its source travels.
