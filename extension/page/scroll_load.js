@@ -53,6 +53,9 @@
 
   const atEnd = (box) => box.scrollTop + box.clientHeight >= box.scrollHeight - 2;
 
+  // The rows there were when the last answer saw the end notice (per row and until selector).
+  let endShown = null;
+
   // The frame after the last batch came, started as it came (a re-injection only costs one more frame).
   let grewFrame = null;
 
@@ -73,17 +76,23 @@
     // start with display: none, and show it at the end. Without one, the feed's own end notice counts.
     const own = !untilSelector;
     if (own) agent.feedEnd.start(rowSelector);
-    const found = () => (own ? agent.feedEnd.shown(rowSelector) : [...document.querySelectorAll(untilSelector)].some((el) => agent.isVisible(el)));
+    const shown = () => (own ? agent.feedEnd.shown(rowSelector) : [...document.querySelectorAll(untilSelector)].some((el) => agent.isVisible(el)));
     const before = Number.isInteger(given) ? given : count();
+    // An end notice is one signal: a status block may show "End" between batches. Shown at the last
+    // answer with as many rows as now, this step scrolls once more and waits for rows alone.
+    const key = `${rowSelector}\n${untilSelector || ''}`;
+    const confirming = endShown !== null && endShown.key === key && endShown.rows === before;
+    const found = () => !confirming && shown();
     let clicked = false;
     const outcome = (extra = {}) => {
-      const end = found();
+      const end = shown();
       const after = count();
+      endShown = end ? { key, rows: after } : null;
       // The next scroll waits for this frame (below); it starts now, while the answer travels.
       if (after > before) grewFrame = agent.renderedFrame();
       return {
         before, after, until_found: end, at_end: atEnd(scroller(lastRow())),
-        ...(end && own ? { end_notice: true } : {}), ...(clicked ? { clicked } : {}), ...extra,
+        ...(end && own ? { end_notice: true } : {}), ...(clicked ? { clicked } : {}), ...(confirming ? { confirming } : {}), ...extra,
       };
     };
     const ready = () => count() > before || found();

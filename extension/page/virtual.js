@@ -125,7 +125,7 @@
       const now = [...document.querySelectorAll(selector)].map((row) => [row.getBoundingClientRect().top - top, read(row)]);
       const same = last !== null && last.length === now.length && last.every(([, t], i) => t === now[i][1]);
       last = now;
-      if (!same) return 1;
+      if (!same) return { added: 0, stable: false };
       let added = 0;
       for (const [y, text] of now) {
         const k = keyOf ? keyOf(text) : text;
@@ -133,9 +133,13 @@
         seen.set(k, { y, text, n: seen.size });
         added += 1;
       }
-      return added;
+      return { added, stable: true };
     };
-    const grab = indexed ? grabIndexed : grabKeyed;
+    // Settled: an indexed grid once a frame brings no new row, the others once the rows read the same twice.
+    const grab = indexed ? () => {
+      const added = grabIndexed();
+      return { added, stable: added === 0 };
+    } : grabKeyed;
     const full = () => limit !== null && seen.size >= limit;
     const start = kept ? kept.start : box.scrollTop;
     let scrolls = kept ? kept.scrolls : 0;
@@ -144,10 +148,12 @@
     // Drawn: rows cover the view, and a frame passed with no new row (a grid may draw over frames).
     const settle = async (until) => {
       await frame();
-      let added = grab();
-      while ((added > 0 || !covered(box, selector)) && Date.now() < until) {
+      let got = grab();
+      let added = got.added;
+      while ((!got.stable || !covered(box, selector)) && Date.now() < until) {
         await frame();
-        added = grab();
+        got = grab();
+        added += got.added;
       }
       return added;
     };
@@ -177,7 +183,7 @@
     // The rows drawn at the end get their settled read too (within the time the worker gives the call):
     // the end counts once this last look brings no new row.
     const late = await settle(Math.min(Date.now() + STEP_MS, Math.max(deadline, Date.now()) + 300));
-    if (late > 0 && !indexed) atEnd = false;
+    if (late > 0) atEnd = false;
     box.scrollTop = start;
     const out = { scrolls, at_end: atEnd, declared, keyed_by: indexed ? 'index' : keyOf ? 'key_fields' : 'values' };
     if (!indexed) {

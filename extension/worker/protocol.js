@@ -415,7 +415,7 @@ export const DEFAULTS = Object.freeze({
  * @property {boolean} [at_end]
  * @property {boolean} [button]
  * @property {boolean} [clicked]
- * @property {number} [inflight]
+ * @property {number} [in_flight]
  * @property {number} [requests]
  * @property {number} [load_ms]
  * @property {boolean} [grid]

@@ -42,7 +42,8 @@ export async function run(msg, { signal }) {
       button = true;
       out = await page({ scroll: false, press: net.started() === 0, before: out.before });
     }
-    while (quietMs !== null && out.quiet && out.after <= out.before && !out.until_found) {
+    // Quiet with no rows: the end only with nothing in flight (a notice being confirmed included).
+    while (quietMs !== null && out.quiet && out.after <= out.before && (!out.until_found || out.confirming)) {
       const left = deadline - Date.now();
       if (left <= 0 || net.idleFor(quietMs)) break;
       await net.settled(left);
@@ -55,7 +56,7 @@ export async function run(msg, { signal }) {
 }
 
 /** What the page saw, as the host reads it (`end_notice`: the feed's own end notice, no until_selector),
- * with the tab's loader requests during the call: `inflight` still running as it answered, `requests`
+ * with the tab's loader requests during the call: `in_flight` still running as it answered, `requests`
  * started, `load_ms` from the first one's start to the last one's end (the site's own time). */
 function answer(out, net, button) {
   const seen = { before: out.before, after: out.after, until_found: out.until_found };
@@ -64,7 +65,7 @@ function answer(out, net, button) {
   if (button) seen.button = true;
   if (out.clicked) seen.clicked = true;
   if (out.grid) seen.grid = true;
-  return { ...seen, inflight: net.inflight(), requests: net.started(), load_ms: net.loadMs() };
+  return { ...seen, in_flight: net.inflight(), requests: net.started(), load_ms: net.loadMs() };
 }
 
 /** The tab's loader requests from now on: how many are in flight, and when the last one ended. */

@@ -148,7 +148,7 @@ class ScrollLoadReply(Reply):
     at_end: bool = False  # the rows' scrolling box (or the page) was scrolled to its end as it answered
     button: bool = False  # a load-more control after the rows ("Load more", "View more")
     clicked: bool = False  # ... and it was pressed (the scroll had started no request)
-    inflight: int = 0  # the tab's loader requests still running as the page answered
+    in_flight: int = 0  # the tab's loader requests still running as the page answered (a feed still loading)
     requests: int = 0  # the tab's loader requests started during the step
     load_ms: int = 0  # from the first of them starting to the last ending: the site's own time
     grid: bool = False  # the rows are a virtualised grid's: extract reads them (nothing was scrolled)
