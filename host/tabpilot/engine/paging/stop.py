@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .context import Context
+from ..context import Context
 
 Reason = Literal[
     "no_next",  # no visible next control
@@ -43,3 +43,28 @@ def record(ctx: Context, reason: Reason, page: int, detail: str) -> None:
 def not_html(kind: str | None) -> str | None:
     """The content type of the document an extract read (its reply's `type`), when it is not HTML."""
     return kind if kind and kind not in HTML_TYPES else None
+
+
+def after_page(
+    ctx: Context,
+    *,
+    read: int,
+    pages: int,
+    kept: int,
+    redirected: str | None,
+    max_pages: int,
+    limit: int | None,
+) -> bool:
+    """Whether a walk ends after page `pages` (`read` rows on it, `kept` kept so far); if so, why."""
+    if not read and redirected is not None:
+        detail = f"the next page redirected to {redirected}, which has no rows matching the selector"
+        record(ctx, "redirected", pages, detail)
+    elif not read:
+        record(ctx, "no_rows", pages, "this page has no rows matching the selector")
+    elif pages >= max_pages:
+        record(ctx, "max_pages", pages, f"paginate.max_pages ({max_pages}) reached")
+    elif limit is not None and kept >= limit:
+        record(ctx, "limit", pages, f"options.limit ({limit}) rows collected")
+    else:
+        return False
+    return True

@@ -3,7 +3,7 @@ URLs ahead, never past that last page and never on a guess."""
 
 from __future__ import annotations
 
-from tabpilot.engine.numbered import differs, learn, merge
+from tabpilot.engine.paging.numbered import differs, learn, merge
 
 L = "https://x.example/list"
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..wire.replies import ExtractReply, PaginateReply
-from ..wire.scrape import PaginateOptions
-from .stopped import END_REASONS
+from ...wire.replies import ExtractReply, PaginateReply
+from ...wire.scrape import PaginateOptions
+from .stop import END_REASONS
 
 
 def pages_to_ask(options: PaginateOptions, pages: int) -> int:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 
-from ..wire.errors import TabPilotError
-from ..wire.messages import Count
-from ..wire.replies import CountReply, decode_reply
-from ..wire.scrape import PaginateOptions
-from .context import Context
+from ...wire.errors import TabPilotError
+from ...wire.messages import Count
+from ...wire.replies import CountReply, decode_reply
+from ...wire.scrape import PaginateOptions
+from ..context import Context
 
 # A next control that asks the server for a page: a real link, or anything inside a form.
 _SERVER_SENT = "a[href]:not([href^='#']):not([href^='javascript:' i]), form *"

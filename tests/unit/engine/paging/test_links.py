@@ -13,8 +13,8 @@ import anyio
 import pytest
 
 from tabpilot.engine import result, runner
+from tabpilot.engine.paging.links import IN_FLIGHT
 from tabpilot.engine.plan import build_plan, parse_request
-from tabpilot.engine.steps.paging import IN_FLIGHT
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
 from tests.support.fake_browser import ScriptedBrowser

@@ -7,7 +7,7 @@ let the browser keep it: no second download). Otherwise (or when that check fail
 clicked as before (`paginate`). Fetched pages never move the tab: it stays on page 1. When the pager
 beside the next link numbers its pages (`?page=3`, `/p/3`), the pages after the one being read are
 fetched ahead, up to IN_FLIGHT at once and never past the last page linked, and read in order
-(engine/numbered.py).
+(numbered.py). Whether page 1 fetched reads like page 1 rendered is policy.py's call.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract, FetchExtract, FieldPlan, Navigate, Paginate
 from ...wire.replies import ExtractReply, FetchExtractReply, NextTarget, PaginateReply, decode_reply
 from ...wire.scrape import PaginateOptions
-from .. import numbered, pace, redrawn, stopped
 from ..context import Context, obj
 from ..urls import is_login_redirect
+from . import numbered, pace, policy, redrawn, stop
 
 # Pages fetched at once when a numbered pager tells their URLs (the one being read included).
 IN_FLIGHT = 6
@@ -34,8 +34,7 @@ _END_DETAIL: dict[str, str] = {
     "next_disabled": "{sel} is disabled: the last page",
     "unchanged": "clicked {sel}, and neither a new page loaded nor the rows changed",
 }
-_NEXT_END: dict[str, stopped.Reason] = {"missing": "no_next", "disabled": "next_disabled"}
-_UNFETCHED = "page 1 could not be fetched"
+_NEXT_END: dict[str, stop.Reason] = {"missing": "no_next", "disabled": "next_disabled"}
 
 
 def check_redirect(before: str, landed: str) -> None:
@@ -47,11 +46,6 @@ def check_redirect(before: str, landed: str) -> None:
             "run the scrape again.",
             data={"redirect_url": landed},
         )
-
-
-def bare(url: str) -> str:
-    """`url` without its fragment."""
-    return url.split("#", 1)[0]
 
 
 class Pager:
@@ -124,7 +118,7 @@ class Pager:
         self._per_page = len(answer.rows)
         self._fetch_ahead(target, 2, remaining, others=1)
         why = await self._compare(again, answer, here, target)
-        if why is not None and not why.startswith(_UNFETCHED):
+        if why is not None and policy.UNFETCHED not in why:
             # The cache may hold an older copy than the tab's (stored by an earlier scrape under the
             # key a page's own fetch uses): ask the server once before giving up on fetching.
             self._ahead.pop(here, None)
@@ -146,17 +140,13 @@ class Pager:
         self, again: asyncio.Task[FetchExtractReply], answer: ExtractReply, here: str, target: str
     ) -> str | None:
         """Why page 1 fetched (`again`) cannot stand for page 1 rendered (`answer`), or None."""
+        fetched: policy.Copy | TabPilotError
         try:
             check = await again
-        except TabPilotError as exc:  # an extension without fetch_extract, a page that refuses it...
-            return f"{_UNFETCHED} ({exc.code})"
-        if bare(check.url or "") != bare(here):
-            return "fetching page 1 was redirected"
-        if check.rows != answer.rows:
-            return "page 1 fetched reads other rows than page 1 rendered (rows drawn by a script?)"
-        if (check.next or NextTarget()).url != target:
-            return "page 1 fetched has another next link than page 1 rendered"
-        return None
+            fetched = policy.Copy(check.rows, check.url, (check.next or NextTarget()).url)
+        except TabPilotError as exc:
+            fetched = exc
+        return policy.mismatch(fetched, policy.Copy(answer.rows, here, target), "page 1")
 
     # ---- fetched pages ---------------------------------------------------------------------------
 
@@ -202,7 +192,7 @@ class Pager:
         sel = self.options.next_selector
         if nxt.end is not None:
             why = _NEXT_END.get(nxt.end, "no_next")
-            stopped.record(self.ctx, why, pages, _END_DETAIL[why].format(sel=sel))
+            stop.record(self.ctx, why, pages, _END_DETAIL[why].format(sel=sel))
             return None
         url = nxt.url
         if url is None or not nxt.same_origin:
@@ -224,7 +214,7 @@ class Pager:
         if value.redirected and landed is not None:
             self.redirected = landed
             if is_login_redirect(url, landed):
-                stopped.record(self.ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
+                stop.record(self.ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
             check_redirect(url, landed)
         self._next = value.next or NextTarget()
         if self._next.url is not None:
@@ -240,14 +230,14 @@ class Pager:
         data = obj(exc.data)
         if exc.code == ErrorCode.HTTP_ERROR:
             detail = f"{url} answered HTTP {data.get('status')}"
-            stopped.record(self.ctx, "http_error", pages + 1, detail)
+            stop.record(self.ctx, "http_error", pages + 1, detail)
             return None
         if exc.code == ErrorCode.NOT_HTML:
             detail = (
                 f"{url} is {data.get('type') or 'no HTML'}, not an HTML page: next_selector probably also "
                 "matches a download or export link; make it match only the next-page control"
             )
-            stopped.record(self.ctx, "not_html", pages + 1, detail)
+            stop.record(self.ctx, "not_html", pages + 1, detail)
             return None
         if exc.code == ErrorCode.NAVIGATION_FAILED:
             # E.g. a redirect to another origin: the tab clicks its way there and meets it as always.
@@ -289,8 +279,8 @@ class Pager:
             moved = batch.keep(decode_reply(PaginateReply, await ctx.call(command, t)))
         self._redraws = moved.outcome == "redrawn"
         if moved.outcome == "end":
-            why = stopped.END_REASONS.get(str(moved.reason), "no_next")
-            stopped.record(ctx, why, pages, _END_DETAIL[why].format(sel=sel))
+            why = stop.END_REASONS.get(str(moved.reason), "no_next")
+            stop.record(ctx, why, pages, _END_DETAIL[why].format(sel=sel))
             return None
         # What the first click did names the walk (unless a failed fetch check already did).
         if not self._named:
@@ -301,7 +291,7 @@ class Pager:
         if moved.reason == "redirected" and landed is not None:
             self.redirected = landed
             if before and is_login_redirect(before, landed):
-                stopped.record(ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
+                stop.record(ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
             check_redirect(before, landed)
         if moved.page is not None:
             ctx.state.url = landed or ctx.state.url
