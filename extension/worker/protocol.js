@@ -273,6 +273,7 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [type]
  * @property {(VirtualRead|null)} [virtual]
  * @property {(NextTarget|null)} [next]
+ * @property {(ListMore|null)} [more]
  */
 /**
  * The extractor's returned JSON, and how many secrets were replaced by "[REDACTED]". (answers extract_script)
@@ -304,6 +305,7 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [type]
  * @property {(VirtualRead|null)} [virtual]
  * @property {(NextTarget|null)} [next]
+ * @property {(ListMore|null)} [more]
  * @property {number} [status]
  * @property {boolean} [redirected]
  */
@@ -345,6 +347,13 @@ export const DEFAULTS = Object.freeze({
  * @property {Array<string>} [fields]
  */
 /**
+ * What shows that a list read without paging goes on: `seen` pager | next_link | load_more | grid_rows, `selector` for the control (when there is one), `rows` the grid's declared row count.
+ * @typedef {Object} ListMore
+ * @property {string} [seen]
+ * @property {(string|null)} [selector]
+ * @property {(number|null)} [rows]
+ */
+/**
  * The page's main content as cleaned HTML (cut at `max_bytes`: `truncated`). (answers main_content)
  * @typedef {Object} MainContentReply
  * @property {string} [html]
@@ -360,6 +369,9 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [end]
  * @property {(string|null)} [kind]
  * @property {Array<string>} [pager]
+ * @property {(number|null)} [current]
+ * @property {(number|null)} [last]
+ * @property {(string|null)} [onward]
  */
 /**
  * A tab that a clicked link opened.

@@ -129,7 +129,7 @@ class Jobs:
                 plan, self.browser, job.state, on_progress=job.notify, grace_s=self.grace_s
             )
             recorded = None
-            if plan.record and outcome.status == "complete":
+            if plan.record and outcome.ok:
                 try:
                     recorded = self.store.save(workflows.record(plan, outcome))
                 except OSError as exc:

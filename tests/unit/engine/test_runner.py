@@ -57,7 +57,9 @@ async def test_extract_paginates_merges_pages_and_converts() -> None:
     assert meta["pages_scraped"] == 3 and meta["rows_extracted"] == 4 and meta["url"].endswith("page=3")
     assert meta["warnings"][0]["field"] == "points"
     assert "steps_total" not in out, "extract answers in the seed's extract shape"
-    assert browser.tags() == ["wait_for", "extract", "paginate", "extract", "paginate", "extract", "paginate"]
+    # The last extract reads the last page's pager: is there a page past it that next_selector missed?
+    tags = ["wait_for", "extract", "paginate", "extract", "paginate", "extract", "paginate", "extract"]
+    assert browser.tags() == tags
     sent = browser.sent[1]
     assert isinstance(sent, m.Extract) and [f.name for f in sent.fields] == ["name", "points"]
 

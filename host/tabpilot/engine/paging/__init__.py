@@ -15,7 +15,7 @@ from ...wire.messages import Extract, FieldPlan
 from ...wire.replies import ExtractReply, decode_reply
 from ...wire.scrape import PaginateOptions, ScrollOptions
 from ..context import Context
-from . import feed, grid, stop
+from . import feed, grid, more, stop
 from .links import Pager
 
 
@@ -44,6 +44,7 @@ class Walk:
         self.count = 0  # pages yielded
         self._kept = 0
         self._pager = None if paginate is None else self._make_pager(paginate)
+        self.stop: stop.Stop | None = None  # why the walk ended (None: a plain one-page extract)
 
     def _make_pager(self, paginate: PaginateOptions) -> Pager:
         return Pager(
@@ -76,11 +77,11 @@ class Walk:
         )
 
     async def pages(self) -> AsyncGenerator[ExtractReply, None]:
-        """Each page's rows, in order, until the walk ends (its reason then recorded)."""
+        """Each page's rows, in order, until the walk ends (its reason then in `stop`)."""
         ctx, t = self.ctx, self.timeout_ms
         try:
             if self.scroll is not None:
-                await feed.load(ctx, self.selector, self.scroll, self.limit, t)
+                self.stop = await feed.load(ctx, self.selector, self.scroll, self.limit, t)
             answer: ExtractReply | None = None  # the next page's rows, when they came with the move to it
             while True:
                 command = self._command()
@@ -90,32 +91,65 @@ class Walk:
                 kind = stop.not_html(answer.type) if self.count else None
                 if kind is not None:
                     where = answer.url or "the next page"
-                    stop.record(
+                    self.stop = stop.record(
                         ctx,
                         "not_html",
                         self.count + 1,
                         f"{where} is {kind}, not an HTML page: next_selector probably also matches a "
                         "download or export link; make it match only the next-page control",
+                        hint=stop.hint("options.paginate.next_selector", None, "match only the next control"),
                     )
                     return
+                if self._pager is None and answer.virtual is not None:
+                    self.stop = grid.end(ctx, answer.virtual, self.limit, t)
                 yield answer
                 self.count += 1
                 pager = self._pager
-                if pager is None or stop.after_page(
-                    ctx,
-                    read=len(answer.rows),
-                    pages=self.count,
-                    kept=self._kept,
-                    redirected=pager.redirected,
-                    max_pages=pager.options.max_pages,
-                    limit=self.limit,
-                ):
+                if pager is None:
+                    if self.stop is None:
+                        more.note(ctx, answer.more)
+                    return
+                if await self._ended(pager, answer):
                     return
                 answer = await pager.advance(answer, self.count, self._remaining())
                 if answer is None:
+                    self.stop = pager.stop
                     return
         finally:
             self.close()
+
+    async def _ended(self, pager: Pager, answer: ExtractReply) -> bool:
+        """Whether the walk ends after this page; if so, why (in `stop`)."""
+        ctx, page, options = self.ctx, self.count, pager.options
+        if not answer.rows:
+            if pager.redirected is not None:
+                detail = (
+                    f"the next page redirected to {pager.redirected}, which has no rows matching the selector"
+                )
+                h = stop.hint("options.paginate.next_selector", None, "the next control led off the list")
+                self.stop = stop.record(ctx, "redirected", page, detail, hint=h)
+            else:
+                h = stop.hint(
+                    "selector", None, f"page {page} matched no rows: if the list goes on, its rows differ"
+                )
+                detail = "this page has no rows matching the selector"
+                self.stop = stop.record(ctx, "no_rows", page, detail, hint=h)
+            return True
+        reason: stop.Reason
+        if page >= options.max_pages:
+            reason, why = "max_pages", f"paginate.max_pages ({options.max_pages}) reached"
+        elif self.limit is not None and self._kept >= self.limit:
+            reason, why = "limit", f"options.limit ({self.limit}) rows collected"
+        else:
+            return False
+        end = await pager.end_here(answer, answer.url)
+        if end is not None and end.evidence is not None:
+            detail = f"{why}, on the last page: {end.detail}"
+            self.stop = stop.record(ctx, reason, page, detail, evidence=end.evidence)
+        else:
+            known = pager.pages_known()
+            self.stop = stop.short(ctx, reason, page, self.limit, options.max_pages, known)
+        return True
 
     def close(self) -> None:
         """Drop pages fetched ahead that will not be read (safe to call more than once)."""

@@ -11,8 +11,9 @@ import msgspec
 
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import Extract
-from ...wire.replies import ExtractReply, decode_reply
+from ...wire.replies import ExtractReply, VirtualRead, decode_reply
 from ..context import Context
+from . import stop
 
 MAX_RESUMES = 20
 
@@ -41,3 +42,15 @@ async def finish(ctx: Context, command: Extract, answer: ExtractReply, timeout_m
         read_at = {"rows": v.rows, "scrolls": v.scrolls, "complete": v.complete}
         ctx.state.meta["virtual"] = read_at | {"calls": resumed + 1}
     return answer
+
+
+def end(ctx: Context, read: VirtualRead, limit: int | None, timeout_ms: int) -> stop.Stop:
+    """Why a grid's read ended: at its end, at the limit, or short of its end (holes, out of time)."""
+    if limit is not None and read.rows >= limit:
+        return stop.short(ctx, "limit", 1, limit, 0, None)
+    if read.complete:
+        detail = f"the grid was scrolled to its end ({read.rows} rows)"
+        return stop.record(ctx, "grid_end", 1, detail, evidence="grid_end")
+    detail = f"the grid was read with holes or not to its end ({read.rows} rows)"
+    h = stop.hint("options.timeout_ms", timeout_ms * 2, "the grid was still scrolling, or skipped rows")
+    return stop.record(ctx, "grid_incomplete", 1, detail, hint=h)

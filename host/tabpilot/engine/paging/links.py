@@ -29,13 +29,6 @@ IN_FLIGHT = 6
 
 Mode = Literal["fetch", "navigate", "in_place"]
 
-_END_DETAIL: dict[str, str] = {
-    "no_next": "no visible element matches {sel}: the last page",
-    "next_disabled": "{sel} is disabled: the last page",
-    "unchanged": "clicked {sel}, and neither a new page loaded nor the rows changed",
-}
-_NEXT_END: dict[str, stop.Reason] = {"missing": "no_next", "disabled": "next_disabled"}
-
 
 def check_redirect(before: str, landed: str) -> None:
     """Raise navigation_redirect when `landed` looks like a login page instead of the next page."""
@@ -77,6 +70,44 @@ class Pager:
         self._per_page = 0  # rows on the last page read: how many pages a limit can still use
         self._named = False  # metadata.pagination_mode says how this walk went
         self._redraws: bool | None = None  # whether the last Next redrew in place (None: no click yet)
+        self.stop: stop.Stop | None = None  # why the walk ended, once it has
+
+    def _ended(self, end: stop.End, page: int) -> None:
+        self.stop = stop.record(self.ctx, end.reason, page, end.detail, evidence=end.evidence, hint=end.hint)
+
+    def pages_known(self) -> int | None:
+        """The last page number the numbered pagers read so far link (a page count), when they tell."""
+        run = self._run
+        return run.last if run is not None and run.step == 1 else None
+
+    async def end_here(self, answer: ExtractReply, url: str | None) -> stop.End | None:
+        """The end page `answer` shows, if it is the last (asked of the live page when the answer does
+        not tell: a page clicked to). None: the list goes on, or nothing tells."""
+        nxt = answer.next
+        batch = self._batch
+        if nxt is None and batch is not None and batch.waiting():
+            return None
+        if nxt is None and batch is not None and batch.end is not None:
+            nxt = await self._probe() if batch.end == "missing" else NextTarget(end=batch.end)
+        elif nxt is None and self._tab_url is None:
+            nxt = await self._probe()
+        return stop.next_end(nxt, self.options.next_selector, self._run, url)
+
+    async def _probe(self) -> NextTarget | None:
+        """The live page's next control, with its pager's position (one read, no rows)."""
+        probe = Extract(
+            id=0,
+            selector=self.selector,
+            fields=self.fields,
+            limit=0,
+            timeout_ms=self.timeout_ms,
+            virtual=False,
+            next_selector=self.options.next_selector,
+        )
+        try:
+            return decode_reply(ExtractReply, await self.ctx.call(probe, self.timeout_ms)).next
+        except TabPilotError:
+            return None  # nothing tells: the stop stays short of proof
 
     def close(self) -> None:
         """Drop pages fetched ahead that will not be read."""
@@ -190,9 +221,9 @@ class Pager:
     async def _fetch_next(self, pages: int, remaining: int | None) -> ExtractReply | None:
         nxt = self._next
         sel = self.options.next_selector
-        if nxt.end is not None:
-            why = _NEXT_END.get(nxt.end, "no_next")
-            stop.record(self.ctx, why, pages, _END_DETAIL[why].format(sel=sel))
+        end = stop.next_end(nxt, sel, self._run, self._asked[-1] if self._asked else None)
+        if end is not None:
+            self._ended(end, pages)
             return None
         url = nxt.url
         if url is None or not nxt.same_origin:
@@ -214,7 +245,9 @@ class Pager:
         if value.redirected and landed is not None:
             self.redirected = landed
             if is_login_redirect(url, landed):
-                stop.record(self.ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
+                self.stop = stop.record(
+                    self.ctx, "redirected", pages + 1, f"the next page redirected to {landed}"
+                )
             check_redirect(url, landed)
         self._next = value.next or NextTarget()
         if self._next.url is not None:
@@ -230,14 +263,16 @@ class Pager:
         data = obj(exc.data)
         if exc.code == ErrorCode.HTTP_ERROR:
             detail = f"{url} answered HTTP {data.get('status')}"
-            stop.record(self.ctx, "http_error", pages + 1, detail)
+            h = stop.hint("options.paginate.delay_ms", 1000, "the server refused the next page: slow down")
+            self.stop = stop.record(self.ctx, "http_error", pages + 1, detail, hint=h)
             return None
         if exc.code == ErrorCode.NOT_HTML:
             detail = (
                 f"{url} is {data.get('type') or 'no HTML'}, not an HTML page: next_selector probably also "
                 "matches a download or export link; make it match only the next-page control"
             )
-            stop.record(self.ctx, "not_html", pages + 1, detail)
+            h = stop.hint("options.paginate.next_selector", None, "make it match only the next-page control")
+            self.stop = stop.record(self.ctx, "not_html", pages + 1, detail, hint=h)
             return None
         if exc.code == ErrorCode.NAVIGATION_FAILED:
             # E.g. a redirect to another origin: the tab clicks its way there and meets it as always.
@@ -279,8 +314,7 @@ class Pager:
             moved = batch.keep(decode_reply(PaginateReply, await ctx.call(command, t)))
         self._redraws = moved.outcome == "redrawn"
         if moved.outcome == "end":
-            why = stop.END_REASONS.get(str(moved.reason), "no_next")
-            stop.record(ctx, why, pages, _END_DETAIL[why].format(sel=sel))
+            await self._click_end(str(moved.reason), pages)
             return None
         # What the first click did names the walk (unless a failed fetch check already did).
         if not self._named:
@@ -291,7 +325,7 @@ class Pager:
         if moved.reason == "redirected" and landed is not None:
             self.redirected = landed
             if before and is_login_redirect(before, landed):
-                stop.record(ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
+                self.stop = stop.record(ctx, "redirected", pages + 1, f"the next page redirected to {landed}")
             check_redirect(before, landed)
         if moved.page is not None:
             ctx.state.url = landed or ctx.state.url
@@ -306,3 +340,20 @@ class Pager:
             virtual=self.virtual,
         )
         return decode_reply(ExtractReply, await ctx.call(extract, t))
+
+    async def _click_end(self, reason: str, pages: int) -> None:
+        """Record the end a click met: a missing control is checked against the live page's pager."""
+        sel = self.options.next_selector
+        why = stop.END_REASONS.get(reason, "no_next")
+        if why == "unchanged":
+            h = stop.hint(
+                "options.paginate.next_selector", None, "clicking it changed nothing: is it the next control?"
+            )
+            self.stop = stop.record(self.ctx, why, pages, stop.end_detail(why, sel), hint=h)
+            return
+        nxt = await self._probe() if why == "no_next" else None
+        if nxt is None or nxt.end is None:
+            nxt = NextTarget(end="disabled" if why == "next_disabled" else "missing")
+        end = stop.next_end(nxt, sel)
+        assert end is not None
+        self._ended(end, pages)

@@ -42,6 +42,15 @@ class Batch:
         self._url = moved.url
         return moved
 
+    def waiting(self) -> bool:
+        """Whether pages kept are still to be handed on (the live page is ahead of the one read)."""
+        return bool(self._waiting)
+
+    @property
+    def end(self) -> str | None:
+        """How the list ended after the pages kept (missing | disabled), when the page saw it."""
+        return self._end
+
     def pop(self) -> PaginateReply | None:
         """The next page kept, as the answer of a click that redrew it; the list's end once they are
         all gone; None when a command must click."""

@@ -74,6 +74,22 @@ class NextTarget(Reply):
     end: str | None = None
     kind: str | None = None
     pager: list[str] = []  # noqa: RUF012 - a Struct (base in base.py); msgspec copies it per instance
+    # With `end`, on a rendered page: the page number its numbered pager marks current, the highest it
+    # links, and a selector for a control that still leads on (a numbered link past `current`, a
+    # rel=next link, a link that reads "next"): a missing next control with a pager going on is a
+    # next_selector that misses, not the last page.
+    current: int | None = None
+    last: int | None = None
+    onward: str | None = None
+
+
+class ListMore(Reply):
+    """What shows that a list read without paging goes on: `seen` pager | next_link | load_more |
+    grid_rows, `selector` for the control (when there is one), `rows` the grid's declared row count."""
+
+    seen: str = ""
+    selector: str | None = None
+    rows: int | None = None
 
 
 class ExtractReply(Reply):
@@ -86,6 +102,7 @@ class ExtractReply(Reply):
     type: str | None = None
     virtual: VirtualRead | None = None
     next: NextTarget | None = None  # asked for with next_selector
+    more: ListMore | None = None  # without next_selector: the rows' list visibly goes on
 
 
 class FetchExtractReply(ExtractReply):

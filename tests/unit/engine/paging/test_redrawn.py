@@ -57,7 +57,7 @@ async def test_one_command_clicks_through_every_page_and_each_counts() -> None:
     assert meta["pagination_mode"] == "in_place" and meta["pages_scraped"] == 7
     assert stop(out) == ("no_next", 7)  # the batch's own end, recorded after its last page
     # Page 1 read, then one command for the 19 pages max_pages still allows: the table had 6.
-    assert site.commands == [19] and site.extracted == [0]
+    assert site.commands == [19] and site.extracted == [0, 6]  # 6: the last page's pager, read once
 
 
 async def test_batches_cut_short_by_the_page_go_on_with_another_command() -> None:
@@ -99,7 +99,8 @@ async def test_an_extension_that_answers_one_page_a_command_still_walks_every_pa
     site = TableSite(PAGES, in_place=True)  # no rows with the click, no batches
     out = await walk(site)
     assert out["data"] == rows(range(7)) and stop(out) == ("no_next", 7)
-    assert site.extracted == list(range(7))  # each page read by an extract of its own
+    # Each page read by an extract of its own, then the last page's pager once.
+    assert site.extracted == [*range(7), 6]
 
 
 async def test_a_cancel_keeps_the_pages_read_before_the_command_in_flight() -> None:

@@ -83,7 +83,7 @@ async def test_a_redirect_to_a_page_without_rows_warns_and_one_to_a_login_is_an_
     moved = site.paginate
     browser.handlers["paginate"] = lambda c: moved(c) | {"reason": "redirected"}
     out = await walk(browser, **paged())
-    assert out["status"] == "complete" and out["metadata"]["pagination_stopped"]["reason"] == "redirected"
+    assert out["status"] == "partial" and out["metadata"]["pagination_stopped"]["reason"] == "redirected"
     assert [w for w in out["metadata"]["warnings"] if "redirected" in w["message"]]
 
     browser = TableSite(PAGES).install(ScriptedBrowser())
@@ -101,7 +101,7 @@ async def test_a_redirect_to_a_page_without_rows_warns_and_one_to_a_login_is_an_
     ("answers", "reason", "page"),
     [
         ([(10, 20, False), (20, 20, False)], "unchanged", 2),
-        ([(10, 20, False), (20, 30, True)], "end_marker", 2),
+        ([(10, 20, False), (20, 30, True), (30, 30, False)], "end_marker", 3),
         ([(10, 20, False)] * 3, "max_scrolls", 3),
     ],
 )
