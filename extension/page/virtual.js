@@ -48,13 +48,16 @@
     return box;
   };
 
-  /** The grid's own row count: aria-rowcount less its header rows (-1: unknown, not counted). */
-  function declaredCount(row) {
+  /** The grid's own row count: its aria-rowcount less the rows before its first data row (headers),
+   * told by the first data row's aria-rowindex when the rows carry one (`first`), else by the header
+   * rows it marks (a row of column headers); null when the grid declares none. */
+  function declaredCount(row, first) {
     const grid = row.closest('[aria-rowcount]');
     const raw = grid ? Number(grid.getAttribute('aria-rowcount')) : NaN;
     if (!Number.isInteger(raw) || raw < 0) return null;
+    if (first !== null) return raw - (first - 1);
     let heads = 0;
-    for (const r of grid.querySelectorAll('[role=row]')) if (r.querySelector('[role=columnheader]')) heads += 1;
+    for (const r of grid.querySelectorAll('[role=row], thead tr')) if (r.querySelector('[role=columnheader], th')) heads += 1;
     return raw - heads;
   }
 
@@ -109,7 +112,6 @@
     const seen = kept ? kept.seen : new Map();
     const first = document.querySelector(selector);
     const indexed = kept ? kept.indexed : first !== null && indexOf(first) !== null;
-    const declared = first ? declaredCount(first) : null;
     // Every read of an indexed row replaces the one before: grids recycle row elements, and a recycled
     // row can carry its new index a frame before its cells show the new row's values. The last read, a
     // frame or more later (the row is still in view at the next position), is the settled one.
@@ -199,6 +201,9 @@
     const late = await settle(Math.min(Date.now() + STEP_MS, Math.max(deadline, Date.now()) + 300));
     if (late > 0) atEnd = false;
     box.scrollTop = start;
+    const top = document.querySelector(selector);
+    const aria = indexed && top !== null && top.hasAttribute('aria-rowindex') && seen.size ? Math.min(...seen.keys()) : null;
+    const declared = top ? declaredCount(top, aria) : null;
     const out = { scrolls, at_end: atEnd, declared, keyed_by: indexed ? 'index' : keyOf ? 'key_fields' : 'values' };
     if (!indexed) {
       const texts = [...seen.values()].sort((a, b) => a.y - b.y || a.n - b.n).map((v) => v.text);

@@ -59,7 +59,9 @@ async def test_a_feed_ends_on_its_own_end_notice_without_waiting_for_quiet(
         )
     assert [r["id"] for r in out["data"]] == POSTS
     stop = out["metadata"]["pagination_stopped"]
-    assert (stop["reason"], stop["page"]) == ("end_marker", 9), stop
+    # The notice showed at scroll 9; one more scroll, bringing no rows with nothing in flight, confirms it.
+    assert (stop["reason"], stop["page"]) == ("end_marker", 10), stop
+    assert out["metadata"]["complete_because"] == "end_marker_confirmed"
 
 
 async def test_a_slow_batch_is_waited_for(driver: webdriver.Chrome, env: dict[str, str], site: Site) -> None:
