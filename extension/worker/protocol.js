@@ -441,7 +441,13 @@ export const DEFAULTS = Object.freeze({
  * @property {number} [after]
  * @property {boolean} [until_found]
  * @property {boolean} [end_notice]
+ * @property {boolean} [at_end]
+ * @property {boolean} [button]
+ * @property {boolean} [clicked]
  * @property {number} [in_flight]
+ * @property {number} [requests]
+ * @property {number} [load_ms]
+ * @property {boolean} [grid]
  */
 /**
  * Infinite scroll: scroll to the end until no new rows arrive (or `until_selector` is visible). The end of a feed is the loader's own quiet: no new rows, no request of the tab in flight, for `quiet_ms` after the scroll (not the whole timeout).
@@ -528,12 +534,15 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [url]
  */
 /**
- * How a virtualised grid was read: rows seen, scrolls, whether whole; `resume` when time ran out.
+ * How a virtualised grid was read: rows seen, scrolls, whether whole; `resume` when time ran out; the evidence for its end (`at_end`, `declared`).
  * @typedef {Object} VirtualRead
  * @property {number} [rows]
  * @property {number} [scrolls]
  * @property {boolean} [complete]
  * @property {boolean} [resume]
+ * @property {boolean} [at_end]
+ * @property {(number|null)} [declared]
+ * @property {string} [keyed_by]
  */
 /**
  * What was waited for and came true. (answers wait_for)

@@ -64,7 +64,7 @@ async def test_a_feed_ends_on_its_own_end_notice_without_waiting_for_quiet(
         )
     assert [r["id"] for r in out["data"]] == POSTS
     stop = out["metadata"]["pagination_stopped"]
-    # The notice showed at scroll 9; scroll 10 brought no rows: confirmed.
+    # The notice showed at scroll 9; one more scroll, bringing no rows with nothing in flight, confirms it.
     assert (stop["reason"], stop["page"]) == ("end_marker", 10), stop
     assert out["metadata"]["complete_because"] == "end_marker_confirmed"
 

@@ -16,7 +16,7 @@ export const AGENT_FILES = [
   'page/refs.js', 'page/controls.js', 'page/snapshot.js', 'page/snapshot_cmd.js',
   'page/actions.js', 'page/keyboard.js', 'page/form.js', 'page/wait.js', 'page/main_content.js',
   'page/numbers.js', 'page/suggest_fields.js', 'page/suggest_paging.js', 'page/skeleton.js', 'page/suggest.js', 'page/mask.js',
-  'page/feed_end.js',
+  'page/feed_end.js', 'page/scroll_load.js',
 ];
 
 const arriving = new Map(); // tabId -> {documentId, done: Promise}, while an injection is on its way

@@ -120,6 +120,7 @@ def _extract_step(req: ExtractRequest) -> ExtractStep:
             virtual=o.virtual,
             timeout_ms=o.timeout_ms,
             follow=req.follow,
+            key_fields=req.key_fields,
         )
     except SchemaError as exc:
         raise invalid(f"schema: {exc}") from None

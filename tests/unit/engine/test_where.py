@@ -113,7 +113,8 @@ async def test_virtual_reaches_the_page_and_the_grid_s_report_the_agent() -> Non
         )
     )
     out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
-    assert out["metadata"]["virtual"] == {"rows": 20, "scrolls": 3, "complete": True, "calls": 1}
+    read = {"rows": 20, "scrolls": 3, "complete": True, "at_end": False, "keyed_by": "index", "calls": 1}
+    assert out["metadata"]["virtual"] == read
     assert [c.virtual for c in browser.sent if isinstance(c, m.Extract)] == [True]
 
 

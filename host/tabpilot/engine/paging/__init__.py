@@ -74,6 +74,7 @@ class Walk:
             timeout_ms=self.timeout_ms,
             virtual=self.virtual,
             next_selector=nxt,
+            key_fields=self.key_fields,  # a grid's rows without an index are told apart by these
         )
 
     async def pages(self) -> AsyncGenerator[ExtractReply, None]:

@@ -5,7 +5,8 @@ Each `scroll_load` scrolls to the last row and answers when new rows came and th
 a scroll brings no rows with no request of the page in flight. An end notice (`until_selector`, or the
 feed's own) is one signal, and one alone proves nothing (a status block may show "End" between
 batches): it counts once one more scroll brings no rows, nothing in flight; that scroll may go one past
-`max_scrolls`.
+`max_scrolls`. A "Load more" button after the rows is pressed by the page when a scroll starts no
+request (page/scroll_load.js); rows in a virtualised grid are no feed, and are left to grid.py.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from . import stop
 
 async def load(
     ctx: Context, selector: str, scroll: ScrollOptions, limit: int | None, timeout_ms: int
-) -> stop.Stop:
-    """Scroll until the end is proven, `limit` rows are there or `max_scrolls` ran out."""
+) -> stop.Stop | None:
+    """Scroll until the end is proven, `limit` rows are there or `max_scrolls` ran out; None when the
+    rows are a virtualised grid's (the extract reads those scrolling the grid's own box: grid.py)."""
     t = timeout_ms
     marker = scroll.until_selector or "the feed's own end notice"
     seen: int | None = None  # the scroll that showed the end notice, when the last one did
@@ -38,6 +40,8 @@ async def load(
             timeout_ms=t,
         )
         answer = decode_reply(ScrollLoadReply, await ctx.call(command, t))
+        if answer.grid:
+            return None
         before, after = answer.before, answer.after
         ended = after <= before and not answer.in_flight
         if ended and seen is not None:

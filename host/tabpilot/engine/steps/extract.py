@@ -69,6 +69,7 @@ class ExtractStep(StepBase, tag="extract"):
     limit: Annotated[int, Meta(ge=0)] | None = None
     where: dict[str, Any] | None = None  # keep only these rows (engine/where.py)
     virtual: bool | None = None  # scroll a virtualised grid through (null: when the rows are one's)
+    key_fields: list[str] | None = None  # what identifies a row (a grid's rows without an index, by these)
     follow: Follow | None = None  # each row's link opened and its fields merged (engine/follow.py)
     # The same shape as the extract operation's options; moved to the fields above when the step is read.
     options: ExtractOptions | None = None
@@ -145,6 +146,7 @@ class ExtractStep(StepBase, tag="extract"):
             limit=self.limit,
             timeout_ms=t,
             filtered=keep is not None,
+            key_fields=self.key_fields,
         )
         rows: list[dict[str, Any]] = []
         try:

@@ -50,12 +50,19 @@ class FieldWarning(Reply):
 
 
 class VirtualRead(Reply):
-    """How a virtualised grid was read: rows seen, scrolls, whether whole; `resume` when time ran out."""
+    """How a virtualised grid was read: rows seen, scrolls, whether whole; `resume` when time ran out;
+    the evidence for its end (`at_end`, `declared`)."""
 
     rows: int = 0
     scrolls: int = 0
     complete: bool = True
     resume: bool = False
+    # The rows' scrolling box reached its end, and one more step there brought no new row.
+    at_end: bool = False
+    # The grid's own row count (aria-rowcount less its header rows, or a count it prints), when it has one.
+    declared: int | None = None
+    # How rows were told apart: "index" (a row-index attribute), "key_fields", or "values" (whole rows).
+    keyed_by: str = "index"
 
 
 class NextTarget(Reply):
@@ -167,4 +174,10 @@ class ScrollLoadReply(Reply):
     after: int = 0
     until_found: bool = False
     end_notice: bool = False  # what showed up is the feed's own end notice (no until_selector given)
-    in_flight: int = 0  # the page's requests still under way when it answered (a feed still loading)
+    at_end: bool = False  # the rows' scrolling box (or the page) was scrolled to its end as it answered
+    button: bool = False  # a load-more control after the rows ("Load more", "View more")
+    clicked: bool = False  # ... and it was pressed (the scroll had started no request)
+    in_flight: int = 0  # the tab's loader requests still running as the page answered (a feed still loading)
+    requests: int = 0  # the tab's loader requests started during the step
+    load_ms: int = 0  # from the first of them starting to the last ending: the site's own time
+    grid: bool = False  # the rows are a virtualised grid's: extract reads them (nothing was scrolled)
