@@ -1,4 +1,4 @@
-"""A virtualised grid read to its end is complete (grid_end); one read with holes or out of time, or cut
+"""A virtualised grid read to its end (its box at the end) is complete (grid_end); one read with holes or out of time, or cut
 at the limit, is partial."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ async def grid(virtual: dict[str, Any], rows: int, **options: Any) -> dict[str, 
 
 
 async def test_a_grid_read_to_its_end_is_complete() -> None:
-    out = await grid({"rows": 40, "complete": True}, 40)
+    out = await grid({"rows": 40, "complete": True, "at_end": True}, 40)
     assert (out["status"], out["metadata"]["complete_because"]) == ("complete", "grid_end")
 
 
