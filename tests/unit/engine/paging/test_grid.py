@@ -1,5 +1,5 @@
-"""A virtualised grid read to its end (its box at the end) is complete (grid_end); one read with holes or out of time, or cut
-at the limit, is partial."""
+"""A virtualised grid read to its end (its box at the end) is complete (grid_end); one read with holes
+or out of time, or cut at the limit, is partial."""
 
 from __future__ import annotations
 
