@@ -100,13 +100,11 @@ def test_the_page_agent_masks_as_the_host_does() -> None:
         "ISBN 9783161484100 and 978-3-16-148410-0",
         "task-list sk-ip ghp_short",
     ]
-    # Just enough of a document for page/redact.js to load under node.
+    # page/patterns.js needs no document: it loads under node as it is.
     script = f"""
-    globalThis.document = {{ querySelectorAll: () => [] }};
-    globalThis.MutationObserver = class {{ observe() {{}} }};
     globalThis.__tabpilotAgent = {{ commands: Object.create(null), use() {{ return this; }} }};
     const {{ REDACT_PATTERNS }} = await import('./worker/protocol.js');
-    await import('./page/redact.js');
+    await import('./page/patterns.js');
     const agent = globalThis.__tabpilotAgent;
     agent.setPatterns(REDACT_PATTERNS);
     console.log(JSON.stringify({json.dumps(samples)}.map(agent.maskPatterns)));
