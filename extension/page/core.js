@@ -66,6 +66,8 @@
      */
     queryAll(selector, root = document) {
       try {
+        const plain = agent.maskedQuery ? agent.maskedQuery(selector, root) : null;
+        if (plain) return plain;
         const found = root.querySelectorAll(agent.safeSelector ? agent.safeSelector(selector) : selector);
         // An element remembered as secret that no selector marks any more is filtered here.
         return agent.valueTests && agent.valueTests(selector) ? [...found].filter((el) => !agent.isSensitive(el)) : found;
@@ -120,7 +122,7 @@
 
   agent.use('core', {
     provides: ['version', 'PageError', 'commands', 'files', 'describe', 'use', 'run', 'queryAll', 'query', 'resolve', 'isVisible', 'commands.bounds'],
-    later: ['setRedaction', 'setPatterns', 'scrubText', 'safeSelector', 'valueTests', 'isSensitive', 'resolveRef'],
+    later: ['setRedaction', 'setPatterns', 'scrubText', 'safeSelector', 'valueTests', 'maskedQuery', 'isSensitive', 'resolveRef'],
   });
   globalThis.__tabpilotAgent = agent;
 })();

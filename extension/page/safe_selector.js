@@ -2,12 +2,14 @@
 // wait_for, a scope, a workflow's `exists` or a click target would answer "does the password start
 // with P?". The browser parses the selector (its own serialisation undoes escapes such as
 // `[v\61 lue^=x]` and spells namespaces as `*|value`), and every attribute-value test on an attribute
-// that can hold a value gets a guard so it never matches a secret element or anything inside one;
-// query results are filtered again against the elements remembered as secret.
+// that can hold a value gets a guard so it never matches a secret element or anything inside one.
+// When the document holds secrets, such a selector is run on a copy of the document whose secret
+// elements have their values and attributes masked, so nothing it tests (:has, siblings, elements
+// only remembered as secret) can depend on a secret's value.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('safe_selector', {
-    needs: ['sensitiveSelector', 'structural'],
-    provides: ['safeSelector', 'valueTests'],
+    needs: ['secretRoots', 'sensitiveSelector', 'structural'],
+    provides: ['safeSelector', 'valueTests', 'maskedQuery'],
   });
   if (agent.safeSelector) return;
   const cache = new Map();
@@ -77,6 +79,35 @@
     if (typeof selector !== 'string' || !selector.includes('[')) return false;
     const text = canonical(selector) ?? selector;
     return pieces(text).some((p, k) => k % 2 === 1 && testsValue(p));
+  };
+
+  const masked = (copy) => {
+    for (const attr of [...copy.attributes]) if (!agent.structural.has(attr.name)) copy.setAttribute(attr.name, '[REDACTED]');
+  };
+
+  /**
+   * The elements under `root` that `selector` matches in a copy of the document with every secret
+   * element's attributes masked; null when that cannot be done here (a shadow root) or is not needed.
+   */
+  agent.maskedQuery = (selector, root) => {
+    if (!agent.valueTests(selector) || (root !== document && root.ownerDocument !== document) || root.getRootNode() !== document) return null;
+    const secrets = agent.secretRoots(document);
+    if (!secrets.length) return null;
+    const orig = [...document.querySelectorAll('*')];
+    const copyDoc = document.cloneNode(true);
+    const copy = [...copyDoc.querySelectorAll('*')];
+    if (copy.length !== orig.length) return null;
+    const index = new Map(orig.map((el, i) => [el, i]));
+    for (const el of secrets) {
+      const i = index.get(el);
+      if (i === undefined) continue;
+      masked(copy[i]);
+      for (const inner of copy[i].querySelectorAll('*')) masked(inner);
+    }
+    const copyRoot = root === document ? copyDoc : copy[index.get(root)];
+    if (!copyRoot) return null;
+    const back = new Map(copy.map((el, i) => [el, orig[i]]));
+    return [...copyRoot.querySelectorAll(selector)].map((el) => back.get(el)).filter(Boolean);
   };
 
   /**
