@@ -132,13 +132,14 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
   const pageTokens = (into) => {
     if (!patterns.length || !globalThis.document) return;
     const texts = [document.documentElement ? document.documentElement.textContent || '' : ''];
+    for (let w = document.createTreeWalker(document, 4), n = w.nextNode(); n; n = w.nextNode()) texts.push(n.data);
     for (const el of document.querySelectorAll('input, textarea')) texts.push(el.value || '');
     for (const text of texts) {
       for (const { re, check } of patterns) {
         re.lastIndex = 0;
         for (let m = re.exec(text); m; m = re.exec(text)) {
           if (!m[0]) { re.lastIndex += 1; continue; }
-          const digits = m[0].replace(/[^0-9]/g, '');
+          const digits = m[0].replace(/&#?[0-9A-Za-z]+;/g, '').replace(/[^0-9]/g, '');
           if (check && !luhn(digits)) continue;
           into.add(m[0].trim());
           into.add(m[0].replace(/[\s\u00a0\u2000-\u200b\u202f\u205f\u3000.-]+/g, ''));
@@ -164,8 +165,7 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
     const encoded = new Set(); // case-sensitive needles (base64)
     for (const secret of secrets) {
       if (secret.length < 4) continue;
-      let url = '';
-      try { url = encodeURIComponent(secret); } catch {}
+      let url = ''; try { url = encodeURIComponent(secret); } catch {}
       for (const form of new Set([secret, url, url.replace(/%20/g, '+')])) {
         if (!form) continue;
         const low = form.toLowerCase();
@@ -178,6 +178,7 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
         if (aligned.length >= 8) for (const f of [aligned, aligned.replace(/\+/g, '-').replace(/\//g, '_')]) encoded.add(f);
       }
     }
+    const wholes = [...new Set(pieces.values())];
     const pieceRe = pieces.size ? new RegExp([...pieces.keys()].sort((x, y) => y.length - x.length).map(esc).join('|'), 'g') : null;
     const encodedRe = encoded.size ? new RegExp([...encoded].sort((x, y) => y.length - x.length).map(esc).join('|'), 'g') : null;
     const cut = (s) => {
@@ -186,11 +187,10 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
       const spans = [];
       pieceRe.lastIndex = 0;
       for (let m = pieceRe.exec(low); m; m = pieceRe.exec(low)) {
-        const whole = pieces.get(m[0]);
-        let a = m.index;
-        let b = a + m[0].length;
-        while (a > 0 && whole.includes(low.slice(a - 1, b))) a -= 1;
-        while (b < low.length && whole.includes(low.slice(a, b + 1))) b += 1;
+        const part = (t) => wholes.some((x) => x.includes(t));
+        let [a, b] = [m.index, m.index + m[0].length];
+        while (a > 0 && part(low.slice(a - 1, b))) a -= 1;
+        while (b < low.length && part(low.slice(a, b + 1))) b += 1;
         spans.push([a, b]);
         pieceRe.lastIndex = b;
       }
@@ -218,7 +218,7 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
           for (const { re: p, check } of patterns) {
             p.lastIndex = 0;
             out = out.replace(p, (m) => {
-              if (check && !luhn(m.replace(/[^0-9]/g, ''))) return m;
+              if (check && !luhn(m.replace(/&#?[0-9A-Za-z]+;/g, '').replace(/[^0-9]/g, ''))) return m;
               self.count += 1;
               return REDACTED;
             });

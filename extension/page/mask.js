@@ -71,7 +71,9 @@
     let runs = 0;
     const walker = doc.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      for (const { start, end } of agent.patternMatches(n.data)) {
+      const found = agent.patternMatches(n.data);
+      if (!found.length || agent.isSensitive(n.parentElement)) continue; // masked whole already
+      for (const { start, end } of found) {
         const range = doc.createRange();
         range.setStart(n, start);
         range.setEnd(n, end);

@@ -5,7 +5,7 @@
 // secret field into a plain element, or keeps after replacing the field, is still known as a secret.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('patterns', {
-    provides: ['setPatterns', 'rememberValue', 'knownValues', 'maskPatterns', 'patternsHit', 'patternMatches', 'maskDeep'],
+    provides: ['setPatterns', 'rememberValue', 'knownValues', 'maskPatterns', 'patternsHit', 'patternMatches', 'maskDeep', 'maskedTextOf'],
   });
   if (agent.maskPatterns) return;
   const REDACTED = '[REDACTED]';
@@ -16,6 +16,7 @@
   let patternKey = null;
   const values = new Set();
   let valueRe = null;
+  let splitHits = null; // does the page show a secret-shaped run inside one text node? (null: not looked yet)
 
   const luhn = (digits) => {
     let sum = 0;
@@ -32,6 +33,7 @@
 
   /** Use the pattern list `list` (strings; a "luhn:" prefix asks for a Luhn check of the match's digits). */
   agent.setPatterns = (list) => {
+    splitHits = null; // once per command: the page may have changed since the last
     const key = JSON.stringify(list);
     if (key === patternKey) return;
     patternKey = key;
@@ -82,7 +84,7 @@
       re.lastIndex = 0;
       if (!re.test(out)) continue;
       re.lastIndex = 0;
-      out = out.replace(re, (m) => (!check || luhn(m.replace(/[^0-9]/g, '')) ? REDACTED : m));
+      out = out.replace(re, (m) => (!check || luhn(m.replace(/&#?[0-9A-Za-z]+;/g, '').replace(/[^0-9]/g, '')) ? REDACTED : m));
     }
     return out;
   };
@@ -110,11 +112,31 @@
           re.lastIndex += 1;
           continue;
         }
-        if (!check || luhn(m[0].replace(/[^0-9]/g, ''))) found.push({ start: m.index, end: m.index + m[0].length });
+        if (!check || luhn(m[0].replace(/&#?[0-9A-Za-z]+;/g, '').replace(/[^0-9]/g, ''))) found.push({ start: m.index, end: m.index + m[0].length });
       }
       re.lastIndex = 0;
     }
     return found;
+  };
+
+  const texts = (node) => {
+    const out = [];
+    const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) out.push(n.data);
+    return out;
+  };
+
+  /**
+   * `node`'s textContent masked. Adjacent elements' texts run together in it ("Deploy keyAKIA..."),
+   * which hides a run's word boundary from the patterns: each text node is masked on its own first
+   * when the page has such runs, then the whole (a run split over several spans).
+   */
+  agent.maskedTextOf = (node) => {
+    const whole = node.textContent || '';
+    if (!patterns.length && !valueRe) return whole;
+    if (splitHits === null) splitHits = agent.patternsHit(texts(document.documentElement).join(' '));
+    if (!splitHits) return agent.maskPatterns(whole);
+    return agent.maskPatterns(texts(node).map(agent.maskPatterns).join(''));
   };
 
   /** `value` (JSON-safe) with every string in it masked. */

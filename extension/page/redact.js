@@ -10,7 +10,7 @@
 // is remembered (page/patterns.js), so a copy of it in a plain element is masked wherever it shows.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact', {
-    needs: ['knownValues', 'maskPatterns', 'rememberValue'],
+    needs: ['knownValues', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
     provides: ['REDACTED', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'scrubber', 'scrubText', 'commands.scrub', 'commands.secret_values', 'structural'],
   });
   if (agent.REDACTED) return;
@@ -209,7 +209,7 @@
   /** Text of `el`, whitespace-normalised, with every secret subtree replaced by [REDACTED]. */
   agent.redactedText = (el) => {
     if (agent.isSensitive(el)) return REDACTED;
-    if (el.querySelector(joined) === null && !holdsOnce(el)) return agent.maskPatterns(normalise(el.textContent || ''));
+    if (el.querySelector(joined) === null && !holdsOnce(el)) return agent.maskPatterns(normalise(agent.maskedTextOf(el)));
     const parts = [];
     const walker = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
       acceptNode: (n) => {
@@ -221,7 +221,7 @@
       },
     });
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      if (n.nodeType === 3) parts.push(n.data);
+      if (n.nodeType === 3) parts.push(agent.maskPatterns(n.data));
     }
     return agent.maskPatterns(normalise(parts.join('')));
   };
