@@ -59,6 +59,8 @@ export const REDACT_PATTERNS = Object.freeze([
   "\\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}"
 ]);
 export const SECRET_QUERY_NAME = "pass|pwd|secret|token|key|otp|pin|cookie|session|auth|code|sig";
+export const SITE_PATTERN = "^(\\*\\.)?([a-z0-9_-]+\\.)*[a-z0-9_-]+(:\\d{1,5})?$";
+export const SITE_MAX_CHARS = 260;
 export const DEFAULTS = Object.freeze({
   "check": {
     "checked": true,

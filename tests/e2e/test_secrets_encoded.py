@@ -69,7 +69,9 @@ async def test_no_form_of_a_secret_comes_back(env: dict[str, str], site: str) ->
             ),
         }
         for script in SCRIPTS:
-            result = await client.call_tool("interact", {"action": "execute_js", "script": script, "tab_id": tab})
+            result = await client.call_tool(
+                "interact", {"action": "execute_js", "script": script, "tab_id": tab}
+            )
             outs[script] = result.content
         leaks = [(what, f) for what, out in outs.items() for f in forms() if f in str(out)]
         assert not leaks, (leaks, outs)

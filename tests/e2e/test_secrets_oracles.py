@@ -108,17 +108,24 @@ async def test_a_field_only_remembered_as_secret_answers_no_selector(env: dict[s
             ):
                 scoped = await client.call_tool("observe", {"what": "page", "scope": sel})
                 waited = await client.call_tool(
-                    "interact", {"action": "wait_for", "selector": sel, "state": "attached", "timeout_ms": 300}
+                    "interact",
+                    {"action": "wait_for", "selector": sel, "state": "attached", "timeout_ms": 300},
                 )
                 clicked = await client.call_tool("interact", {"action": "click", "selector": sel})
-                rows = await scrape(client, operation="extract", selector=sel, schema={"k": ":scope | attr:size"})
+                rows = await scrape(
+                    client, operation="extract", selector=sel, schema={"k": ":scope | attr:size"}
+                )
                 got.append((scoped.is_error, waited.is_error, clicked.is_error, rows["data"]))
             flow = await scrape(
                 client,
                 operation="workflow",
                 steps=[
-                    {"type": "execute_js", "script": "'matched'", "save_as": "hit",
-                     "if": {"exists": f"p:has(> input[value^='{guess}'])"}},
+                    {
+                        "type": "execute_js",
+                        "script": "'matched'",
+                        "save_as": "hit",
+                        "if": {"exists": f"p:has(> input[value^='{guess}'])"},
+                    },
                     {"type": "extract", "selector": "#state", "schema": {"state": ":scope"}},
                 ],
             )

@@ -21,8 +21,16 @@ from tests.support.mcp_client import call, call_error, mcp_client, scrape
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
 SECRETS = (
-    "BRAVOINLINE", "CHARLIEREADY", "DELTATIMER", "ECHOLOAD", "FOXTROTLATE", "GOLFSWAP", "HOTELMOVED",
-    "INDIACOPY", "JULIETSPAN", "KILOOPTION",
+    "BRAVOINLINE",
+    "CHARLIEREADY",
+    "DELTATIMER",
+    "ECHOLOAD",
+    "FOXTROTLATE",
+    "GOLFSWAP",
+    "HOTELMOVED",
+    "INDIACOPY",
+    "JULIETSPAN",
+    "KILOOPTION",
 )
 
 
