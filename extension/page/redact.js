@@ -99,6 +99,7 @@
     for (const el of els) if (once.has(el) || el.matches(joined)) remember(el);
   };
 
+  const added = new Set();
   // Watching from document_start: a password shown as text, an attribute removed, a field swapped for
   // a new one, all happen after this observer has seen the secret, and its callback runs before the
   // next page script (a microtask checkpoint comes between scripts).
@@ -110,9 +111,19 @@
         else if ((r.attributeName === 'type' && (r.oldValue || '').toLowerCase() === 'password') || t.matches(joined)) remember(t);
       } else {
         for (const n of r.removedNodes) leaving(n);
-        for (const n of r.addedNodes) scan(n);
+        for (const n of r.addedNodes) if (n.nodeType === 1) added.add(n);
       }
     }
+    // The parser adds a row, then each of its cells (each its own record): a subtree is searched only
+    // when its children came with it (a script built it first), not once per ancestor.
+    for (const n of added) {
+      if (!n.isConnected) continue;
+      if ([...n.children].every((c) => added.has(c))) {
+        if (n.matches(joined)) remember(n);
+        if (n.localName === 'select') scan(n);
+      } else scan(n);
+    }
+    added.clear();
   }).observe(document, {
     subtree: true, childList: true, attributes: true, attributeOldValue: true,
     attributeFilter: ['type', 'class', 'data-sensitive', 'data-private', 'value', 'name', 'id', 'autocomplete'],
