@@ -6,6 +6,7 @@ import { showPilotIcon } from './worker/lib/activity.js';
 import { forgetAll } from './worker/lib/ahead.js';
 import { releaseAll } from './worker/lib/bgtabs.js';
 import { abortAll, abortPiloted, dispatch } from './worker/dispatch.js';
+import { syncGuard } from './worker/lib/guard.js';
 import { configure } from './worker/lib/identity.js';
 import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
 import { connect, onClosed, onCommand, revive, sendPilotEvent } from './worker/lib/native.js';
@@ -103,6 +104,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (!enabled) releaseAll().catch((err) => console.warn('TabPilot: cannot close the background tabs:', err));
   sendPilotEvent(enabled);
   syncTelemetry(enabled);
+  syncGuard(enabled);
   showPilotIcon(enabled);
 });
 
@@ -125,6 +127,7 @@ onClosed(abortAll);
 loadState().catch((err) => console.warn('TabPilot: cannot read settings:', err));
 getPilot().then((on) => {
   syncTelemetry(on);
+  syncGuard(on);
   showPilotIcon(on);
 }, () => {});
 restrictStorage();

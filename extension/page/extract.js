@@ -8,7 +8,7 @@
 // extracts; deeper roots are not entered and closed roots cannot be.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('extract', {
-    needs: ['PageError', 'REDACTED', 'collectVirtual', 'hasSensitive', 'isSensitive', 'isVisible', 'maskDeep', 'patternsHit', 'queryAll', 'redactUrl', 'redactedAttr', 'redactedHtml', 'redactedText', 'safeSelector', 'virtualGrid'],
+    needs: ['PageError', 'REDACTED', 'collectVirtual', 'hasSensitive', 'isSensitive', 'isVisible', 'maskDeep', 'maskedTextOf', 'patternsHit', 'queryAll', 'redactUrl', 'redactedAttr', 'redactedHtml', 'redactedText', 'safeSelector', 'virtualGrid'],
     provides: ['fieldPlans', 'rowValues', 'forgetPositions', 'rowsAnswer', 'commands.extract', 'commands.count'],
     later: ['listGoesOn', 'nextTarget', 'pagerPosition'],
   });
@@ -48,7 +48,7 @@
     switch (field.take) {
       case 'text':
         if (CONTROLS.has(el.localName)) return secret ? agent.REDACTED : controlText(el);
-        return clean ? normalise(el.textContent || '') : agent.redactedText(el);
+        return clean ? normalise(agent.maskedTextOf(el)) : agent.redactedText(el);
       case 'html':
         return clean ? el.innerHTML : agent.redactedHtml(el);
       case 'attr': {

@@ -48,7 +48,7 @@ export const ERR = Object.freeze({
   "STRATEGY_NOT_FOUND": "strategy_not_found"
 });
 export const REDACT_PATTERNS = Object.freeze([
-  "luhn:\\b(?:[2-6][0-9]{12,18}|[2-6][0-9]{3}(?:[ -][0-9]{4}){2}[ -][0-9]{1,7}|3[47][0-9]{2}[ -][0-9]{6}[ -][0-9]{5})\\b",
+  "luhn:\\b(?:[2-6][0-9]{12,18}|[2-6][0-9]{3}(?:(?:[ \\t\\u00a0\\u2000-\\u200b\\u202f\\u205f\\u3000-]|&nbsp;|&#160;|&#[xX][aA]0;){1,3}[0-9]{4}){2}(?:[ \\t\\u00a0\\u2000-\\u200b\\u202f\\u205f\\u3000-]|&nbsp;|&#160;|&#[xX][aA]0;){1,3}[0-9]{1,7}|3[47][0-9]{2}(?:[ \\t\\u00a0\\u2000-\\u200b\\u202f\\u205f\\u3000-]|&nbsp;|&#160;|&#[xX][aA]0;){1,3}[0-9]{6}(?:[ \\t\\u00a0\\u2000-\\u200b\\u202f\\u205f\\u3000-]|&nbsp;|&#160;|&#[xX][aA]0;){1,3}[0-9]{5})\\b",
   "\\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\\b",
   "-----BEGIN[A-Z ]* PRIVATE KEY-----(?:[\\s\\S]*?-----END[A-Z ]* PRIVATE KEY-----|[A-Za-z0-9+/=\\s]*)",
   "\\beyJ[A-Za-z0-9_-]{5,}\\.eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*",
@@ -59,6 +59,8 @@ export const REDACT_PATTERNS = Object.freeze([
   "\\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}"
 ]);
 export const SECRET_QUERY_NAME = "pass|pwd|secret|token|key|otp|pin|cookie|session|auth|code|sig";
+export const SITE_PATTERN = "^(\\*\\.)?([a-z0-9_-]+\\.)*[a-z0-9_-]+(:\\d{1,5})?$";
+export const SITE_MAX_CHARS = 260;
 export const DEFAULTS = Object.freeze({
   "check": {
     "checked": true,

@@ -12,7 +12,8 @@ import { onTab, tabFailure } from './target.js';
 // Injected in this order; each page file registers its commands on the agent that core.js creates and
 // declares (agent.use) the names it takes from the files before it and the ones it adds.
 export const AGENT_FILES = [
-  'page/core.js', 'page/redact.js', 'page/virtual.js', 'page/extract.js', 'page/redraw.js', 'page/paginate.js', 'page/onward.js', 'page/fetch.js',
+  'page/core.js', 'page/patterns.js', 'page/redact.js', 'page/safe_selector.js', 'page/virtual.js', 'page/extract.js', 'page/redraw.js',
+  'page/paginate.js', 'page/onward.js', 'page/fetch.js',
   'page/refs.js', 'page/controls.js', 'page/snapshot.js', 'page/snapshot_cmd.js',
   'page/actions.js', 'page/keyboard.js', 'page/form.js', 'page/wait.js', 'page/main_content.js',
   'page/numbers.js', 'page/suggest_fields.js', 'page/suggest_paging.js', 'page/skeleton.js', 'page/suggest.js', 'page/mask.js',
@@ -46,7 +47,8 @@ export function forgetArrival(tabId) {
 // Runs in the page (isolated world): self-contained, only its source travels.
 function callAgent(name, args) {
   const agent = globalThis.__tabpilotAgent;
-  return agent ? agent.run(name, args) : { missing: true };
+  // The guard part alone (worker/lib/guard.js, from document_start) has only a few commands.
+  return agent && agent.commands[name] ? agent.run(name, args) : { missing: true };
 }
 
 async function execute(tabId, frameId, name, args) {

@@ -115,7 +115,7 @@ def test_page_scripts_are_idempotent_iifes() -> None:
     listed = re.search(r"AGENT_FILES = \[([^\]]*)\]", (EXT / "worker" / "lib" / "page.js").read_text())
     assert listed
     files = re.findall(r"'(page/[a-z_]+\.js)'", listed.group(1))
-    assert files[:2] == ["page/core.js", "page/redact.js"]
+    assert files[:3] == ["page/core.js", "page/patterns.js", "page/redact.js"]
     assert sorted(files) == sorted(_rel(p) for p in PAGE_JS), "every page script is injected, none missing"
 
 
