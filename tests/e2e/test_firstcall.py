@@ -18,9 +18,8 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_tabs_and_status_before_the_sdk_are_the_sdk_bytes(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:  # waits for the browser's host; opens a known tab
         tab = await call(client, "interact", action="new_tab", url=f"{site}/index.html")
     runtime = Path(env["TABPILOT_RUNTIME_DIR"])
