@@ -105,11 +105,24 @@ def pilot_on(driver: webdriver.Chrome) -> None:
     browser.ensure_pilot_on(driver)
 
 
-@pytest.fixture
-async def client(pilot_on: None, env: dict[str, str]) -> AsyncIterator[Client]:
-    """The pilot on and `tabpilot mcp` spawned by the real MCP client: the opening of most tests."""
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    # Module-wide, so that one MCP client (its stdio session and tasks) can serve a module's tests.
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def module_client(env: dict[str, str]) -> AsyncIterator[Client]:
+    """`tabpilot mcp` spawned once for the module by the real MCP client."""
     async with mcp_client(env) as connected:
         yield connected
+
+
+@pytest.fixture
+def client(pilot_on: None, module_client: Client) -> Client:
+    """The pilot on and a real MCP client on `tabpilot mcp`: the opening of most tests. The client
+    is the module's (a test that needs a new one spawns it with tests.support.mcp_client.mcp_client)."""
+    return module_client
 
 
 @pytest.fixture(scope="module")

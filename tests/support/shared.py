@@ -20,7 +20,7 @@ from pathlib import Path
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
 
-from tests.support import browser
+from tests.support import browser, procnet
 
 LINKED = {"TABPILOT_STATE_DIR": "state", "TABPILOT_DATA_DIR": "data"}
 HOST_TIMEOUT_S = 30
@@ -102,7 +102,6 @@ class SharedBrowser:
         assert driver is not None
         try:
             _close_tabs(driver)
-            _clear_extension_storage(driver)
             driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
             driver.execute_cdp_cmd("Network.clearBrowserCache", {})
         except (WebDriverException, AssertionError):
@@ -112,22 +111,26 @@ class SharedBrowser:
             self.chromium.start()
             driver = self.chromium.driver
             assert driver is not None
-            _clear_extension_storage(driver)
         browser.forget_pilot(driver)
-        # The links move first: a host the extension starts from here on sees only the new dirs. The
-        # runtime dir cannot be a link (the host refuses one for its socket): it is emptied instead,
-        # before the old host dies, so that nothing the next host puts there is removed.
+        # The service worker is stopped (as Chrome does when it reclaims one): its memory (the activity
+        # log, the settings it mirrors) goes, and its host sees the port close and exits. With no host
+        # left, the links move, the runtime dir (which cannot be a link: the host refuses one for its
+        # socket) is emptied, and the storage is cleared; that wakes a new worker, which starts a host
+        # that sees only the new dirs.
         old = host_pids(self.env)
+        for target in browser.service_worker_targets(driver):
+            driver.execute_cdp_cmd("Target.closeTarget", {"targetId": target["targetId"]})
+        _wait_gone(old)
         self._point()
+        # A host started before the links moved (a worker woken meanwhile) would serve the old dirs.
+        _wait_gone(list(set(host_pids(self.env)) - set(old)), patience_s=0)
         for entry in Path(self.env["TABPILOT_RUNTIME_DIR"]).glob("*"):
             if entry.is_dir() and not entry.is_symlink():
                 shutil.rmtree(entry, ignore_errors=True)
             else:
                 entry.unlink(missing_ok=True)
-        for pid in old:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
         shutil.rmtree(self.base / f"g{self.generation - 1}", ignore_errors=True)
+        _clear_extension_storage(driver)
         self._wait_new_host(old)
 
     def _wait_new_host(self, old: list[int]) -> None:
@@ -142,6 +145,16 @@ class SharedBrowser:
 
     def quit(self) -> None:
         self.chromium.quit()
+
+
+def _wait_gone(pids: list[int], patience_s: float = HOST_TIMEOUT_S / 3) -> None:
+    """Wait for the hosts to exit (they flush what they hold first); kill any still there after that."""
+    deadline = time.monotonic() + patience_s
+    while time.monotonic() < deadline and any(procnet.alive(pid) for pid in pids):
+        time.sleep(0.05)
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _close_tabs(driver: webdriver.Chrome) -> None:
