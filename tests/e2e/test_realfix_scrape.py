@@ -8,7 +8,7 @@ import pytest
 from selenium import webdriver
 
 from tabpilot.demo.server import Site
-from tests.support import browser, pages
+from tests.support import pages
 from tests.support.mcp_client import call, mcp_client, scrape
 
 pytestmark = pytest.mark.anyio
@@ -18,9 +18,8 @@ POSTS = [f"P-{n:04d}" for n in range(1, 201)]
 
 
 async def test_a_hidden_end_marker_is_not_the_end_and_a_feed_ends_on_its_own_quiet(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html")
         marked = await scrape(
@@ -53,9 +52,8 @@ async def test_a_hidden_end_marker_is_not_the_end_and_a_feed_ends_on_its_own_qui
 
 
 async def test_a_next_link_to_a_json_export_stops_with_not_html_and_a_warning(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/list-1.html")
         out = await call(
@@ -94,9 +92,8 @@ async def test_a_next_link_to_a_json_export_stops_with_not_html_and_a_warning(
 
 
 async def test_suggest_keeps_identifiers_as_text_and_the_draft_extracts_them_whole(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/accounts.html")
         found = await scrape(client, operation="suggest", query="accounts")
@@ -116,9 +113,8 @@ async def test_suggest_keeps_identifiers_as_text_and_the_draft_extracts_them_who
 
 
 async def test_a_virtualised_grid_is_read_whole_and_in_order_in_one_call(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/grid.html")
         schema = {"id": ".id", "customer": ".customer", "total": ".total | number"}

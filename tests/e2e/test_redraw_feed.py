@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from selenium import webdriver
 
 from tabpilot.demo.server import Site, serve_site
-from tests.support import browser, pages
+from tests.support import pages
 from tests.support.mcp_client import call, mcp_client, scrape
 
 pytestmark = pytest.mark.anyio
@@ -26,9 +25,8 @@ def site() -> Iterator[Site]:
 
 
 async def test_a_next_that_never_redraws_keeps_the_rows_and_says_unchanged(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/scrape/frozen.html")
         out = await call(
@@ -50,9 +48,8 @@ async def test_a_next_that_never_redraws_keeps_the_rows_and_says_unchanged(
 
 
 async def test_a_feed_ends_on_its_own_end_notice_without_waiting_for_quiet(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html")
         # A quiet window longer than the timeout: only the notice can end this feed as "end_marker".
@@ -69,8 +66,7 @@ async def test_a_feed_ends_on_its_own_end_notice_without_waiting_for_quiet(
     assert out["metadata"]["complete_because"] == "end_marker_confirmed"
 
 
-async def test_a_slow_batch_is_waited_for(driver: webdriver.Chrome, env: dict[str, str], site: Site) -> None:
-    browser.set_pilot(driver, True)
+async def test_a_slow_batch_is_waited_for(pilot_on: None, env: dict[str, str], site: Site) -> None:
     async with mcp_client(env) as client:
         # The fourth batch takes 1.5 s, three times the quiet window: its request in flight holds the end.
         await call(
@@ -85,9 +81,8 @@ async def test_a_slow_batch_is_waited_for(driver: webdriver.Chrome, env: dict[st
 
 
 async def test_a_feed_without_an_end_notice_ends_on_the_loaders_quiet(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html?no_end=1")
         out = await scrape(client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}})

@@ -15,7 +15,7 @@ from tabpilot.demo.server import DEMO_PASSWORD, DEMO_USER, Site
 from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser, pages
+from tests.support import pages
 from tests.support.host import call, call_error, field, host_pool
 
 pytestmark = pytest.mark.anyio
@@ -41,10 +41,7 @@ async def _log_in(pool: BrowserPool, site: Site) -> dict[str, str]:
     return await call(pool, m.Paginate(id=0, next_selector="form.login button", row_selector="input"))
 
 
-async def test_link_pagination_behind_a_login(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_link_pagination_behind_a_login(pilot_on: None, env: dict[str, str], site: Site) -> None:
     async with host_pool(env) as pool:
         signed_in = await _log_in(pool, site)
         # POST /login answers 303 to the page asked for: a redirect, by design.
@@ -80,8 +77,7 @@ async def test_link_pagination_behind_a_login(
         }
 
 
-async def test_in_place_next_button(driver: webdriver.Chrome, env: dict[str, str], site: Site) -> None:
-    browser.set_pilot(driver, True)
+async def test_in_place_next_button(pilot_on: None, env: dict[str, str], site: Site) -> None:
     url = f"{site.url}/scrape/inplace.html"
     grid = "table.grid tbody tr"
     async with host_pool(env) as pool:
@@ -96,8 +92,7 @@ async def test_in_place_next_button(driver: webdriver.Chrome, env: dict[str, str
         assert last == {"outcome": "end", "reason": "disabled", "url": url}
 
 
-async def test_ends_of_a_list(driver: webdriver.Chrome, env: dict[str, str], site: Site) -> None:
-    browser.set_pilot(driver, True)
+async def test_ends_of_a_list(pilot_on: None, env: dict[str, str], site: Site) -> None:
     url = f"{site.url}/scrape/stuck.html"
     rows = "ul.list li"
     async with host_pool(env) as pool:
@@ -120,8 +115,7 @@ async def test_ends_of_a_list(driver: webdriver.Chrome, env: dict[str, str], sit
         assert bad.code == ErrorCode.INVALID_SELECTOR
 
 
-async def test_infinite_scroll(driver: webdriver.Chrome, env: dict[str, str], site: Site) -> None:
-    browser.set_pilot(driver, True)
+async def test_infinite_scroll(pilot_on: None, env: dict[str, str], site: Site) -> None:
     async with host_pool(env) as pool:
         await call(pool, m.Navigate(id=0, url=f"{site.url}/scrape/infinite.html"))
         counts: list[tuple[int, int, bool]] = []
@@ -139,9 +133,8 @@ async def test_infinite_scroll(driver: webdriver.Chrome, env: dict[str, str], si
 
 
 async def test_tab_closed_while_waiting_for_the_next_page(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     original = driver.current_window_handle
     driver.switch_to.new_window("tab")
     url = f"{site.url}/scrape/stuck.html?closing"
@@ -167,10 +160,9 @@ async def test_tab_closed_while_waiting_for_the_next_page(
 
 
 async def test_the_next_page_counts_once_its_rows_are_parsed(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
     # Page 2 holds an image from a server that answers 8 s late: its rows are readable long before.
-    browser.set_pilot(driver, True)
     async with host_pool(env) as pool:
         await call(pool, m.Navigate(id=0, url=f"{site.url}/scrape/heavy-1.html"))
         step = await call(pool, m.Paginate(id=0, next_selector="a.next", row_selector="ul.items li"))

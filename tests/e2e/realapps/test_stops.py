@@ -5,10 +5,8 @@ is the evidence that the list ended (`metadata.complete_because`)."""
 from __future__ import annotations
 
 import pytest
-from selenium import webdriver
 
 from tests.fixtures.realapps import tasks
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
 
 pytestmark = pytest.mark.anyio
@@ -25,14 +23,13 @@ pytestmark = pytest.mark.anyio
 )
 async def test_why_pagination_stopped(
     request: pytest.FixtureRequest,
-    driver: webdriver.Chrome,
+    pilot_on: None,
     env: dict[str, str],
     task: tasks.Task,
     reason: str,
     page: int,
     evidence: str,
 ) -> None:
-    browser.set_pilot(driver, True)
     url = request.getfixturevalue(f"{task.app}_url")
     async with mcp_client(env) as client:
         out = await tasks.run(task, url, lambda tool, args: call(client, tool, **args))
