@@ -51,14 +51,31 @@
 
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-  /** Remember `value` (a secret field's value or a secret element's text) as a secret of this document. */
-  agent.rememberValue = (value) => {
+  /** Remember `value` (a secret field's value or a secret element's text) as a secret of this document;
+   * `before`, the same field's value when last remembered, is forgotten when `value` holds it: a value is
+   * remembered as it is typed, and "pass" on the way to "passw0rd!" is no secret of its own (remembered,
+   * it would mask the word wherever the page shows it). */
+  agent.rememberValue = (value, before = null) => {
     if (typeof value !== 'string') return;
     const v = value.trim();
-    if (v.length < MIN_VALUE || values.has(v) || v === REDACTED) return;
+    const old = typeof before === 'string' ? before.trim() : '';
+    const dropped = old && old !== v && v.includes(old) && values.delete(old);
+    if (dropped) values.delete(old.replace(/\s+/g, ' '));
+    if (v.length < MIN_VALUE || values.has(v) || v === REDACTED) {
+      if (dropped) rebuildValues();
+      return;
+    }
     for (const form of new Set([v, v.replace(/\s+/g, ' ')])) {
       if (values.size >= MAX_VALUES) values.delete(values.values().next().value);
       values.add(form);
+    }
+    rebuildValues();
+  };
+
+  const rebuildValues = () => {
+    if (!values.size) {
+      valueRe = null;
+      return;
     }
     const longestFirst = [...values].sort((a, b) => b.length - a.length);
     valueRe = new RegExp(longestFirst.map(escape).join('|'), 'g');

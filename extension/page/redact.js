@@ -57,6 +57,7 @@
   rebuild();
 
   const FIELDS = new Set(['input', 'textarea', 'select']);
+  const lastValue = new WeakMap(); // a secret field -> its value when last remembered
 
   /** Remember `el` as secret from now on in this document, with its field name, id and value. */
   const remember = (el) => {
@@ -74,7 +75,8 @@
         grew = true;
       }
       if (grew) rebuild();
-      agent.rememberValue(el.value);
+      agent.rememberValue(el.value, lastValue.get(el) ?? null);
+      lastValue.set(el, el.value);
     } else {
       agent.rememberValue(el.textContent);
     }

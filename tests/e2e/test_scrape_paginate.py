@@ -126,7 +126,12 @@ async def test_infinite_scroll(pilot_on: None, env: dict[str, str], site: Site) 
             counts.append((out["before"], out["after"], out["until_found"]))
         assert counts == [(10, 20, False), (20, 30, False), (30, 35, True), (35, 35, True)]
         dry = await call(pool, m.ScrollLoad(id=0, row_selector=".feed .item", timeout_ms=300))
-        assert dry == {"before": 35, "after": 35, "until_found": False}
+        assert {k: dry[k] for k in ("before", "after", "until_found", "in_flight")} == {
+            "before": 35,
+            "after": 35,
+            "until_found": False,
+            "in_flight": 0,
+        }
         assert (await call(pool, m.Count(id=0, selector=".feed .item")))["count"] == 35
         bad = await call_error(pool, m.ScrollLoad(id=0, row_selector=".feed .item", until_selector="p["))
         assert bad.code == ErrorCode.INVALID_SELECTOR

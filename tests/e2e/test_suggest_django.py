@@ -134,9 +134,9 @@ async def test_suggest_proposes_the_link_after_this_page(
         assert options["max_pages"] >= 12 and set(expected()[0]) <= set(proposal["call"]["schema"])
         out = await call(client, "interact", **proposal["call"])
     assert out["status"] == "complete", out["metadata"]
-    # Read from page 1 or 4, the pager itself said where the list ends; from its last page, only that
-    # no link follows the current page's mark.
-    assert out["metadata"]["complete_because"] == ("last_numbered_page" if start < 12 else "next_absent")
+    # From any page, the pager itself says where the list ends (on the last page, this-page is its last
+    # number and no link follows it).
+    assert out["metadata"]["complete_because"] == "last_numbered_page"
     got = [{k: r[k] for k in expected()[0]} for r in out["data"]]
     assert got == expected()[(start - 1) * PER_PAGE :]
     assert out["metadata"]["pages_scraped"] == 12 - start + 1
