@@ -1,1 +1,3 @@
-"""`python -m bench`: TabPilot's timing targets, measured on this machine and printed as numbers."""
+"""TabPilot's benchmarks: `python -m bench [SCENARIO...]` (bench/__main__.py) runs the scenarios registered in
+bench/scenarios/ and writes their results to bench/results/; `python -m bench.docs` turns the newest
+results into docs/performance.md's tables."""

@@ -1,127 +1,94 @@
-"""Run the benchmark: `python -m bench [--calls N] [--skip-playwright] [--json]`.
+"""Run benchmark scenarios: `python -m bench [SCENARIO...] [--runs N] [--smoke] [--skip-playwright]
+[--out DIR] [--docs] [--list]`.
 
-Everything it starts lives in a private temporary directory (TabPilot's runtime, state and data
-directories, Playwright's throw-away profile) and is stopped on the way out, also on Ctrl-C/SIGTERM.
-Pages come from 127.0.0.1; nothing else is contacted.
+Each scenario's results go, with the machine they ran on (CPU, cores, load average before and after,
+Chromium, Playwright MCP, commit), into one JSON file per run in bench/results/ (or --out);
+`python -m bench.docs` (or --docs) rewrites docs/performance.md's tables from the newest results.
+Everything started lives in a private temporary directory and is stopped on the way out, also on
+Ctrl-C/SIGTERM. Pages come from 127.0.0.1; nothing else is contacted.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import datetime
 import json
+import os
 import signal
 import sys
-import tempfile
+import time
+import traceback
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from tabpilot.demo.server import serve
-
-from . import pilot, playwright_mcp, report
+from . import docs, playwright_mcp
 from .client import progress
+from .scenarios import SCENARIOS
+from .session import CHROMIUM, Options, session
 from .stats import machine_facts
 
-PAGE_DIR = Path(__file__).resolve().parent / "page"
-CHROMIUM = "/usr/bin/chromium"
-WARMUP = 50
-# Playwright MCP waits 500 ms after every action by default; a few dozen calls show that well enough.
-DEFAULT_SETTLE_CALLS = 30
+RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=1000, help="measured calls per latency series")
-    parser.add_argument("--starts", type=int, default=10, help="fresh bridge processes per start mode")
-    parser.add_argument("--idle", type=float, default=5.0, help="seconds idle before reading memory")
+    parser = argparse.ArgumentParser(prog="python -m bench", description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="default: every scenario")
+    parser.add_argument("--runs", type=int, default=3, help="repetitions (each scenario's own unit)")
+    parser.add_argument("--smoke", action="store_true", help="one pass of each at its smallest size")
     parser.add_argument("--skip-playwright", action="store_true", help="measure TabPilot only")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where the results file goes")
+    parser.add_argument("--docs", action="store_true", help="then regenerate docs/performance.md")
+    parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
     args = parser.parse_args(argv)
-    if args.calls < 1 or args.starts < 1:
-        parser.error("--calls and --starts must be at least 1")
+    unknown = [s for s in args.scenarios if s not in SCENARIOS]
+    if unknown:
+        parser.error(f"unknown scenario {', '.join(unknown)}; known: {', '.join(SCENARIOS)}")
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
     return args
 
 
-def _playwright(args: argparse.Namespace, work: Path, url: str, errlog: TextIO) -> dict[str, Any]:
-    if playwright_mcp.version() is None:
-        return {"skipped": f"@playwright/mcp not installed; run: {playwright_mcp.INSTALL_HINT}"}
-    out: dict[str, Any] = {"version": playwright_mcp.version()}
-    runs = {"tuned": (0, args.calls), "default": (None, min(args.calls, DEFAULT_SETTLE_CALLS))}
-    for name, (settle_ms, calls) in runs.items():
-        try:
-            out[name] = asyncio.run(
-                playwright_mcp.measure(
-                    work / name,
-                    url,
-                    CHROMIUM,
-                    calls=calls,
-                    warmup=min(WARMUP, calls),
-                    settle_ms=settle_ms,
-                    errlog=errlog,
-                )
-            )
-        except Exception as exc:  # keep TabPilot's numbers whatever Playwright does
-            out[name] = {"error": f"{type(exc).__name__}: {exc}"}
-            progress(f"Playwright MCP ({name}) failed: {exc}")
-        finally:
-            if killed := playwright_mcp.kill_leftovers(work / name):
-                progress(f"killed leftover Playwright processes {killed}")
-    return out
+def _load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
 
 
-def _ratios(results: dict[str, Any]) -> dict[str, float]:
-    ours = results["tabpilot"]["execute_js"].p50
-    out: dict[str, float] = {}
-    for name, key in (("tuned", "playwright_over_tabpilot"), ("default", "playwright_default_over_tabpilot")):
-        theirs = report.lookup(results, f"playwright.{name}.evaluate")
-        if theirs is not None:
-            out[key] = theirs.p50 / ours
-    return out
-
-
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    """Measure everything; return the results (Timings objects inside)."""
-    results: dict[str, Any] = {
+def run(names: list[str], options: Options) -> dict[str, Any]:
+    """Run the scenarios in one session; the results document (a failing scenario records its error)."""
+    with_playwright = options.playwright and playwright_mcp.version() is not None
+    if options.playwright and not with_playwright:
+        progress(f"Playwright MCP is not installed ({playwright_mcp.INSTALL_HINT}): TabPilot only")
+    options = Options(runs=options.runs, smoke=options.smoke, playwright=with_playwright)
+    out: dict[str, Any] = {
         "machine": {**machine_facts(CHROMIUM), "playwright_mcp": playwright_mcp.version()},
-        "config": {"calls": args.calls, "warmup": WARMUP, "starts": args.starts, "idle_s": args.idle},
+        "options": {"runs": options.runs, "smoke": options.smoke, "playwright": with_playwright},
+        "scenarios": {},
     }
-    with (
-        tempfile.TemporaryDirectory(prefix="tabpilot-bench-", ignore_cleanup_errors=True) as tmp,
-        serve(PAGE_DIR) as base,
-    ):
-        root = Path(tmp)
-        url = f"{base}/index.html"
-        log = root / "servers.log"
-        with open(log, "w") as errlog:
+    with session() as shared:
+        shared.browser()
+        for name in names:
+            progress(f"scenario {name}")
+            entry: dict[str, Any] = {"load_avg_start": _load()}
+            started = time.monotonic()
             try:
-                with pilot.private_dirs(root / "tabpilot") as env:
-                    progress("starting a dedicated headless TabPilot profile")
-                    with pilot.dedicated_browser(url) as launched:
-                        results["tabpilot"] = asyncio.run(
-                            pilot.measure(
-                                env,
-                                url,
-                                launched,
-                                calls=args.calls,
-                                warmup=WARMUP,
-                                starts=args.starts,
-                                idle_s=args.idle,
-                                errlog=errlog,
-                            )
-                        )
-                if args.skip_playwright:
-                    results["playwright"] = {"skipped": "--skip-playwright"}
-                else:
-                    results["playwright"] = _playwright(args, root / "playwright", url, errlog)
-            except Exception:
-                errlog.flush()
-                tail = log.read_text(errors="replace").strip().splitlines()[-20:]
-                if tail:
-                    progress("last lines the servers wrote to stderr:\n" + "\n".join(tail))
-                raise
-    results["ratio"] = _ratios(results)
-    results["targets"] = report.check_targets(results)
-    return results
+                entry["result"] = SCENARIOS[name].run(shared, options)
+            except Exception as exc:  # the other scenarios still run; the file says what failed
+                entry["error"] = f"{type(exc).__name__}: {exc}"
+                progress(f"{name} failed:\n{traceback.format_exc()}")
+            entry["seconds"] = round(time.monotonic() - started, 1)
+            entry["load_avg_end"] = _load()
+            out["scenarios"][name] = entry
+    out["machine"]["load_avg_end"] = _load()
+    return out
+
+
+def write(results: dict[str, Any], folder: Path) -> Path:
+    """One file per run, named by its time and commit, so the newest sorts last."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
+    kind = "-smoke" if results["options"]["smoke"] else ""
+    path = folder / f"{stamp}-{results['machine']['commit'] or 'nocommit'}{kind}.json"
+    path.write_text(json.dumps(results, indent=1) + "\n")
+    return path
 
 
 def _terminate_as_interrupt(signum: int, frame: object) -> None:
@@ -131,17 +98,26 @@ def _terminate_as_interrupt(signum: int, frame: object) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `python -m bench`."""
     args = _parse(argv)
+    if args.list:
+        for s in SCENARIOS.values():
+            print(f"{s.name:<12} {s.about}")
+        return 0
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    names = args.scenarios or list(SCENARIOS)
+    options = Options(runs=args.runs, smoke=args.smoke, playwright=not args.skip_playwright)
     try:
-        results = run(args)
+        results = run(names, options)
     except KeyboardInterrupt:
         progress("interrupted; everything started was stopped")
         return 130
-    if args.json:
-        print(json.dumps(report.to_json(results), indent=2))
-    else:
-        print(report.table(results))
-    return 0
+    path = write(results, args.out)
+    for name, entry in results["scenarios"].items():
+        print(f"\n## {SCENARIOS[name].title}\n")
+        print(entry.get("error") or SCENARIOS[name].table(entry["result"]))
+    print(f"\nresults: {path}")
+    if args.docs:
+        print(f"rewrote {docs.write(args.out)}")
+    return 1 if any("error" in e for e in results["scenarios"].values()) else 0
 
 
 if __name__ == "__main__":

@@ -64,7 +64,15 @@ def kill_leftovers(work: Path) -> list[int]:
 
 
 async def measure(
-    work: Path, url: str, chromium: str, *, calls: int, warmup: int, settle_ms: int | None, errlog: TextIO
+    work: Path,
+    url: str,
+    chromium: str,
+    *,
+    calls: int,
+    warmup: int,
+    settle_ms: int | None,
+    errlog: TextIO,
+    quiet_s: float = 20,
 ) -> dict[str, Any]:
     """Navigate once, then time browser_evaluate; also the time from spawn to the tool list."""
     work.mkdir(parents=True, exist_ok=True)
@@ -78,7 +86,7 @@ async def measure(
             raise RuntimeError(f"browser_evaluate answered {check[:300]!r}, expected 1")
         [node] = children_of(os.getpid(), str(CLI))
         pids = {"node": [node], "chromium": descendants(node)}
-        await until_quiet(pids["chromium"])
+        await until_quiet(pids["chromium"], timeout_s=quiet_s)
         settle = "default" if settle_ms is None else f"{settle_ms} ms"
         progress(f"Playwright MCP browser_evaluate (settle {settle}): {warmup} warm-up + {calls} calls")
         call = tool_call(client, "browser_evaluate", EVALUATE)

@@ -10,7 +10,6 @@ import statistics
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -40,15 +39,6 @@ class Timings:
     def to_dict(self) -> dict[str, float | int]:
         """Rounded to microseconds for the JSON output."""
         return {k: (v if isinstance(v, int) else round(v, 3)) for k, v in self.__dict__.items()}
-
-
-def jsonable(value: Any) -> Any:
-    """Results with their Timings as plain dicts, for --json."""
-    if isinstance(value, Timings):
-        return value.to_dict()
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
-    return value
 
 
 def percentile(ordered: list[float], q: float) -> float:
@@ -169,9 +159,10 @@ def machine_facts(chromium: str) -> dict[str, object]:
         "cores": os.cpu_count(),
         "ram_gb": _ram_gb(),
         "os": f"{platform.system()} {platform.release()}",
-        "load_avg_1m": os.getloadavg()[0],
+        "load_avg_start": [round(x, 2) for x in os.getloadavg()],
         "chromium": (_command_output(chromium, "--version").splitlines() or [""])[-1],
         "python": platform.python_version(),
         "node": _command_output("node", "--version"),
         "commit": _command_output("git", "-C", str(repo), "rev-parse", "--short", "HEAD"),
+        "uncommitted_changes": bool(_command_output("git", "-C", str(repo), "status", "--porcelain")),
     }

@@ -8,6 +8,7 @@ import { releaseAll } from './worker/lib/bgtabs.js';
 import { releaseTabs, syncRules, tabCreated, tabGone } from './worker/lib/blocker.js';
 import { abortAll, abortPiloted, dispatch } from './worker/dispatch.js';
 import { setScriptSite } from './worker/lib/consent.js';
+import { syncGuard } from './worker/lib/guard.js';
 import { configure } from './worker/lib/identity.js';
 import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
 import { connect, onClosed, onCommand, revive, sendPilotEvent } from './worker/lib/native.js';
@@ -113,6 +114,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (!enabled) releaseAll().catch((err) => console.warn('TabPilot: cannot close the background tabs:', err));
   sendPilotEvent(enabled);
   syncTelemetry(enabled);
+  syncGuard(enabled);
   showPilotIcon(enabled);
 });
 
@@ -140,6 +142,7 @@ onClosed(abortAll);
 loadState().catch((err) => console.warn('TabPilot: cannot read settings:', err));
 getPilot().then((on) => {
   syncTelemetry(on);
+  syncGuard(on);
   showPilotIcon(on);
 }, () => {});
 restrictStorage();

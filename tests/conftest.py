@@ -8,6 +8,11 @@ from pathlib import Path
 import pytest
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Unit tests first: a failing one shows in a minute or two, not after the browser tests."""
+    items.sort(key=lambda item: "tests/e2e/" in str(item.path))
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -1,7 +1,5 @@
-// Injected into the page's MAIN world by chrome.scripting.executeScript: it must be self-contained
-// (no imports, no outer variables) because only its source text travels to the page. Under a CSP that
-// forbids eval it travels instead inside a Runtime.evaluate expression with the agent's code already
-// compiled into `given`.
+// Injected into the page's MAIN world by chrome.scripting.executeScript: self-contained (only its source
+// travels). Under a CSP that forbids eval it travels in a Runtime.evaluate with the code in `given`.
 
 /** The name the agent's extractor carries in stack traces (its sourceURL), on both paths. */
 export const EXTRACTOR_SOURCE = 'tabpilot-extractor.js';
@@ -14,16 +12,16 @@ export const EXTRACTOR_SOURCE = 'tabpilot-extractor.js';
  * `maxChars` characters; {csp: message} when the page's Content-Security-Policy forbids compiling the
  * script here.
  *
- * With `extractor` ({root, redact, lines, lineOffset}) the script is a function body of `root` (the
+ * With `extractor` ({root, redact, patterns, values, lines, lineOffset}) the script is a function body of `root` (the
  * element matching the CSS selector `root`, else the document), known secrets are scrubbed from the
  * value, and the answer is the JSON text {"result":...,"redacted":n,"url":...} or an object:
  * {thrown: {error, stack, line, column}} (position within the agent's script), {syntax: thrown} (the
  * script does not compile; no position known here), {bad_root: {invalid, message}} (css_selector
  * invalid or matching nothing), {empty: what}.
  *
- * With `rules` ({redact, patterns}; execute_js) the same scrub applies to a plain script's value,
- * error and stack, and the answer says how many strings it replaced ("redacted":n, when n > 0). The
- * scrub catches a secret a script picked up by accident; a script written to leak one can encode it.
+ * With `rules` ({redact, patterns, values}; execute_js) the same scrub applies to a plain script's
+ * value, error and stack ("redacted":n, when n > 0). `values` are the secrets the page agent remembers.
+ * Encoded forms (case, URL, base64, pieces) are caught; a script written to leak can still encrypt.
  */
 export async function runInPage(script, maxChars, given = null, maxItems = 10_000, extractor = null, rules = null) {
   const SOURCE = 'tabpilot-extractor.js'; // EXTRACTOR_SOURCE: module scope does not travel
@@ -42,15 +40,7 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
       patterns.push({ re: new RegExp(check ? entry.slice(5) : entry, 'g'), check });
     } catch {}
   }
-  const luhn = (digits) => {
-    let sum = 0;
-    for (let i = 0; i < digits.length; i++) {
-      let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-      if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
-      sum += d;
-    }
-    return sum % 10 === 0;
-  };
+  const luhn = (digits) => [...digits].reverse().reduce((sum, c, i) => sum + (i % 2 ? [0, 2, 4, 6, 8, 1, 3, 5, 7, 9][c] : +c), 0) % 10 === 0;
   let withPatterns = false; // set once the value's JSON shows something secret-shaped
   const patternsHit = (text) => patterns.some(({ re }) => {
     re.lastIndex = 0;
@@ -98,17 +88,11 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
   // same-origin frames are searched too.
   const PLAIN_ATTRS = new Set(['class', 'id', 'type', 'name', 'style', 'role', 'for', 'autocomplete', 'hidden', 'tabindex', 'data-sensitive', 'data-private']);
   const collectSecrets = (into) => {
-    // This world cannot see the page agent's memory of inputs that were passwords before a "show
-    // password" toggle: fields named or marked as passwords stand in for it (as page/redact.js's own).
+    // The page agent's memory (policy.values) covers fields shown as text since; these stand in without it.
     const PASSWORDS = ['input[type=password]', 'input[autocomplete*=password i]', 'input[name=pw i]', 'input[id=pw i]',
       'input[name*=passw i]', 'input[id*=passw i]', 'input[name*=pwd i]', 'input[id*=pwd i]'];
     const valid = [...PASSWORDS, ...(policy.redact || [])].filter((s) => {
-      try {
-        document.createDocumentFragment().querySelector(s);
-        return true;
-      } catch {
-        return false;
-      }
+      try { return document.createDocumentFragment().querySelector(s) === null; } catch { return false; }
     });
     const joined = valid.join(',');
     const add = (s) => {
@@ -144,13 +128,83 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
     };
     visit(document, 0);
   };
-  // A string equal to a secret (trimmed) is replaced whole; a secret of 4+ characters is also replaced
-  // wherever it occurs inside a string, longest first, in one pass (so "[REDACTED]" is never rescanned).
-  // Shorter secrets only match whole strings: as substrings they would shred ordinary text.
+  // Secret-shaped runs on the page (keys, cards) are secrets too, so their encoded forms are caught.
+  const pageTokens = (into) => {
+    if (!patterns.length || !globalThis.document) return;
+    const texts = [document.documentElement ? document.documentElement.textContent || '' : ''];
+    for (let w = document.createTreeWalker(document, 4), n = w.nextNode(); n; n = w.nextNode()) texts.push(n.data);
+    for (const el of document.querySelectorAll('input, textarea')) texts.push(el.value || '');
+    for (const text of texts) {
+      for (const { re, check } of patterns) {
+        re.lastIndex = 0;
+        for (let m = re.exec(text); m; m = re.exec(text)) {
+          if (!m[0]) { re.lastIndex += 1; continue; }
+          const digits = m[0].replace(/&#?[0-9A-Za-z]+;/g, '').replace(/[^0-9]/g, '');
+          if (check && !luhn(digits)) continue;
+          into.add(m[0].trim());
+          into.add(m[0].replace(/[\s\u00a0\u2000-\u200b\u202f\u205f\u3000.-]+/g, ''));
+          if (check) into.add(digits);
+        }
+        re.lastIndex = 0;
+      }
+    }
+  };
+  // Base64 of `t`'s whole 3-byte groups: found in the base64 of any text holding `t` at that alignment.
+  const b64 = (t) => {
+    const bytes = new TextEncoder().encode(t);
+    return btoa(Array.from(bytes.slice(0, bytes.length - (bytes.length % 3)), (c) => String.fromCharCode(c)).join(''));
+  };
+  const esc = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // A string equal to a secret (trimmed) is replaced whole. A secret of 4+ characters is replaced wherever
+  // it occurs in any case, URL-encoded, or base64-encoded (at each of the three alignments), and a long
+  // one also wherever a piece of half its length (8+) occurs: the whole run that is part of the secret
+  // goes. Shorter secrets only match whole strings: as substrings they would shred ordinary text.
   const makeScrub = (secrets) => {
     const exact = secrets;
-    const long = [...secrets].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
-    const re = long.length ? new RegExp(long.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g') : null;
+    const pieces = new Map(); // lower-cased needle -> the lower-cased form it is a piece of
+    const encoded = new Set(); // case-sensitive needles (base64)
+    for (const secret of secrets) {
+      if (secret.length < 4) continue;
+      let url = ''; try { url = encodeURIComponent(secret); } catch {}
+      for (const form of new Set([secret, url, url.replace(/%20/g, '+')])) {
+        if (!form) continue;
+        const low = form.toLowerCase();
+        const w = Math.max(8, Math.ceil(low.length / 2));
+        if (low.length < 12) pieces.set(low, low);
+        else for (let i = 0; i + w <= low.length; i++) pieces.set(low.slice(i, i + w), low);
+      }
+      for (let k = 0; k < 3; k++) {
+        const aligned = b64(secret.slice(k));
+        if (aligned.length >= 8) for (const f of [aligned, aligned.replace(/\+/g, '-').replace(/\//g, '_')]) encoded.add(f);
+      }
+    }
+    const wholes = [...new Set(pieces.values())];
+    const pieceRe = pieces.size ? new RegExp([...pieces.keys()].sort((x, y) => y.length - x.length).map(esc).join('|'), 'g') : null;
+    const encodedRe = encoded.size ? new RegExp([...encoded].sort((x, y) => y.length - x.length).map(esc).join('|'), 'g') : null;
+    const cut = (s) => {
+      let low = s.toLowerCase();
+      if (low.length !== s.length) low = s;
+      const spans = [];
+      pieceRe.lastIndex = 0;
+      for (let m = pieceRe.exec(low); m; m = pieceRe.exec(low)) {
+        const part = (t) => wholes.some((x) => x.includes(t));
+        let [a, b] = [m.index, m.index + m[0].length];
+        while (a > 0 && part(low.slice(a - 1, b))) a -= 1;
+        while (b < low.length && part(low.slice(a, b + 1))) b += 1;
+        spans.push([a, b]);
+        pieceRe.lastIndex = b;
+      }
+      if (!spans.length) return s;
+      let out = '';
+      let at = 0;
+      for (const [a, b] of spans) {
+        if (a < at) continue;
+        out += s.slice(at, a) + REDACTED;
+        self.count += 1;
+        at = b;
+      }
+      return out + s.slice(at);
+    };
     const self = {
       count: 0,
       text: (s) => {
@@ -158,12 +212,13 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
           self.count += 1;
           return REDACTED;
         }
-        let out = re ? s.replace(re, () => { self.count += 1; return REDACTED; }) : s;
+        let out = pieceRe ? cut(s) : s;
+        if (encodedRe) out = out.replace(encodedRe, () => { self.count += 1; return REDACTED; });
         if (withPatterns) {
           for (const { re: p, check } of patterns) {
             p.lastIndex = 0;
             out = out.replace(p, (m) => {
-              if (check && !luhn(m.replace(/[^0-9]/g, ''))) return m;
+              if (check && !luhn(m.replace(/&#?[0-9A-Za-z]+;/g, '').replace(/[^0-9]/g, ''))) return m;
               self.count += 1;
               return REDACTED;
             });
@@ -215,6 +270,8 @@ export async function runInPage(script, maxChars, given = null, maxItems = 10_00
   }
   let root = globalThis.document;
   const secrets = new Set();
+  for (const v of (policy && policy.values) || []) if (typeof v === 'string' && v.trim()) secrets.add(v.trim());
+  if (policy) pageTokens(secrets);
   if (rules) collectSecrets(secrets);
   if (extractor) {
     if (extractor.root !== null && extractor.root !== undefined) {

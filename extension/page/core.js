@@ -66,7 +66,11 @@
      */
     queryAll(selector, root = document) {
       try {
-        return root.querySelectorAll(agent.safeSelector ? agent.safeSelector(selector) : selector);
+        const plain = agent.maskedQuery ? agent.maskedQuery(selector, root) : null;
+        if (plain) return plain;
+        const found = root.querySelectorAll(agent.safeSelector ? agent.safeSelector(selector) : selector);
+        // An element remembered as secret that no selector marks any more is filtered here.
+        return agent.valueTests && agent.valueTests(selector) ? [...found].filter((el) => !agent.isSensitive(el)) : found;
       } catch (err) {
         throw new PageError('invalid_selector', `${JSON.stringify(selector)} is not a valid CSS selector: ${err.message}`, { selector });
       }
@@ -74,6 +78,7 @@
 
     query(selector, root = document) {
       try {
+        if (agent.valueTests && agent.valueTests(selector)) return agent.queryAll(selector, root)[0] || null;
         return root.querySelector(agent.safeSelector ? agent.safeSelector(selector) : selector);
       } catch (err) {
         throw new PageError('invalid_selector', `${JSON.stringify(selector)} is not a valid CSS selector: ${err.message}`, { selector });
@@ -117,7 +122,7 @@
 
   agent.use('core', {
     provides: ['version', 'PageError', 'commands', 'files', 'describe', 'use', 'run', 'queryAll', 'query', 'resolve', 'isVisible', 'commands.bounds'],
-    later: ['setRedaction', 'setPatterns', 'scrubText', 'safeSelector', 'resolveRef'],
+    later: ['setRedaction', 'setPatterns', 'scrubText', 'safeSelector', 'valueTests', 'maskedQuery', 'isSensitive', 'resolveRef'],
   });
   globalThis.__tabpilotAgent = agent;
 })();

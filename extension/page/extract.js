@@ -8,9 +8,9 @@
 // extracts; deeper roots are not entered and closed roots cannot be.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('extract', {
-    needs: ['PageError', 'REDACTED', 'collectVirtual', 'hasSensitive', 'isSensitive', 'isVisible', 'maskDeep', 'patternsHit', 'queryAll', 'redactUrl', 'redactedAttr', 'redactedHtml', 'redactedText', 'safeSelector', 'virtualGrid'],
+    needs: ['PageError', 'REDACTED', 'collectVirtual', 'hasSensitive', 'isSensitive', 'isVisible', 'maskDeep', 'maskedTextOf', 'patternsHit', 'queryAll', 'redactUrl', 'redactedAttr', 'redactedHtml', 'redactedText', 'safeSelector', 'virtualGrid'],
     provides: ['fieldPlans', 'rowValues', 'forgetPositions', 'rowsAnswer', 'commands.extract', 'commands.count'],
-    later: ['nextTarget'],
+    later: ['listGoesOn', 'nextTarget', 'pagerPosition'],
   });
   const TAKES = new Set(['text', 'html', 'attr', 'url']);
   const CONTROLS = new Set(['input', 'textarea', 'select']);
@@ -48,7 +48,7 @@
     switch (field.take) {
       case 'text':
         if (CONTROLS.has(el.localName)) return secret ? agent.REDACTED : controlText(el);
-        return clean ? normalise(el.textContent || '') : agent.redactedText(el);
+        return clean ? normalise(agent.maskedTextOf(el)) : agent.redactedText(el);
       case 'html':
         return clean ? el.innerHTML : agent.redactedHtml(el);
       case 'attr': {
@@ -193,7 +193,7 @@
   }
 
   /** A virtualised grid's rows, collected while its box scrolls (page/virtual.js). */
-  async function extractVirtual(selector, plans, box, limit, maxChars, timeoutMs, resume) {
+  async function extractVirtual(selector, plans, box, limit, maxChars, timeoutMs, resume, keyFields) {
     const anySecret = agent.hasSensitive(document.documentElement);
     const relative = plans.some((p) => p.relative);
     const read = (row) => {
@@ -201,10 +201,13 @@
       return JSON.stringify(rowValues(row, plans, anySecret));
     };
     const deadline = Date.now() + Math.max(100, timeoutMs - 500);
-    const got = await agent.collectVirtual(selector, box, read, { limit, deadline, resume });
+    // Rows without an index are told apart by the named fields' values (unknown names: by all of them).
+    const at = (keyFields || []).map((name) => plans.findIndex((p) => p.name === name));
+    const keyOf = at.length && at.every((i) => i >= 0) ? (text) => JSON.stringify(at.map((i) => JSON.parse(text)[i])) : null;
+    const got = await agent.collectVirtual(selector, box, read, { limit, deadline, resume, keyOf });
     // Out of time: the rows stay in the page until the host asks again with resume.
     if (got.resume) return answer([], 0, [], { virtual: { rows: got.read, scrolls: got.scrolls, complete: false, resume: true } });
-    const { texts, scrolls, complete, gaps } = got;
+    const { texts, scrolls, complete, gaps, at_end: atEnd, declared, keyed_by: keyedBy } = got;
     let size = 0;
     texts.forEach((text, i) => {
       size += text.length + 1;
@@ -213,14 +216,14 @@
     const warnings = fieldWarnings(plans, texts.length);
     if (gaps) warnings.push({ field: '', message: `${gaps} rows between the first and the last were never drawn while the grid scrolled: the data has holes` });
     else if (!complete) warnings.push({ field: '', message: `the grid was still scrolling after ${timeoutMs} ms: ${texts.length} rows read; give a longer options.timeout_ms` });
-    return answer(texts, texts.length, warnings, { virtual: { rows: texts.length, scrolls, complete } });
+    return answer(texts, texts.length, warnings, { virtual: { rows: texts.length, scrolls, complete, at_end: atEnd, declared, keyed_by: keyedBy } });
   }
 
   // `max_chars`: the most JSON text the host takes for one result (the worker passes the wire's
   // MAX_RESULT_BYTES); building more would only be thrown away. `virtual`: null finds out whether the
   // rows are a virtualised grid's (they carry a row index and scroll in a box of their own), true
   // insists, false never scrolls.
-  agent.commands.extract = ({ selector, fields, limit, max_chars: maxChars, virtual = null, resume = false, timeout_ms: timeoutMs = 10_000, next_selector: nextSelector = null }) => {
+  agent.commands.extract = ({ selector, fields, limit, max_chars: maxChars, virtual = null, resume = false, timeout_ms: timeoutMs = 10_000, next_selector: nextSelector = null, key_fields: keyFields = null }) => {
     if (typeof selector !== 'string' || !selector.trim()) {
       throw new agent.PageError('invalid_params', 'selector must be a CSS selector for the rows, e.g. "table tbody tr"');
     }
@@ -229,9 +232,14 @@
     const cap = Number.isInteger(limit) && limit >= 0 ? limit : null;
     const box = virtual === false || cap === 0 ? null : agent.virtualGrid(matched, virtual === true);
     agent.forgetPositions(); // the page may have changed since the last call
-    if (box) return extractVirtual(selector, plans, box, cap, maxChars, timeoutMs, resume === true);
+    if (box) return extractVirtual(selector, plans, box, cap, maxChars, timeoutMs, resume === true, Array.isArray(keyFields) ? keyFields : null);
     // Where the next control leads, for link pagination without rendering (page/fetch.js).
     const extra = typeof nextSelector === 'string' && nextSelector ? { next: agent.nextTarget(document, nextSelector, true, location.href) } : null;
+    // At the end, whether a pager goes on past it (a next_selector that misses); without paging,
+    // whether the rows' list visibly goes on (page/onward.js).
+    if (extra && extra.next.end) Object.assign(extra.next, agent.pagerPosition(document));
+    const more = extra || cap === 0 ? null : agent.listGoesOn(matched);
+    if (more) return rowsAnswer(document, matched, plans, cap, maxChars, { more }, location.href);
     return rowsAnswer(document, matched, plans, cap, maxChars, extra, location.href);
   };
 

@@ -14,6 +14,7 @@
   // Past this many elements after the rows, the rest of the page is not the feed's bottom.
   const MAX_LOOK = 2_000;
   const SKIP = new Set(['script', 'style', 'template', 'noscript', 'svg']);
+  const squeeze = (text) => text.replace(/\s+/g, ' ').trim();
 
   /** The first element after `last` (and after everything inside it), in document order. */
   function following(last) {
@@ -37,7 +38,10 @@
     for (let el = start; el && looked < MAX_LOOK; el = walker.nextNode(), looked += 1) {
       if (SKIP.has(el.localName)) continue;
       const text = el.textContent;
-      if (text.length <= MAX_TEXT && PHRASE.test(text.replace(/\s+/g, ' ').trim())) out.push(el);
+      if (text.length > MAX_TEXT || !PHRASE.test(squeeze(text))) continue;
+      // What a person reads, not the markup's text: a status block holds "Loading…", "End of feed"
+      // and "Could not load more" at once, and shows one at a time (innerText leaves hidden ones out).
+      if (PHRASE.test(squeeze(el.innerText))) out.push(el);
     }
     if (!out.length) return out;
     // Text inside a redacted area says nothing to us, end of feed or not (looked up only on a match:

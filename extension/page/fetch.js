@@ -44,7 +44,7 @@
   /**
    * The URLs among `hrefs` that differ from `next` in exactly one number (`?page=7` for `?page=3`,
    * `/p/7/` for `/p/3/`), each once, in their order: a pager's numbered links. The host learns from
-   * them how far the pages go (engine/numbered.py).
+   * them how far the pages go (engine/paging/numbered.py).
    */
   agent.pagerUrls = (next, hrefs) => {
     const want = next.split(/(\d+)/);

@@ -266,6 +266,10 @@
       const o = options.find((x) => x.value === w) || options.find((x) => label(x) === w.trim())
         || options.find((x) => label(x).toLowerCase() === w.trim().toLowerCase());
       if (!o) {
+        // A secret select's options are its possible values: not listed.
+        if (agent.isSensitive(el) || options.some((x) => agent.isSensitive(x))) {
+          throw new PageError('element_not_found', `${agent.describe(el)} has no option ${JSON.stringify(w)} (its options are not listed: it holds a secret)`, { options: [] });
+        }
         const names = options.slice(0, 30).map(label);
         throw new PageError('element_not_found', `${agent.describe(el)} has no option ${JSON.stringify(w)}; options: ${names.join(', ')}`, { options: names });
       }

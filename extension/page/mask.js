@@ -6,18 +6,24 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('mask', {
     needs: ['isSensitive', 'patternMatches', 'patternsHit', 'secretRoots'],
-    provides: ['commands.mask', 'commands.cover_frames', 'commands.unmask'],
+    provides: ['commands.mask', 'commands.cover_frames', 'commands.unmask', 'commands.mask_settled'],
   });
   if (agent.commands.mask) return;
   const PAD = 2;
+  const SILENT = new Set(['script', 'style', 'noscript', 'template', 'title']);
   let layer = null; // {host, root}
 
-  /** Open shadow roots under `root`, depth first. */
+  // An extension reaches closed shadow roots too (the page's own scripts cannot).
+  const rootOf = (el) => (globalThis.chrome && chrome.dom && chrome.dom.openOrClosedShadowRoot
+    ? chrome.dom.openOrClosedShadowRoot(el) : el.shadowRoot);
+
+  /** Shadow roots under `root`, open and closed, depth first. */
   function shadowRoots(root, out = []) {
     for (const el of root.querySelectorAll('*')) {
-      if (el.shadowRoot) {
-        out.push(el.shadowRoot);
-        shadowRoots(el.shadowRoot, out);
+      const inner = rootOf(el);
+      if (inner) {
+        out.push(inner);
+        shadowRoots(inner, out);
       }
     }
     return out;
@@ -65,20 +71,54 @@
     return regions;
   }
 
-  /** Boxes over secret-shaped text in `scope`'s text nodes; answers how many runs. */
+  /**
+   * Boxes over secret-shaped text in `scope`: within one text node, split over several (a card number
+   * in four spans), and in form fields' values (a readonly input); answers how many runs.
+   */
   function patternRuns(scope, doc, offset, add, boxes) {
-    if (!agent.patternsHit(scope === doc ? (doc.body || doc.documentElement).textContent : scope.textContent)) return 0;
     let runs = 0;
-    const walker = doc.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      for (const { start, end } of agent.patternMatches(n.data)) {
-        const range = doc.createRange();
-        range.setStart(n, start);
-        range.setEnd(n, end);
-        if (add(range.getClientRects(), boxes)) runs += 1;
-      }
+    for (const el of scope.querySelectorAll('input, textarea')) {
+      if (agent.patternsHit(el.value) && !agent.isSensitive(el) && add([el.getBoundingClientRect()], boxes)) runs += 1;
+    }
+    if (!agent.patternsHit(scope === doc ? (doc.body || doc.documentElement).textContent : scope.textContent)
+      && !agent.patternsHit([...textNodes(scope, doc)].map((n) => n.data).join(' '))) return runs;
+    const nodes = [...textNodes(scope, doc)];
+    const seen = new Set();
+    const mark = (n1, o1, n2, o2) => {
+      const key = `${nodes.indexOf(n1)}:${o1}:${nodes.indexOf(n2)}:${o2}`;
+      if (seen.has(key) || agent.isSensitive(n1.parentElement)) return;
+      seen.add(key);
+      const range = doc.createRange();
+      range.setStart(n1, o1);
+      range.setEnd(n2, o2);
+      if (add(range.getClientRects(), boxes)) runs += 1;
+    };
+    for (const n of nodes) for (const { start, end } of agent.patternMatches(n.data)) mark(n, start, n, end);
+    // The same runs found in the text as it reads across nodes (a space between two: "4111 1111 ...").
+    const starts = [];
+    let text = '';
+    for (const n of nodes) {
+      starts.push(text.length);
+      text += `${n.data} `;
+    }
+    const at = (pos, end) => {
+      let k = 0;
+      while (k + 1 < nodes.length && (end ? starts[k + 1] < pos : starts[k + 1] <= pos)) k += 1;
+      return [nodes[k], Math.min(pos - starts[k], nodes[k].data.length)];
+    };
+    for (const { start, end } of agent.patternMatches(text)) {
+      const [n1, o1] = at(start, false);
+      const [n2, o2] = at(end, true);
+      if (n1 !== n2) mark(n1, o1, n2, o2);
     }
     return runs;
+  }
+
+  function* textNodes(scope, doc) {
+    const walker = doc.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.data.trim() && !SILENT.has(n.parentElement && n.parentElement.localName)) yield n;
+    }
   }
 
   function draw(boxes) {
@@ -109,6 +149,65 @@
   }
 
   let foreignFrames = [];
+  // Between masking and the end of the capture nothing a secret's place depends on may change: the
+  // page's animations of secrets (or their ancestors) are paused, and a change to a secret, to what
+  // holds one, a new secret or a scroll marks the picture as unsafe (the worker takes it again).
+  let watch = null; // {observer, moved, paused, onScroll, boxes}
+
+  const secretsIn = (node) => node.nodeType === 1 && (agent.isSensitive(node) || agent.secretRoots(node).length > 0);
+  const relevant = (r) => {
+    const t = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+    if (!t || (layer && (t === layer.host || layer.host.contains(t)))) return false;
+    const moved = [...r.addedNodes, ...r.removedNodes];
+    if (layer && moved.length && moved.every((n) => n === layer.host)) return false;
+    if (r.type === 'characterData') return agent.patternsHit(r.target.data) || agent.isSensitive(t);
+    if (secretsIn(t)) return true;
+    return moved.some((n) => (n.nodeType === 3 ? agent.patternsHit(n.data) : secretsIn(n)));
+  };
+
+  function startWatch(boxes) {
+    stopWatch();
+    const w = { moved: false, paused: [], boxes };
+    w.observer = new MutationObserver((records) => {
+      if (!w.moved && records.some(relevant)) w.moved = true;
+    });
+    w.observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    w.onScroll = () => { w.moved = true; };
+    globalThis.addEventListener('scroll', w.onScroll, true);
+    const secrets = agent.secretRoots(document);
+    for (const a of document.getAnimations()) {
+      const target = a.effect && a.effect.target;
+      if (a.playState === 'running' && target && secrets.some((el) => target === el || target.contains(el))) {
+        a.pause();
+        w.paused.push(a);
+      }
+    }
+    watch = w;
+  }
+
+  function stopWatch() {
+    if (!watch) return;
+    watch.observer.disconnect();
+    globalThis.removeEventListener('scroll', watch.onScroll, true);
+    for (const a of watch.paused) {
+      try {
+        a.play();
+      } catch {
+        // An animation the page cancelled meanwhile stays as the page left it.
+      }
+    }
+    watch = null;
+  }
+
+  const key = (boxes) => JSON.stringify(boxes.map((b) => [b.x, b.y, b.w, b.h].map(Math.round)));
+
+  /** Did anything a secret's place depends on change since the masks were drawn? */
+  agent.commands.mask_settled = () => {
+    if (!watch) return { settled: true };
+    const boxes = [];
+    collect(document, { x: globalThis.scrollX, y: globalThis.scrollY }, boxes, []);
+    return { settled: !watch.moved && key(boxes) === watch.boxes };
+  };
 
   /** Mask this document's secrets; list the frames its agent cannot read (the worker goes there). */
   agent.commands.mask = async () => {
@@ -118,6 +217,7 @@
     const offset = { x: globalThis.scrollX, y: globalThis.scrollY };
     const regions = collect(document, offset, boxes, foreign);
     if (boxes.length) draw(boxes);
+    startWatch(key(boxes));
     foreignFrames = foreign;
     // The capture reads the last painted frame: the boxes must be in one. A hidden tab paints no
     // frame until it is brought to the front, which the capture waits for anyway.
@@ -139,6 +239,7 @@
 
   /** Remove the masks. */
   agent.commands.unmask = () => {
+    stopWatch();
     if (layer) layer.host.remove();
     layer = null;
     return {};

@@ -1,12 +1,11 @@
-// The page's half of pagination and infinite scroll. Both wait for the DOM to change with a
+// The page's half of pagination (infinite scroll: page/scroll_load.js). Both wait for the DOM to change with a
 // MutationObserver (3 ms a page where polling each frame costs 16 ms; a redraw in place is told
 // complete by page/redraw.js), bounded by `wait_ms`; neither ever sleeps for a fixed time. A click that navigates is noticed by the worker (webNavigation): this
 // document is on its way out then, and whatever it answers is not waited for.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('paginate', {
     needs: ['PageError', 'isVisible', 'queryAll', 'redraw', 'commands.extract'],
-    provides: ['isDisabledControl', 'commands.paginate', 'commands.scroll_load'],
-    later: ['feedEnd'],
+    provides: ['isDisabledControl', 'commands.paginate', 'waitForDom', 'renderedFrame'],
   });
 
   const positiveMs = (value) => {
@@ -154,53 +153,6 @@
     return { json: `${head},"page":${page}${more.length ? `,"more":[${more.join(',')}]` : ''}}` };
   }
 
-  // The frame after the last batch came, started as it came (a re-injection only costs one more frame).
-  let grewFrame = null;
-
-  // `scroll: false` waits again without scrolling (the worker saw a request still in flight), counting
-  // new rows from `before`, the count of the first call. `quiet_ms`: answer once nothing changed for
-  // that long (the worker decides whether the feed has ended: it sees the tab's requests).
-  agent.commands.scroll_load = async ({ row_selector: rowSelector, until_selector: untilSelector, wait_ms: waitMs, quiet_ms: quietMs = null, scroll = true, before: given = null }) => {
-    needSelector(rowSelector, 'row_selector');
-    if (untilSelector !== null && untilSelector !== undefined) needSelector(untilSelector, 'until_selector');
-    positiveMs(waitMs);
-    const count = () => document.querySelectorAll(rowSelector).length;
-    // "Shows up" means a person could see it: feed libraries keep their end marker in the DOM from the
-    // start with display: none, and show it at the end.
-    // Without one, the feed's own end notice counts (page/feed_end.js).
-    const own = !untilSelector;
-    if (own) agent.feedEnd.start(rowSelector);
-    const found = () => (own ? agent.feedEnd.shown(rowSelector) : [...document.querySelectorAll(untilSelector)].some((el) => agent.isVisible(el)));
-    const before = Number.isInteger(given) ? given : count();
-    const outcome = () => {
-      const end = found();
-      const after = count();
-      // The next scroll waits for this frame (below); it starts now, while the answer travels.
-      if (after > before) grewFrame = renderedFrame();
-      return { before, after, until_found: end, ...(end && own ? { end_notice: true } : {}) };
-    };
-    if (found() || count() > before) return outcome();
-    // Loaders watch the end of the list with an IntersectionObserver, which samples once a frame: a
-    // scroll in the same frame as the last batch's arrival would look like no movement at all. A frame
-    // rendered since the last batch came is enough, and usually has been by the time we are asked.
-    if (scroll) await (grewFrame || renderedFrame());
-    grewFrame = null;
-    if (count() > before || found()) return outcome();
-    return waitForDom(
-      () => count() > before || found(),
-      outcome,
-      waitMs,
-      () => {
-        if (!scroll) return;
-        // The rows may live in their own scrolling box: bring the last one into view, then the page end.
-        const rows = document.querySelectorAll(rowSelector);
-        if (rows.length) rows[rows.length - 1].scrollIntoView({ block: 'end', inline: 'nearest' });
-        const root = document.scrollingElement || document.documentElement;
-        globalThis.scrollTo(0, root.scrollHeight);
-      },
-      // "until" (or the feed's own end notice) may be a class, attribute or style that changes on an
-      // element already there.
-      { attributes: true, quietMs: Number.isInteger(quietMs) && quietMs > 0 ? quietMs : 0 },
-    );
-  };
+  agent.waitForDom = waitForDom; // page/scroll_load.js waits the same way
+  agent.renderedFrame = renderedFrame;
 })();

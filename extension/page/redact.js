@@ -1,20 +1,22 @@
 // Redaction inside the page, the one set of rules every channel uses (snapshot, markdown, extract,
 // suggest, skeleton, errors, wait_for, selectors, screenshot masks). A secret is an element matching
-// the configured selectors (default: [data-sensitive], [data-private], .sensitive) or a password input
-// (one that is a password now, was one earlier, or that the agent typed into while it was one; a text
-// field that says it holds a password by its autocomplete, name or id), and everything inside it, across open shadow roots and same-origin frames. Only values and text are
+// the configured selectors (default: [data-sensitive], [data-private], .sensitive) or a password input,
+// and everything inside it, across shadow roots and same-origin frames. Only values and text are
 // replaced by "[REDACTED]": structural attributes (class, maxlength...) stay, a link keeps its path.
-// Secret-shaped text no attribute marks (cards, key formats: the pattern list) is masked as well.
+// This file (with core.js and patterns.js) is in every document of the allowed sites from
+// document_start while the pilot is on (worker/lib/guard.js), before any page script runs: what is a
+// secret once stays one in that document. An element that matched is remembered; a field's name and id
+// are remembered, so a new input the page puts in its place is one too; and every value a secret held
+// is remembered (page/patterns.js), so a copy of it in a plain element is masked wherever it shows.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact', {
-    provides: ['REDACTED', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'setPatterns', 'maskPatterns', 'patternsHit', 'patternMatches', 'maskDeep', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'scrubber', 'scrubText', 'commands.scrub', 'safeSelector'],
+    needs: ['knownValues', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
+    provides: ['REDACTED', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'scrubber', 'scrubText', 'commands.scrub', 'commands.secret_values', 'structural'],
   });
   if (agent.REDACTED) return;
   const REDACTED = '[REDACTED]';
-  // A password is a secret whatever the user's list says. The agent usually sees a field while it is a
-  // password (it is injected as a page the pilot drives commits: worker/lib/ahead.js), but a page may
-  // switch it to type=text ("show password") before the agent arrives (a tab the person opened): a
-  // text field then still counts when its autocomplete, name or id says password.
+  // A password is a secret whatever the user's list says; so is a text field that says it holds one
+  // by its autocomplete, name or id (a page that was shown before this file arrived).
   const INTRINSIC = [
     'input[type=password]', 'input[autocomplete~=current-password]', 'input[autocomplete~=new-password]',
     'input:is(:not([type]), [type=text i]):is([name*=passw i], [name*=pwd i], [id*=passw i], [id*=pwd i])',
@@ -28,16 +30,17 @@
     'colspan', 'rowspan', 'scope', 'headers', 'method', 'autofocus', 'draggable', 'contenteditable',
   ]);
   const URL_ATTRS = new Set(['href', 'src', 'action', 'formaction']);
-  let joined = DEFAULT.join(',');
   let userList = DEFAULT.slice(INTRINSIC.length);
-  // Inputs that were passwords once, or took a secret the agent typed: a "show password" toggle
-  // switching them to type=text does not make their value public.
+  // Names and ids of fields that were secret: a field the page puts in their place is one too.
+  const names = new Set();
+  let sticky = [];
+  let joined = '';
+  // Elements that were secret once, whatever the page changed since (type, class, attributes).
   const once = new WeakSet();
-  let flipped = false; // some input in `once` may no longer be a password
-  let patterns = [];
-  let patternKey = null;
+  const onceLive = new Set(); // the same, while in a document (containment tests need a list)
 
   agent.REDACTED = REDACTED;
+  agent.structural = STRUCTURAL;
 
   const validSelector = (s) => {
     try {
@@ -48,177 +51,182 @@
     }
   };
 
+  const rebuild = () => {
+    joined = [...INTRINSIC, ...userList, ...sticky].join(',');
+  };
+  rebuild();
+
+  const FIELDS = new Set(['input', 'textarea', 'select']);
+  const lastValue = new WeakMap(); // a secret field -> its value when last remembered
+
+  /** Remember `el` as secret from now on in this document, with its field name, id and value. */
+  const remember = (el) => {
+    if (!once.has(el)) {
+      once.add(el);
+      onceLive.add(el);
+    }
+    if (FIELDS.has(el.localName)) {
+      let grew = false;
+      for (const [attr, key] of [['name', el.getAttribute('name')], ['id', el.id]]) {
+        if (!key || names.has(`${attr}=${key}`)) continue;
+        names.add(`${attr}=${key}`);
+        const sel = attr === 'id' ? `:is(input, textarea, select)#${CSS.escape(key)}` : `:is(input, textarea, select)[name="${CSS.escape(key)}"]`;
+        sticky.push(sel);
+        grew = true;
+      }
+      if (grew) rebuild();
+      agent.rememberValue(el.value, lastValue.get(el) ?? null);
+      lastValue.set(el, el.value);
+    } else {
+      agent.rememberValue(el.textContent);
+    }
+  };
+
+  /** Remember every secret in `node`'s subtree (an element just added, or a whole document). */
+  const scan = (node) => {
+    if (node.nodeType !== 1 && node.nodeType !== 9 && node.nodeType !== 11) return;
+    if (node.nodeType === 1 && node.matches(joined)) remember(node);
+    if (!node.firstElementChild) return;
+    for (const el of node.querySelectorAll(joined)) remember(el);
+    // A <select> showing a secret option shows the secret (a selector cannot say so: :has does not nest).
+    for (const sel of node.querySelectorAll('select')) {
+      if (!once.has(sel) && [...sel.selectedOptions].some((o) => o.matches(joined))) remember(sel);
+    }
+  };
+
+  /** Values of remembered elements in `node`'s subtree (it is leaving the document). */
+  const leaving = (node) => {
+    if (node.nodeType !== 1) return;
+    const els = node.firstElementChild ? [node, ...node.querySelectorAll('*')] : [node];
+    for (const el of els) if (once.has(el) || el.matches(joined)) remember(el);
+  };
+
+  const added = new Set();
+  // Watching from document_start: a password shown as text, an attribute removed, a field swapped for
+  // a new one, all happen after this observer has seen the secret, and its callback runs before the
+  // next page script (a microtask checkpoint comes between scripts).
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === 'attributes') {
+        const t = r.target;
+        if (once.has(t)) remember(t);
+        else if ((r.attributeName === 'type' && (r.oldValue || '').toLowerCase() === 'password') || t.matches(joined)) remember(t);
+      } else {
+        for (const n of r.removedNodes) leaving(n);
+        for (const n of r.addedNodes) if (n.nodeType === 1) added.add(n);
+      }
+    }
+    // The parser adds a row, then each of its cells (each its own record): a subtree is searched only
+    // when its children came with it (a script built it first), not once per ancestor.
+    for (const n of added) {
+      if (!n.isConnected) continue;
+      if ([...n.children].every((c) => added.has(c))) {
+        if (n.matches(joined)) remember(n);
+        if (n.localName === 'select') scan(n);
+      } else scan(n);
+    }
+    added.clear();
+  }).observe(document, {
+    subtree: true, childList: true, attributes: true, attributeOldValue: true,
+    attributeFilter: ['type', 'class', 'data-sensitive', 'data-private', 'value', 'name', 'id', 'autocomplete'],
+  });
+  // What the person (or a page script) types into a secret field is remembered as it is typed.
+  const typed = (e) => {
+    const t = e.composedPath ? e.composedPath()[0] : e.target;
+    if (t && t.nodeType === 1 && (once.has(t) || (FIELDS.has(t.localName) && t.matches(joined)))) remember(t);
+  };
+  document.addEventListener('input', typed, true);
+  document.addEventListener('change', typed, true);
+  scan(document);
+
   /** Use `list` (from the worker, which keeps the user's setting); invalid entries are skipped. */
   agent.setRedaction = (list) => {
-    userList = list.filter((s) => typeof s === 'string' && s && !INTRINSIC.includes(s) && validSelector(s));
-    joined = [...INTRINSIC, ...userList].join(',');
+    const next = list.filter((s) => typeof s === 'string' && s && !INTRINSIC.includes(s) && validSelector(s));
+    if (JSON.stringify(next) !== JSON.stringify(userList)) {
+      userList = next;
+      rebuild();
+    }
+    scan(document);
+    for (const el of onceLive) {
+      if (el.isConnected) remember(el);
+      else onceLive.delete(el);
+    }
   };
 
   /** The selector list that marks a secret (for walkers that test each element once). */
   agent.sensitiveSelector = () => joined;
 
-  const notePasswords = (root) => {
-    for (const el of root.querySelectorAll('input[type=password]')) once.add(el);
-  };
-  // The page switching a password input's type is seen as it happens, so no later read finds it in clear.
-  new MutationObserver((records) => {
-    for (const r of records) {
-      if ((r.oldValue || '').toLowerCase() === 'password') {
-        once.add(r.target);
-        flipped = true;
-      }
-    }
-  }).observe(document, { subtree: true, attributes: true, attributeFilter: ['type'], attributeOldValue: true });
-  notePasswords(document);
-
   /** Remember `el` as a secret input (the agent typed into it while it was a password). */
   agent.markSecret = (el) => {
-    if (!el || el.nodeType !== 1) return;
-    once.add(el);
-    flipped = true;
+    if (el && el.nodeType === 1) remember(el);
   };
 
-  /** Is `el` itself a secret root (a match of the list, or a once-password input)? */
+  /** Is `el` itself a secret root (a match of the list, or one remembered)? */
   agent.isSecretRoot = (el) => {
     if (el.nodeType !== 1) return false;
     if (once.has(el)) return true;
-    if (el.localName === 'input' && el.type === 'password') {
-      once.add(el);
+    if (el.matches(joined)) {
+      remember(el);
       return true;
     }
-    return el.matches(joined);
+    return false;
+  };
+
+  const outer = (e) => {
+    const root = e.getRootNode();
+    if (root.host) return root.host;
+    try {
+      return root.defaultView ? root.defaultView.frameElement : null;
+    } catch {
+      return null;
+    }
   };
 
   /** Is `el` (or an ancestor, across shadow roots and same-origin frames) a secret? */
   agent.isSensitive = (el) => {
     if (!el || el.nodeType !== 1) return false;
-    if (once.has(el)) return true;
-    for (let e = el; e;) {
+    for (let e = el; e; e = outer(e)) {
       if (e.closest(joined) !== null) return true;
-      const root = e.getRootNode();
-      if (root.host) e = root.host;
-      else {
-        let frame = null;
-        try {
-          frame = root.defaultView ? root.defaultView.frameElement : null;
-        } catch {
-          frame = null;
-        }
-        e = frame;
-      }
+      if (onceLive.size) for (let a = e; a; a = a.parentElement) if (once.has(a)) return true;
     }
     return false;
   };
 
+  const holdsOnce = (el) => {
+    for (const x of onceLive) if (x !== el && el.contains(x)) return true;
+    return false;
+  };
+
   /** Does anything inside `el` (or `el` itself) need redacting? */
-  agent.hasSensitive = (el) => agent.isSensitive(el) || el.querySelector(joined) !== null
-    || (flipped && [...el.querySelectorAll('input')].some((i) => once.has(i)));
+  agent.hasSensitive = (el) => agent.isSensitive(el) || el.querySelector(joined) !== null || holdsOnce(el);
 
   /** Every secret root in `root`'s tree (not descending into shadow roots or frames). */
   agent.secretRoots = (root) => {
-    notePasswords(root);
+    scan(root);
     const found = new Set(root.querySelectorAll(joined));
-    if (flipped) for (const i of root.querySelectorAll('input')) if (once.has(i)) found.add(i);
+    for (const x of onceLive) if (x.isConnected && root.contains(x)) found.add(x);
     return [...found];
   };
 
+  /** Secret values this document has held (for the page-world script runner's scrub). */
+  agent.commands.secret_values = () => {
+    const values = new Set(agent.knownValues());
+    secretValues(document, values);
+    return { values: [...values] };
+  };
+
   const normalise = (s) => s.replace(/\s+/g, ' ').trim();
-
-  // ---- secret-shaped text ----------------------------------------------------------------------
-
-  const luhn = (digits) => {
-    let sum = 0;
-    for (let i = 0; i < digits.length; i++) {
-      let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-      if (i % 2 === 1) {
-        d *= 2;
-        if (d > 9) d -= 9;
-      }
-      sum += d;
-    }
-    return sum % 10 === 0;
-  };
-
-  /** Use the pattern list `list` (strings; a "luhn:" prefix asks for a Luhn check of the match's digits). */
-  agent.setPatterns = (list) => {
-    const key = JSON.stringify(list);
-    if (key === patternKey) return;
-    patternKey = key;
-    patterns = [];
-    for (const entry of list) {
-      if (typeof entry !== 'string' || !entry) continue;
-      const check = entry.startsWith('luhn:');
-      try {
-        patterns.push({ re: new RegExp(check ? entry.slice(5) : entry, 'g'), check });
-      } catch {
-        // An entry the popup let through but this engine refuses is skipped, not fatal.
-      }
-    }
-  };
-
-  /** `text` with every secret-shaped run (the pattern list) replaced by [REDACTED]. */
-  agent.maskPatterns = (text) => {
-    if (typeof text !== 'string' || !text || !patterns.length) return text;
-    let out = text;
-    for (const { re, check } of patterns) {
-      re.lastIndex = 0;
-      if (!re.test(out)) continue;
-      re.lastIndex = 0;
-      out = out.replace(re, (m) => (!check || luhn(m.replace(/[^0-9]/g, '')) ? REDACTED : m));
-    }
-    return out;
-  };
-
-  /** Does `text` hold anything secret-shaped? (Cheap: no replacement is built.) */
-  agent.patternsHit = (text) => {
-    if (typeof text !== 'string' || !text || !patterns.length) return false;
-    return patterns.some(({ re }) => {
-      re.lastIndex = 0;
-      const hit = re.test(text);
-      re.lastIndex = 0;
-      return hit;
-    });
-  };
-
-  /** Where secret-shaped runs are in `text`: [{start, end}] (for screenshot masks). */
-  agent.patternMatches = (text) => {
-    const found = [];
-    for (const { re, check } of patterns) {
-      re.lastIndex = 0;
-      for (let m = re.exec(text); m; m = re.exec(text)) {
-        if (!m[0]) {
-          re.lastIndex += 1;
-          continue;
-        }
-        if (!check || luhn(m[0].replace(/[^0-9]/g, ''))) found.push({ start: m.index, end: m.index + m[0].length });
-      }
-      re.lastIndex = 0;
-    }
-    return found;
-  };
-
-  /** `value` (JSON-safe) with every string in it masked by the pattern list. */
-  agent.maskDeep = (value) => {
-    if (typeof value === 'string') return agent.maskPatterns(value);
-    if (Array.isArray(value)) return value.map(agent.maskDeep);
-    if (value && typeof value === 'object') {
-      const out = {};
-      for (const [k, v] of Object.entries(value)) out[agent.maskPatterns(k)] = agent.maskDeep(v);
-      return out;
-    }
-    return value;
-  };
 
   // ---- text, html, attributes, values ----------------------------------------------------------
 
   /** Text of `el`, whitespace-normalised, with every secret subtree replaced by [REDACTED]. */
   agent.redactedText = (el) => {
     if (agent.isSensitive(el)) return REDACTED;
-    if (el.querySelector(joined) === null) return agent.maskPatterns(normalise(el.textContent || ''));
+    if (el.querySelector(joined) === null && !holdsOnce(el)) return agent.maskPatterns(normalise(agent.maskedTextOf(el)));
     const parts = [];
     const walker = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
       acceptNode: (n) => {
-        if (n.nodeType === 1 && n.matches(joined)) {
+        if (n.nodeType === 1 && (once.has(n) || n.matches(joined))) {
           parts.push(` ${REDACTED} `);
           return NodeFilter.FILTER_REJECT;
         }
@@ -226,7 +234,7 @@
       },
     });
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      if (n.nodeType === 3) parts.push(n.data);
+      if (n.nodeType === 3) parts.push(agent.maskPatterns(n.data));
     }
     return agent.maskPatterns(normalise(parts.join('')));
   };
@@ -305,59 +313,5 @@
   agent.commands.scrub = ({ texts }) => {
     const scrub = agent.scrubber();
     return { texts: Array.isArray(texts) ? texts.map(scrub) : [] };
-  };
-
-  // ---- selectors without oracles ---------------------------------------------------------------
-
-  const safeCache = new Map();
-  /**
-   * `selector` rewritten so that its attribute-value tests ([a=v], [a^=v], [a*=v]...) never match a
-   * secret element or anything inside one: whether it matches cannot depend on a redacted value.
-   * Presence tests ([a]) are left alone.
-   */
-  agent.safeSelector = (selector) => {
-    if (typeof selector !== 'string' || !selector.includes('[') || !selector.includes('=')) return selector;
-    const key = `${joined}\n${selector}`;
-    let out = safeCache.get(key);
-    if (out !== undefined) return out;
-    const guard = `:not(${joined}):not(:is(${joined}) *)`;
-    out = '';
-    let i = 0;
-    while (i < selector.length) {
-      const c = selector[i];
-      if (c === '"' || c === "'") {
-        // A string outside brackets (e.g. in :not("...")) is copied through.
-        let j = i + 1;
-        while (j < selector.length && selector[j] !== c) j += selector[j] === '\\' ? 2 : 1;
-        out += selector.slice(i, j + 1);
-        i = j + 1;
-      } else if (c === '\\') {
-        out += selector.slice(i, i + 2);
-        i += 2;
-      } else if (c === '[') {
-        let j = i + 1;
-        let quote = null;
-        while (j < selector.length) {
-          const d = selector[j];
-          if (quote) {
-            if (d === '\\') j += 1;
-            else if (d === quote) quote = null;
-          } else if (d === '"' || d === "'") quote = d;
-          else if (d === ']') break;
-          j += 1;
-        }
-        const part = selector.slice(i, j + 1);
-        out += part;
-        const attr = /^\[\s*(?:[\w-]*\|)?([\w-]+)\s*[~|^$*]?=/.exec(part);
-        if (attr && !STRUCTURAL.has(attr[1].toLowerCase())) out += guard;
-        i = j + 1;
-      } else {
-        out += c;
-        i += 1;
-      }
-    }
-    if (safeCache.size > 200) safeCache.clear();
-    safeCache.set(key, out);
-    return out;
   };
 })();

@@ -6,7 +6,7 @@
 // (page/skeleton.js) comes along for an agent that would rather write its own extractor.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('suggest', {
-    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'hasSensitive', 'isSensitive', 'isVisible', 'maskDeep', 'query', 'rowValues', 'skeleton', 'suggestFields'],
+    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'hasSensitive', 'isVisible', 'maskDeep', 'query', 'rowValues', 'skeleton', 'suggestFields', 'suggestPaging'],
     provides: ['commands.suggest'],
   });
   const HTML = 'http://www.w3.org/1999/xhtml';
@@ -14,9 +14,6 @@
   const NOT_RECORDS = new Set(['td', 'th', 'dd', 'option', 'optgroup', 'tbody', 'thead', 'tfoot', 'col', 'colgroup',
     'head', 'meta', 'link', 'script', 'style', 'noscript', 'template', 'br', 'hr', 'source', 'track', 'param', 'area', 'wbr']);
   const LANDMARKS = 'nav, header, footer, aside, [role=navigation], [role=banner], [role=contentinfo], [role=menu], [role=menubar]';
-  const NEXT_TEXT = /^(next|next page|show more|load more|more results|older|older posts|weiter|nächste|nächste seite|suivant|siguiente|volgende|successivo|›|»|>|>>|→|⟩|▶)$/i;
-  const NEXT_LABEL = /\bnext\b|weiter|nächste|suivant|siguiente|volgende/i;
-  const CONTROLS = 'a[href], button, [role=button], [role=link], input[type=submit], input[type=button]';
   const STABLE_ID = /^[A-Za-z][\w-]*$/;
   const MIN_ROWS = 3;
   const PRESELECT = 40;
@@ -27,7 +24,7 @@
 
   /** Every element once: sibling groups under `root`, and how often each id and tag.class occurs. */
   function scan(root) {
-    const { stableClasses } = agent.suggestFields;
+    const { stableClasses, rowClasses } = agent.suggestFields;
     const groups = new Map();
     const ids = new Map();
     const classes = new Map();
@@ -46,7 +43,8 @@
       for (const c of own) classes.set(`${tag}.${c}`, (classes.get(`${tag}.${c}`) || 0) + 1);
       const parent = el.parentElement;
       if (!parent || NOT_RECORDS.has(tag) || (scoped && !root.contains(parent))) continue;
-      const sig = own.length ? `${tag}.${own.slice().sort().join('.')}` : tag;
+      const kept = rowClasses(el).sort();
+      const sig = kept.length ? `${tag}.${kept.join('.')}` : tag;
       let bySig = groups.get(parent);
       if (!bySig) groups.set(parent, (bySig = new Map()));
       const members = bySig.get(sig);
@@ -119,7 +117,7 @@
   function rowSelector(s, counts) {
     const { parent, members, kind } = s;
     const tag = members[0].localName;
-    const shared = agent.suggestFields.stableClasses(members[0]).filter((c) => members.every((m) => m.classList.contains(c)));
+    const shared = agent.suggestFields.rowClasses(members[0]).filter((c) => members.every((m) => m.classList.contains(c)));
     const parts = kind === 'table' ? ['tr', 'tr:has(> td)'] : [...shared.map((c) => `${tag}.${esc(c)}`), tag];
     const container = uniquePath(parent, counts);
     const want = new Set(members);
@@ -178,49 +176,13 @@
     return hit.length / words.length;
   }
 
-  /** Visible next-page controls, most likely first: rel=next, a Next label or text, a pager around. */
-  function nextControls() {
-    const out = [];
-    for (const el of document.querySelectorAll(CONTROLS)) {
-      let score = 0;
-      if ((el.getAttribute('rel') || '').toLowerCase().split(/\s+/).includes('next')) score += 3;
-      const label = normalise(el.getAttribute('aria-label') || el.getAttribute('title') || '');
-      if (label && (NEXT_TEXT.test(label) || NEXT_LABEL.test(label))) score += 2;
-      const raw = el.localName === 'input' ? el.value : el.textContent || '';
-      if (raw.length <= 40) {
-        const text = normalise(raw);
-        const bare = normalise(text.replace(/[^\p{L}\s]/gu, ' '));
-        if (NEXT_TEXT.test(text) || (bare && NEXT_TEXT.test(bare))) score += 2;
-      }
-      // An icon-only button named by its class (Dash DataTable's button.next-page).
-      if ([...el.classList].some((c) => /(^|[-_])next([-_]|$)/i.test(c))) score += 2;
-      if (score === 0 || agent.isSensitive(el) || !agent.isVisible(el)) continue;
-      if (el.closest('.pagination, .pager, .paging, [class*="paginat"], nav[aria-label*="pag" i]')) score += 1;
-      if (el.getAttribute('aria-disabled') === 'true' || el.disabled) score -= 1;
-      out.push({ el, score });
-    }
-    return out.sort((a, b) => b.score - a.score);
-  }
-
-  /** A selector for the control that survives page 2 (no positions when a name will do). */
-  function controlSelector(el, counts) {
-    const tag = el.localName;
-    const tries = [];
-    if ((el.getAttribute('rel') || '').toLowerCase().split(/\s+/).includes('next')) tries.push(`${tag}[rel~="next"]`);
-    if (el.id && STABLE_ID.test(el.id)) tries.push(`#${esc(el.id)}`);
-    for (const c of agent.suggestFields.stableClasses(el)) tries.push(`${tag}.${esc(c)}`);
-    const label = el.getAttribute('aria-label');
-    if (label) tries.push(`${tag}[aria-label="${label.replace(/["\\]/g, '\\$&')}"]`);
-    for (const t of tries) if (document.querySelector(t) === el) return t;
-    return uniquePath(el, counts);
-  }
-
   /** Everything about one structure, or null when it is hidden, empty or cannot be selected exactly. */
   function describe(s, counts, words) {
     const kit = agent.suggestFields;
     if (!agent.isVisible(s.parent) || !s.members.slice(0, SAMPLE_ROWS).some((m) => agent.isVisible(m))) return null;
-    const kind = s.kind === 'repeated' && s.members[0].querySelector('img, h1, h2, h3, h4, h5, h6') ? 'cards' : s.kind;
-    const draft = kind === 'table' ? kit.table(s.members) : kind === 'definitions' ? kit.definitions(s.members) : kit.generic(s.members);
+    let kind = s.kind === 'repeated' && s.members[0].querySelector('img, h1, h2, h3, h4, h5, h6') ? 'cards' : s.kind;
+    if (kind !== 'table' && kind !== 'definitions' && kit.isGrid(s.members)) kind = 'grid';
+    const draft = kind === 'table' || kind === 'grid' ? kit.table(s.members) : kind === 'definitions' ? kit.definitions(s.members) : kit.generic(s.members);
     if (!draft.fields.length) return null;
     const selector = rowSelector(s, counts);
     if (!selector) return null;
@@ -266,14 +228,14 @@
       kept.push(c);
     }
     const anySecret = agent.hasSensitive(document.documentElement);
-    const controls = nextControls();
-    const candidates = kept.map((c) => {
+    const path = (el) => uniquePath(el, counts);
+    const candidates = kept.map((c, i) => {
       const fields = c.draft.fields.map(({ name, selector, take, attr, all }) => ({ name, selector, take, attr, all: Boolean(all) }));
+      const out = { kind: c.kind, selector: c.selector, fields, converts: c.draft.converts, rows: c.members.length, score: Math.round(c.score * 10) / 10 };
+      // The best one is read and its list's rest worked out; the others are named only.
+      if (i > 0) return out;
       // The pager after a structure is its own; menus and footers have none.
-      const next = c.aside ? null : controls.find(({ el }) => c.parent.compareDocumentPosition(el) & (Node.DOCUMENT_POSITION_FOLLOWING | Node.DOCUMENT_POSITION_CONTAINED_BY));
-      const out = { kind: c.kind, selector: c.selector, fields, converts: c.draft.converts, rows: c.members.length, sample: sampleRows(c.selector, fields, anySecret), score: Math.round(c.score * 10) / 10 };
-      if (next) out.next_selector = controlSelector(next.el, counts);
-      return out;
+      return { ...out, sample: sampleRows(c.selector, fields, anySecret), ...agent.suggestPaging.guess(c, path) };
     });
     const where = region(kept[0], css, counts);
     const skeleton = { selector: where.selector, ...agent.skeleton(where.el, budget) };

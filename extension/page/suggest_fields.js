@@ -4,7 +4,7 @@
 // pick (a table's header, a dl's term, a class name, or what the element is).
 (() => {
   const agent = globalThis.__tabpilotAgent.use('suggest_fields', {
-    needs: ['numbers', 'redactedText'],
+    needs: ['isVisible', 'numbers', 'redactedText'],
     provides: ['suggestFields'],
   });
   const HTML = 'http://www.w3.org/1999/xhtml';
@@ -13,6 +13,12 @@
   // Classes that say what state a row is in, not what it is; and generated ones (css-1x2y3z).
   const STATE = /^(active|selected|current|odd|even|first|last|open|closed|hidden|visible|disabled|enabled|expanded|collapsed|highlighted?|featured|new|clearfix|row|col|is-.*|has-.*|js-.*)$/i;
   const GENERATED = /\d{3,}|^(css|sc|jsx|emotion|svelte)-|__[A-Za-z0-9]*\d[A-Za-z0-9]*$/;
+  const ROW_STATE = new Set(['odd', 'even', 'alt', 'alternate', 'zebra', 'stripe', 'striped', 'first', 'last',
+    'active', 'selected', 'current', 'focus', 'focused', 'hover', 'hovered', 'highlight', 'highlighted', 'expanded',
+    'collapsed', 'open', 'closed', 'checked', 'disabled', 'loading', 'dirty', 'new', 'visited', 'pinned']);
+  // Attributes that name a grid's column on its header cell and on each row's cell alike.
+  const COLUMN_KEYS = ['col-id', 'tabulator-field', 'data-field', 'data-column', 'data-col', 'data-dash-column',
+    'data-column-id', 'data-key', 'aria-colindex'];
   // One number grammar with the host's `| number` (generated into page/numbers.js): an identifier
   // such as "ACC-1001" or "SKU-000005" stays text.
   const NUMBER = agent.numbers.WHOLE;
@@ -29,9 +35,15 @@
     return out;
   }
 
-  /** What an element is, for grouping siblings: tag plus its stable classes, sorted. */
+  /** A record's classes that say what it is: its stable classes less those that mark a parity or a
+   * state (ag-row-odd, tabulator-row-even, row-odd, is-selected): zebra rows are one structure. */
+  function rowClasses(el) {
+    return stableClasses(el).filter((c) => !c.toLowerCase().split(/[-_]+/).some((w) => ROW_STATE.has(w)));
+  }
+
+  /** What an element is, for grouping siblings: tag plus its row classes, sorted. */
   function signature(el) {
-    const classes = stableClasses(el).sort();
+    const classes = rowClasses(el).sort();
     return classes.length ? `${el.localName}.${classes.join('.')}` : el.localName;
   }
 
@@ -134,7 +146,7 @@
       if (f.count * 2 < sampled) continue;
       const distinct = new Set(f.values).size;
       // A label ("Price:") or a button; a table's column has a header saying it is data.
-      if (f.take === 'text' && sampled >= 3 && distinct <= 1 && !f.column) continue;
+      if ((f.take === 'text' || f.label) && sampled >= 3 && distinct <= 1 && !(f.column && f.take === 'text')) continue;
       const texts = f.values.filter((v) => v);
       if (f.take === 'text' && texts.length === 0) continue;
       let base = f.name;
@@ -174,20 +186,130 @@
     return finish(stats, sample.length);
   }
 
-  /** Header names of a table, by column index (0-based), from thead or a first row of th cells. */
-  function headers(table) {
+  /** A table's own header cells by column index (0-based, colspans spread), from thead or a first
+   * row of th cells. */
+  function tableHeads(table) {
     const head = table.tHead ? table.tHead.rows[table.tHead.rows.length - 1] : null;
     const first = table.rows[0];
     const row = head || (first && first.cells.length && Array.from(first.cells).every((c) => c.localName === 'th') ? first : null);
     const out = [];
-    if (row) for (const cell of row.cells) out.push(slug(agent.redactedText(cell)));
+    if (row) for (const cell of row.cells) for (let k = 0; k < (cell.colSpan || 1); k += 1) out.push(cell);
     return out;
   }
 
-  /** Fields of table rows: one per column, named by its header; links and images add a field. */
+  /** A grid's header cells near its rows: [role=columnheader], else th cells outside the rows' table
+   * (a header table above a scrolled body), in the closest ancestor that has any. */
+  function nearHeads(row) {
+    const own = row.closest('table');
+    for (let el = row.parentElement, i = 0; el && el !== document.documentElement && i < 8; el = el.parentElement, i += 1) {
+      let heads = Array.from(el.querySelectorAll('[role=columnheader]'));
+      if (!heads.length) heads = Array.from(el.querySelectorAll('th')).filter((th) => th.closest('table') !== own);
+      heads = heads.filter((h) => !row.contains(h) && agent.isVisible(h));
+      if (heads.length >= 2) return heads;
+    }
+    return [];
+  }
+
+  /** The cells of one record of a grid: its own gridcells when it has them, else its children. */
+  function cellsOf(row) {
+    if (row.localName === 'tr') return Array.from(row.cells);
+    const roled = Array.from(row.querySelectorAll('[role=gridcell], [role=cell], [role=rowheader]')).filter((c) => {
+      const owner = c.parentElement.closest('[role=row]');
+      return !owner || owner === row || !row.contains(owner);
+    });
+    if (roled.length >= 2) return roled;
+    return Array.from(row.children).filter((c) => c.namespaceURI === HTML && !SKIP.has(c.localName));
+  }
+
+  /** For each cell, its header cell: the same column key (col-id, tabulator-field, …), else the one at
+   * its index when the counts agree, else the header above it (their columns overlap most). */
+  function align(cells, heads) {
+    const out = cells.map(() => null);
+    const used = new Set();
+    cells.forEach((cell, j) => {
+      for (const key of COLUMN_KEYS) {
+        const v = cell.getAttribute(key);
+        const h = v === null ? null : heads.find((x) => !used.has(x) && x.getAttribute(key) === v);
+        if (h) {
+          out[j] = h;
+          used.add(h);
+          break;
+        }
+      }
+    });
+    // As many headers as cells: the same order (a header table above a scrolled body need not share
+    // its column widths).
+    if (heads.length === cells.length) {
+      cells.forEach((c, j) => {
+        if (!out[j] && !used.has(heads[j])) {
+          out[j] = heads[j];
+          used.add(heads[j]);
+        }
+      });
+    }
+    const boxes = new Map(heads.map((h) => [h, h.getBoundingClientRect()]));
+    cells.forEach((cell, j) => {
+      if (out[j]) return;
+      const r = cell.getBoundingClientRect();
+      let best = null;
+      let most = Math.min(r.width, 8) / 2;
+      for (const h of heads) {
+        const b = boxes.get(h);
+        const overlap = Math.min(r.right, b.right) - Math.max(r.left, b.left);
+        if (!used.has(h) && overlap > most) [best, most] = [h, overlap];
+      }
+      if (best) {
+        out[j] = best;
+        used.add(best);
+      }
+    });
+    return out;
+  }
+
+  /** A column's name: its header's text, else the column key the header and cell share. */
+  function headName(head, cell) {
+    if (head) {
+      const text = slug(agent.redactedText(head));
+      if (text && !text.includes('redacted')) return text;
+    }
+    for (const key of COLUMN_KEYS) {
+      const v = cell.getAttribute(key);
+      if (v && key !== 'aria-colindex') return slug(v);
+    }
+    return '';
+  }
+
+  /** The selector, run from `row`, for one cell: its column key, a class only it has, its position. */
+  function cellSelector(cell, row, j) {
+    for (const key of COLUMN_KEYS) {
+      const v = cell.getAttribute(key);
+      if (v === null) continue;
+      const t = /^[A-Za-z_][\w-]*$/.test(v) ? `[${key}=${v}]` : `[${key}="${v.replace(/["\\]/g, '\\$&')}"]`;
+      if (row.querySelector(t) === cell) return t;
+    }
+    const own = stableClasses(cell).find((c) => row.querySelector(`${cell.localName}.${CSS.escape(c)}`) === cell);
+    if (own) return `${cell.localName}.${CSS.escape(own)}`;
+    const at = `${cell.localName}:nth-child(${j + 1})`;
+    if (cell.parentElement === row && row.querySelector(at) === cell) return at;
+    return selectorIn(cell, row);
+  }
+
+  /** Whether `rows` are a grid's: role=row, gridcells, or header cells that line up with their cells. */
+  function isGrid(rows) {
+    const row = rows[0];
+    if (row.localName === 'tr') return true;
+    if (row.getAttribute('role') === 'row' || row.querySelector('[role=gridcell], [role=cell]')) return cellsOf(row).length >= 2;
+    const cells = cellsOf(row);
+    return cells.length >= 2 && align(cells, nearHeads(row)).filter(Boolean).length >= 2;
+  }
+
+  /** Fields of table or grid rows: one per column, named by its header; links, images and an icon's
+   * title add a field. */
   function table(rows) {
     const sample = Array.from(rows).slice(0, SAMPLED);
-    const names = headers(sample[0].closest('table'));
+    const first = sample[0];
+    const own = first.localName === 'tr' ? tableHeads(first.closest('table')) : [];
+    const heads = own.length ? null : nearHeads(first);
     const stats = new Map();
     const add = (key, make, value) => {
       let f = stats.get(key);
@@ -196,17 +318,26 @@
       f.values.push(value);
     };
     for (const row of sample) {
-      Array.from(row.children).forEach((cell, j) => {
-        const own = stableClasses(cell).find((c) => row.querySelector(`${cell.localName}.${CSS.escape(c)}`) === cell);
-        const selector = own ? `${cell.localName}.${CSS.escape(own)}` : `${cell.localName}:nth-child(${j + 1})`;
+      const cells = cellsOf(row);
+      const above = heads ? align(cells, heads) : own;
+      cells.forEach((cell, j) => {
+        const selector = cellSelector(cell, row, cell.parentElement === row ? Array.prototype.indexOf.call(row.children, cell) : j);
         if (row.querySelector(selector) !== cell) return;
-        const name = names[j] || (own ? slug(own) : `column_${j + 1}`);
-        add(`${selector}|text`, { selector, take: 'text', name, column: Boolean(names[j]) }, agent.redactedText(cell));
+        const named = headName(above[j] || null, cell);
+        const name = named || (stableClasses(cell)[0] ? slug(stableClasses(cell)[0]) : `column_${j + 1}`);
+        const text = agent.redactedText(cell);
+        add(`${selector}|text`, { selector, take: 'text', name, column: Boolean(named) }, text);
         const link = cell.querySelector('a[href]');
         if (link) add(`${selector}|url`, { selector: `${selector} a`, take: 'url', name, textName: name }, link.getAttribute('href'));
         const img = cell.querySelector('img');
         const attr = img && imageAttr(img);
         if (attr) add(`${selector}|img`, { selector: `${selector} img`, take: 'attr', attr, name: `${name}_image` }, img.getAttribute(attr));
+        // An icon that says its value only in its title (a tick with title="active: true").
+        const titled = !text && cell.querySelector('[title]');
+        if (titled) {
+          const sel = `${selector} ${selectorIn(titled, cell).replace(/^:scope > /, '')}`;
+          add(`${selector}|title`, { selector: sel, take: 'attr', attr: 'title', name, label: true }, titled.getAttribute('title'));
+        }
       });
     }
     return finish(stats, sample.length);
@@ -228,5 +359,5 @@
     return { fields, converts };
   }
 
-  agent.suggestFields = { stableClasses, signature, slug, generic, table, definitions, NUMBER };
+  agent.suggestFields = { stableClasses, rowClasses, signature, slug, generic, table, isGrid, cellsOf, definitions, NUMBER };
 })();

@@ -49,7 +49,7 @@ export const ERR = Object.freeze({
   "STRATEGY_NOT_FOUND": "strategy_not_found"
 });
 export const REDACT_PATTERNS = Object.freeze([
-  "luhn:\\b(?:[2-6][0-9]{12,18}|[2-6][0-9]{3}(?:[ -][0-9]{4}){2}[ -][0-9]{1,7}|3[47][0-9]{2}[ -][0-9]{6}[ -][0-9]{5})\\b",
+  "luhn:\\b(?:[2-6][0-9]{12,18}|[2-6][0-9]{3}(?:(?:[ \\t\\u00a0\\u2000-\\u200b\\u202f\\u205f\\u3000-]|&nbsp;|&#160;|&#[xX][aA]0;){1,3}[0-9]{4}){2}(?:[ \\t\\u00a0\\u2000-\\u200b\\u202f\\u205f\\u3000-]|&nbsp;|&#160;|&#[xX][aA]0;){1,3}[0-9]{1,7}|3[47][0-9]{2}(?:[ \\t\\u00a0\\u2000-\\u200b\\u202f\\u205f\\u3000-]|&nbsp;|&#160;|&#[xX][aA]0;){1,3}[0-9]{6}(?:[ \\t\\u00a0\\u2000-\\u200b\\u202f\\u205f\\u3000-]|&nbsp;|&#160;|&#[xX][aA]0;){1,3}[0-9]{5})\\b",
   "\\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\\b",
   "-----BEGIN[A-Z ]* PRIVATE KEY-----(?:[\\s\\S]*?-----END[A-Z ]* PRIVATE KEY-----|[A-Za-z0-9+/=\\s]*)",
   "\\beyJ[A-Za-z0-9_-]{5,}\\.eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*",
@@ -60,6 +60,8 @@ export const REDACT_PATTERNS = Object.freeze([
   "\\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}"
 ]);
 export const SECRET_QUERY_NAME = "pass|pwd|secret|token|key|otp|pin|cookie|session|auth|code|sig";
+export const SITE_PATTERN = "^(\\*\\.)?([a-z0-9_-]+\\.)*[a-z0-9_-]+(:\\d{1,5})?$";
+export const SITE_MAX_CHARS = 260;
 export const DEFAULTS = Object.freeze({
   "add_secret_pattern": {
     "op": "add",
@@ -143,6 +145,7 @@ export const DEFAULTS = Object.freeze({
     "timeout_ms": 5000
   },
   "scroll_load": {
+    "confirm": false,
     "timeout_ms": 5000
   },
   "select": {
@@ -246,6 +249,7 @@ export const DEFAULTS = Object.freeze({
  * @property {Array<Array<*>>} [sample]
  * @property {(string|null)} [next_selector]
  * @property {(number|null)} [score]
+ * @property {(ReadingGuess|null)} [paging]
  */
 /**
  * The tab that was closed and the URL it showed. (answers close_tab)
@@ -279,6 +283,7 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [type]
  * @property {(VirtualRead|null)} [virtual]
  * @property {(NextTarget|null)} [next]
+ * @property {(ListMore|null)} [more]
  */
 /**
  * The extractor's returned JSON, and how many secrets were replaced by "[REDACTED]". (answers extract_script)
@@ -310,6 +315,7 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [type]
  * @property {(VirtualRead|null)} [virtual]
  * @property {(NextTarget|null)} [next]
+ * @property {(ListMore|null)} [more]
  * @property {number} [status]
  * @property {boolean} [redirected]
  */
@@ -351,6 +357,13 @@ export const DEFAULTS = Object.freeze({
  * @property {Array<string>} [fields]
  */
 /**
+ * What shows that a list read without paging goes on: `seen` pager | next_link | load_more | grid_rows, `selector` for the control (when there is one), `rows` the grid's declared row count.
+ * @typedef {Object} ListMore
+ * @property {string} [seen]
+ * @property {(string|null)} [selector]
+ * @property {(number|null)} [rows]
+ */
+/**
  * The page's main content as cleaned HTML (cut at `max_bytes`: `truncated`). (answers main_content)
  * @typedef {Object} MainContentReply
  * @property {string} [html]
@@ -366,6 +379,9 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [end]
  * @property {(string|null)} [kind]
  * @property {Array<string>} [pager]
+ * @property {(number|null)} [current]
+ * @property {(number|null)} [last]
+ * @property {(string|null)} [onward]
  */
 /**
  * A tab that a clicked link opened.
@@ -382,6 +398,13 @@ export const DEFAULTS = Object.freeze({
  * @property {(boolean|null)} [active]
  */
 /**
+ * Follow a next-page control: a link that navigates or a button that redraws in place.
+ * @typedef {Object} PaginateOptions
+ * @property {string} [next_selector]
+ * @property {number} [max_pages]
+ * @property {number} [delay_ms]
+ */
+/**
  * `outcome` navigated | redrawn | end, `reason` (missing, disabled, unchanged; redirected), `url`. (answers paginate)
  * @typedef {Object} PaginateReply
  * @property {string} [outcome]
@@ -395,6 +418,14 @@ export const DEFAULTS = Object.freeze({
  * The service worker answered. (answers ping)
  * @typedef {Object} PingReply
  * @property {boolean} [pong]
+ */
+/**
+ * How the rest of a candidate's list is read: `kind` (next_link, next_button, numbered, load_more, feed, grid), `why` in one line, and the extract option for it (`paginate` or `scroll`).
+ * @typedef {Object} ReadingGuess
+ * @property {(string|null)} [kind]
+ * @property {(string|null)} [why]
+ * @property {(PaginateOptions|null)} [paginate]
+ * @property {(ScrollOptions|null)} [scroll]
  */
 /**
  * How many of the pool's background tabs were closed. (answers release_tabs)
@@ -418,6 +449,21 @@ export const DEFAULTS = Object.freeze({
  * @property {number} [after]
  * @property {boolean} [until_found]
  * @property {boolean} [end_notice]
+ * @property {boolean} [at_end]
+ * @property {boolean} [button]
+ * @property {boolean} [clicked]
+ * @property {number} [in_flight]
+ * @property {number} [requests]
+ * @property {number} [load_ms]
+ * @property {boolean} [grid]
+ */
+/**
+ * Infinite scroll: scroll to the end until no new rows arrive (or `until_selector` is visible). The end of a feed is the loader's own quiet: no new rows, no request of the tab in flight, for `quiet_ms` after the scroll (not the whole timeout).
+ * @typedef {Object} ScrollOptions
+ * @property {number} [max_scrolls]
+ * @property {(string|null)} [until_selector]
+ * @property {number} [delay_ms]
+ * @property {number} [quiet_ms]
  */
 /**
  * A trimmed copy of the best region's HTML, within a byte budget.
@@ -496,12 +542,15 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [url]
  */
 /**
- * How a virtualised grid was read: rows seen, scrolls, whether whole; `resume` when time ran out.
+ * How a virtualised grid was read: rows seen, scrolls, whether whole; `resume` when time ran out; the evidence for its end (`at_end`, `declared`).
  * @typedef {Object} VirtualRead
  * @property {number} [rows]
  * @property {number} [scrolls]
  * @property {boolean} [complete]
  * @property {boolean} [resume]
+ * @property {boolean} [at_end]
+ * @property {(number|null)} [declared]
+ * @property {string} [keyed_by]
  */
 /**
  * What was waited for and came true. (answers wait_for)

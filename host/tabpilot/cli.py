@@ -14,8 +14,8 @@ from . import __version__
 _COMMANDS = {
     "native": "tabpilot.native.command:command",
     "mcp": "tabpilot.bridge.server:command",
-    "install": "tabpilot_installer.commands:install",
-    "uninstall": "tabpilot_installer.commands:uninstall",
+    "install": "tabpilot.install_cli:install",
+    "uninstall": "tabpilot.install_cli:uninstall",
     "doctor": "tabpilot_installer.doctor:command",
     "status": "tabpilot.status_cli:command",
     "browser": "tabpilot.browser.commands:group",

@@ -1,4 +1,9 @@
-"""End-to-end fixtures: a page server, private TabPilot dirs, and real Chromium with the extension."""
+"""End-to-end fixtures: a page server, private TabPilot dirs, and real Chromium with the extension.
+
+One Chromium serves the whole session (per xdist worker): each module that uses it gets it reset
+(tests/support/shared.py), with the TabPilot dirs its host sees emptied, so the module's `env` is the
+shared browser's. A module that builds its own `env` (an override named `env` in the module) gets
+fresh dirs and a browser of its own, as every module did before."""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from selenium import webdriver
 
 from tests.support import browser, pages
 from tests.support.mcp_client import mcp_client
+from tests.support.shared import SharedBrowser
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -27,9 +33,37 @@ def site() -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="session")
+def shared_browser() -> Iterator[SharedBrowser]:
+    base = Path(tempfile.mkdtemp(prefix="tps", dir="/tmp"))
+    handle = SharedBrowser(base)
+    try:
+        yield handle
+    finally:
+        handle.quit()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _on_shared_browser(request: pytest.FixtureRequest) -> bool:
+    """Whether the module runs on the session's browser: one of its tests uses `chromium`, and the
+    module does not build its own `env` (its browser's host needs that environment from the start)."""
+    module = request.module
+    if getattr(module, "env", None) is not None:
+        return False
+    return any(
+        getattr(item, "module", None) is module and "chromium" in getattr(item, "fixturenames", ())
+        for item in request.session.items
+    )
+
+
 @pytest.fixture(scope="module")
-def env() -> Iterator[dict[str, str]]:
+def env(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
     """TABPILOT_* dirs for the browser, its host and the bridge (short paths: sun_path is ~107 bytes)."""
+    if _on_shared_browser(request):
+        shared: SharedBrowser = request.getfixturevalue("shared_browser")
+        shared.reset()
+        yield dict(shared.env)
+        return
     base = Path(tempfile.mkdtemp(prefix="tpe", dir="/tmp"))
     yield {
         "TABPILOT_RUNTIME_DIR": str(base / "run"),
@@ -41,15 +75,15 @@ def env() -> Iterator[dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def user_data_dir(env: dict[str, str]) -> Path:
-    udd = Path(env["TABPILOT_TEST_BASE"]) / "profile"
-    browser.prepare_profile(udd, env)
-    return udd
-
-
-@pytest.fixture(scope="module")
-def chromium(user_data_dir: Path, env: dict[str, str]) -> Iterator[browser.Chromium]:
-    """One browser for the module; tests that restart it leave a working one behind."""
+def chromium(request: pytest.FixtureRequest, env: dict[str, str]) -> Iterator[browser.Chromium]:
+    """The browser for the module; tests that restart it leave a working one behind."""
+    if _on_shared_browser(request):
+        shared: SharedBrowser = request.getfixturevalue("shared_browser")
+        assert env == shared.env, "a module on the shared browser uses its environment"
+        yield shared.chromium
+        return
+    user_data_dir = Path(env["TABPILOT_TEST_BASE"]) / "profile"
+    browser.prepare_profile(user_data_dir, env)
     handle = browser.Chromium(user_data_dir, env)
     handle.start()
     try:
@@ -66,12 +100,31 @@ def driver(chromium: browser.Chromium) -> webdriver.Chrome:
 
 @pytest.fixture
 def pilot_on(driver: webdriver.Chrome) -> None:
-    """AI Web Pilot switched on in the popup, as a person does before asking the agent to act."""
-    browser.set_pilot(driver, True)
+    """AI Web Pilot switched on in the popup, as a person does before asking the agent to act (left
+    as it is when the popup switched it on last and nothing since could have changed it)."""
+    browser.ensure_pilot_on(driver)
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    # Module-wide, so that one MCP client (its stdio session and tasks) can serve a module's tests.
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def module_client(env: dict[str, str]) -> AsyncIterator[Client]:
+    """`tabpilot mcp` spawned once for the module by the real MCP client."""
+    async with mcp_client(env) as connected:
+        yield connected
 
 
 @pytest.fixture
-async def client(pilot_on: None, env: dict[str, str]) -> AsyncIterator[Client]:
-    """The pilot on and `tabpilot mcp` spawned by the real MCP client: the opening of most tests."""
-    async with mcp_client(env) as connected:
-        yield connected
+def client(pilot_on: None, module_client: Client) -> Client:
+    """The pilot on and a real MCP client on `tabpilot mcp`: the opening of most tests. The client
+    is the module's (a test that needs a new one spawns it with tests.support.mcp_client.mcp_client)."""
+    return module_client
+
+
+@pytest.fixture(scope="module")
+def user_data_dir(chromium: browser.Chromium) -> Path:
+    return chromium.user_data_dir

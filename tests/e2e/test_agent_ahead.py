@@ -1,7 +1,9 @@
 """The page agent is in a page the pilot opened or moved before the first command needs it (injected as
 the page commits), and nowhere else: not in the person's own tabs, not on a site outside the scope, not
 after the pilot was switched off. Whether a tab's document holds the agent is asked from an extension
-page (the extension's isolated world is one for all its contexts); asking never injects it."""
+page (the extension's isolated world is one for all its contexts); asking never injects it. The
+redaction watcher that every document gets from document_start while the pilot is on is not the agent:
+the probe asks for a command only the agent has."""
 
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
 PROBE = """
 const [tabId, done] = arguments;
-chrome.scripting.executeScript({ target: { tabId }, func: () => Boolean(globalThis.__tabpilotAgent) })
+const func = () => Boolean(globalThis.__tabpilotAgent?.commands?.extract);
+chrome.scripting.executeScript({ target: { tabId }, func })
   .then(([first]) => done(first.result), (err) => done(String(err)));
 """
 

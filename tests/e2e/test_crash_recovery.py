@@ -10,7 +10,6 @@ from typing import Any
 
 import anyio
 import pytest
-from selenium import webdriver
 
 from tests.support import browser, procnet
 from tests.support.host import host_pool
@@ -28,9 +27,8 @@ def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright:
 
 
 async def test_a_killed_extension_process_comes_back(
-    chromium: browser.Chromium, driver: webdriver.Chrome, env: dict[str, str], site: str
+    chromium: browser.Chromium, pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/index.html")
         assert (await call(client, "interact", action="execute_js", script="40 + 2"))["result"] == 42

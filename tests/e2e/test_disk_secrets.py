@@ -10,10 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client, scrape, scrape_error
 from tests.support.popup import allow_scripts_on
 
@@ -53,9 +51,8 @@ def _leak(secret: str, files: dict[Path, str]) -> str | None:
 
 
 async def test_nothing_typed_into_a_password_field_is_stored(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     url = f"{site}/disk/signin.html"
     steps = [
         {"type": "navigate", "url": url},
@@ -114,9 +111,8 @@ async def test_nothing_typed_into_a_password_field_is_stored(
 
 
 async def test_add_redaction_refuses_a_selector_that_would_break_the_others(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/disk/signin.html")
         for bad in (["b/*"], [".later-secret", "b/*"], ["a{}"], ["[data-x"], ["a,"]):

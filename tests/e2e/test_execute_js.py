@@ -8,7 +8,6 @@ import pytest
 from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client
 from tests.support.popup import allow_scripts_on
 
@@ -23,9 +22,8 @@ def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright:
 
 
 async def test_strict_csp_page_runs_scripts_and_stops_loops_keeping_the_page(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         nav = await call(client, "interact", action="navigate", url=f"{site}/csp.html")
         tid = nav["tab_id"]
@@ -58,9 +56,8 @@ async def test_strict_csp_page_runs_scripts_and_stops_loops_keeping_the_page(
 
 
 async def test_an_endless_loop_times_out_and_the_tab_is_usable_again(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         # A tab of its own: the one the test driver holds must survive for the next tests.
         nav = await call(client, "interact", action="new_tab", url=f"{site}/index.html")
@@ -93,9 +90,8 @@ async def test_an_endless_loop_times_out_and_the_tab_is_usable_again(
 
 
 async def test_a_script_still_awaiting_times_out_without_touching_the_page(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         nav = await call(client, "interact", action="navigate", url=f"{site}/index.html")
         tid = nav["tab_id"]
@@ -114,9 +110,8 @@ async def test_a_script_still_awaiting_times_out_without_touching_the_page(
 
 
 async def test_results_are_made_json_safe_and_huge_arrays_capped(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/index.html")
 

@@ -10,10 +10,8 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client, payload
 from tests.support.popup import allow_scripts_on
 
@@ -70,9 +68,8 @@ async def extract_error(client: Client, script: str, **arguments: Any) -> dict[s
 
 @pytest.mark.parametrize("page", PAGES)
 async def test_rows_from_a_script_and_the_css_selector_root(
-    driver: webdriver.Chrome, env: dict[str, str], site: str, page: str
+    pilot_on: None, env: dict[str, str], site: str, page: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/{page}")
         out = await extract(client, ROWS, css_selector="#prices")
@@ -117,9 +114,8 @@ return [{
 
 @pytest.mark.parametrize("page", PAGES)
 async def test_secrets_the_script_returns_never_leave_the_page(
-    driver: webdriver.Chrome, env: dict[str, str], site: str, page: str
+    pilot_on: None, env: dict[str, str], site: str, page: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/{page}")
         failed, out, raw = await extract_raw(client, LEAKY)
@@ -149,9 +145,8 @@ async def test_secrets_the_script_returns_never_leave_the_page(
 
 @pytest.mark.parametrize("page", PAGES)
 async def test_errors_point_at_the_line_of_the_script(
-    driver: webdriver.Chrome, env: dict[str, str], site: str, page: str
+    pilot_on: None, env: dict[str, str], site: str, page: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/{page}")
         thrown = await extract_error(
@@ -172,9 +167,8 @@ async def test_errors_point_at_the_line_of_the_script(
 
 
 async def test_an_endless_loop_times_out_and_the_tab_is_usable_again(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         # Strict CSP: the debugger stops the loop, the page keeps its state.
         nav = await call(client, "interact", action="new_tab", url=f"{site}/script/table-csp.html")
@@ -193,9 +187,8 @@ async def test_an_endless_loop_times_out_and_the_tab_is_usable_again(
 
 
 async def test_output_schema_coerces_script_rows_and_names_the_bad_one(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     texts = (
         "return [...root.querySelectorAll('tbody tr')]"
         ".map((tr) => ({ name: tr.cells[0].textContent, price: tr.cells[1].textContent }));"
@@ -222,9 +215,8 @@ async def test_output_schema_coerces_script_rows_and_names_the_bad_one(
 
 
 async def test_secrets_in_open_shadow_roots_and_same_origin_frames_are_scrubbed(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     # The script itself turns the fields into password fields with values, then returns them.
     script = """const box = document.querySelector('search-box').shadowRoot.querySelector('#q');
 box.type = 'password';
@@ -242,9 +234,8 @@ return [{ box: box.value, coupon: `code ${coupon.value}` }];"""
 
 
 async def test_a_script_extract_is_rerun_by_its_extraction_id(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/script/table.html")
         first = await extract(client, ROWS, css_selector="#prices")

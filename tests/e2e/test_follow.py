@@ -33,9 +33,8 @@ async def tabs(client: Client) -> list[dict[str, Any]]:
 
 
 async def test_detail_pages_merge_into_their_rows_in_background_tabs(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
         before = await tabs(client)
@@ -60,9 +59,8 @@ async def test_detail_pages_merge_into_their_rows_in_background_tabs(
 
 
 async def test_a_later_page_drawn_by_its_script_is_rendered_without_selector_or_wait_for(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
         before = await tabs(client)
@@ -88,9 +86,8 @@ async def test_a_later_page_drawn_by_its_script_is_rendered_without_selector_or_
 
 
 async def test_secrets_on_a_detail_page_never_reach_the_result(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     detail = {
         "owner": ".owner",
         "whole": ":scope | text",
@@ -114,9 +111,8 @@ async def test_secrets_on_a_detail_page_never_reach_the_result(
 
 
 async def test_each_failing_detail_page_costs_its_row_only(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/follow/faults.html")
         out = await scrape(
@@ -143,10 +139,7 @@ async def test_each_failing_detail_page_costs_its_row_only(
     assert len(left) == 1
 
 
-async def test_a_missing_root_is_element_not_found(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_a_missing_root_is_element_not_found(pilot_on: None, env: dict[str, str], site: str) -> None:
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/follow/faults.html")
         out = await scrape(
@@ -161,10 +154,7 @@ async def test_a_missing_root_is_element_not_found(
     assert (error["row"], error["error"]) == (0, "element_not_found")
 
 
-async def test_a_login_redirect_stops_following(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_a_login_redirect_stops_following(pilot_on: None, env: dict[str, str], site: str) -> None:
     async with mcp_client(env) as client:
         await call(
             client, "interact", action="navigate", url=f"{site}/logout?then=/follow/private-links.html"
@@ -185,9 +175,8 @@ async def test_a_login_redirect_stops_following(
 
 
 async def test_cancel_keeps_what_was_read_and_closes_the_tabs(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/follow/slow.html")
         started = await call(
@@ -216,9 +205,8 @@ async def test_cancel_keeps_what_was_read_and_closes_the_tabs(
 
 
 async def test_cancel_while_a_background_tab_loads_closes_every_tab(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/follow/slow-scripted.html")
         before = await tabs(client)
@@ -258,9 +246,8 @@ def pages(driver: webdriver.Chrome) -> set[str]:
 
 
 async def test_switching_the_pilot_off_closes_the_background_tabs(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/follow/slow-scripted.html")
         before = pages(driver)
@@ -286,10 +273,7 @@ async def test_switching_the_pilot_off_closes_the_background_tabs(
         browser.wait_until(lambda: pages(driver) == before or None, what="the background tabs to close")
 
 
-async def test_follow_in_a_recorded_workflow_replayed(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_follow_in_a_recorded_workflow_replayed(pilot_on: None, env: dict[str, str], site: str) -> None:
     steps = [
         {"type": "navigate", "url": f"{site}/follow/list.html"},
         {"type": "extract", "selector": ROWS, "schema": SCHEMA, "follow": FOLLOW, "options": {"limit": 2}},
@@ -306,9 +290,8 @@ async def test_follow_in_a_recorded_workflow_replayed(
 
 
 async def test_detail_pages_drawn_by_scripts_are_rendered_in_tabs(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/follow/scripted-first.html")
         before = await tabs(client)

@@ -11,10 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium import webdriver
 
 from tabpilot.engine.trace import ENV_TRACE
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client, scrape
 
 pytestmark = pytest.mark.anyio
@@ -38,9 +36,8 @@ def follow_commands(env: dict[str, str]) -> list[dict[str, Any]]:
 
 
 async def test_the_next_pages_are_fetched_while_the_first_is_checked(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/follow/ahead.html")
         follow = {"field": "link", "schema": DETAIL, "selector": "main.ticket", "concurrency": 3}

@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from selenium import webdriver
 
-from tests.support import browser, procnet
+from tests.support import procnet
 from tests.support.mcp_client import call, mcp_client, scrape
 
 ROWS = "table.tickets tr:has(td)"
@@ -27,9 +26,8 @@ def details(rows: list[dict[str, object]]) -> list[tuple[object, object, object]
 
 @pytest.mark.anyio
 async def test_a_cached_strategy_follows_the_detail_pages_again(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
         first = await scrape(

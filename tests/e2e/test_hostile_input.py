@@ -10,10 +10,8 @@ from typing import Any
 
 import anyio
 import pytest
-from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client, scrape_error
 from tests.support.popup import allow_scripts_on
 
@@ -38,9 +36,8 @@ async def _tab_ids(client: Any) -> set[int]:
 
 
 async def test_unknown_fields_are_refused_and_nothing_happens(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         other = (await call(client, "interact", action="new_tab", url=f"{site}/second.html", active=False))[
             "tab_id"
@@ -96,9 +93,8 @@ async def test_unknown_fields_are_refused_and_nothing_happens(
 
 
 async def test_a_catastrophic_pattern_stalls_no_other_client(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as first, mcp_client(env) as second:
         tab = (await call(first, "interact", action="new_tab", url=f"{site}/index.html"))["tab_id"]
         build = (

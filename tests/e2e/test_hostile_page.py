@@ -7,9 +7,7 @@ import time
 from typing import Any
 
 import pytest
-from selenium import webdriver
 
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
 from tests.support.popup import allow_scripts_on
 
@@ -40,9 +38,8 @@ return document.getElementsByTagName('*').length;
 
 
 async def test_the_default_snapshot_of_a_huge_page_is_truncated_and_the_tab_survives(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         tab = (await call(client, "interact", action="new_tab", url=f"{site}/index.html"))["tab_id"]
         built = await call(
@@ -71,9 +68,8 @@ async def test_the_default_snapshot_of_a_huge_page_is_truncated_and_the_tab_surv
 
 
 async def test_a_huge_page_with_nothing_to_show_answers_in_time_and_says_why_it_stopped(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         tab = (await call(client, "interact", action="new_tab", url=f"{site}/index.html"))["tab_id"]
         # 400,000 elements and no text: the walk never fills its window, only the clock can stop it.

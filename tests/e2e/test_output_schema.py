@@ -4,11 +4,10 @@ with every row still returned, an invalid schema refused, a workflow extract ste
 from __future__ import annotations
 
 import pytest
-from selenium import webdriver
 
 from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser, pages
+from tests.support import pages
 from tests.support.mcp_client import call, mcp_client, scrape_error
 
 pytestmark = pytest.mark.anyio
@@ -35,9 +34,8 @@ COERCED = [
 
 
 async def test_extract_coerces_and_reports_the_bad_row(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/schema/products.html")
         failed = await scrape_error(
@@ -78,9 +76,8 @@ async def test_extract_coerces_and_reports_the_bad_row(
 
 
 async def test_workflow_step_and_replay_with_output_schema(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     url = f"{site.url}/schema/products.html"
     in_stock = {
         "type": "object",

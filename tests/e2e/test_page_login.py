@@ -6,11 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from selenium import webdriver
 
 from tabpilot.demo.server import DEMO_PASSWORD, DEMO_USER
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client
 from tests.support.snap import log_in, ref, snapshot
 
@@ -19,10 +17,7 @@ pytestmark = pytest.mark.anyio
 PASSWORD = DEMO_PASSWORD
 
 
-async def test_log_in_by_refs_and_stay_logged_in(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_log_in_by_refs_and_stay_logged_in(pilot_on: None, env: dict[str, str], site: str) -> None:
     async with mcp_client(env) as client:
         failed = await log_in(client, site, DEMO_USER, "not-the-password")
         assert failed["navigated"] is True and failed["url"].startswith(f"{site}/login.html?failed=1")
@@ -50,9 +45,8 @@ async def test_log_in_by_refs_and_stay_logged_in(
 
 
 async def test_a_filled_password_never_leaves_the_page(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     seen: list[str] = []
     async with mcp_client(env, "--log-file") as client:
         await call(client, "interact", action="navigate", url=f"{site}/login.html")

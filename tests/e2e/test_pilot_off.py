@@ -20,9 +20,8 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_stored_data_is_refused_while_the_pilot_is_off(
-    driver: webdriver.Chrome, env: dict[str, str], site: str, tmp_path: Path
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: str, tmp_path: Path
 ) -> None:
-    browser.set_pilot(driver, True)
     url = f"{site}/scrape/cards.html"
     async with mcp_client(env) as client:
         recorded = await call(

@@ -43,10 +43,7 @@ async def _host_info(env: dict[str, str]):  # -> BrowserInfo
         await pool.aclose()
 
 
-async def test_status_tabs_navigate_execute_js(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_status_tabs_navigate_execute_js(pilot_on: None, env: dict[str, str], site: str) -> None:
     async with mcp_client(env) as client:
         status = await call(client, "configure", action="status")
         assert status["connected"] is True
@@ -127,10 +124,7 @@ async def test_only_the_popup_can_switch_the_pilot_on(driver: webdriver.Chrome, 
 
 
 @pytest.mark.parametrize("size", [1024 * 1024 + 17, 9 * 1024 * 1024])
-async def test_big_results_arrive_intact(
-    driver: webdriver.Chrome, env: dict[str, str], site: str, size: int
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_big_results_arrive_intact(pilot_on: None, env: dict[str, str], site: str, size: int) -> None:
     script = f"const s = 'abcdefghij'.repeat({size // 10 + 1}).slice(0, {size - 2}) + 'é😀'; return s"
     expected = ("abcdefghij" * (size // 10 + 1))[: size - 2] + "é😀"
     async with mcp_client(env) as client:
@@ -146,9 +140,8 @@ async def test_big_results_arrive_intact(
 
 
 async def test_killed_service_worker_comes_back(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         assert (await call(client, "interact", action="execute_js", script="40 + 2"))["result"] == 42
         before = await _host_info(env)
@@ -159,10 +152,7 @@ async def test_killed_service_worker_comes_back(
         assert after.instance_id == before.instance_id
 
 
-async def test_no_tabpilot_process_holds_a_port(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_no_tabpilot_process_holds_a_port(pilot_on: None, env: dict[str, str], site: str) -> None:
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/index.html")
         await call(client, "interact", action="execute_js", script="1")
@@ -235,11 +225,8 @@ async def test_browser_restart_and_crash_host_exits_and_bridge_reconnects(
 
 
 @pytest.mark.parametrize("size", [HOST_TO_CHROME_MAX - 300, HOST_TO_CHROME_MAX + 300, 3 * HOST_TO_CHROME_MAX])
-async def test_big_scripts_reach_the_page(
-    driver: webdriver.Chrome, env: dict[str, str], site: str, size: int
-) -> None:
+async def test_big_scripts_reach_the_page(pilot_on: None, env: dict[str, str], site: str, size: int) -> None:
     # Around the 1 MiB host -> Chrome limit: one frame below it, base64 chunks above it.
-    browser.set_pilot(driver, True)
     filler = "é" * (size // 4) + "x" * (size - 2 * (size // 4))
     script = f"const s = '{filler}'; return [s.length, s.charCodeAt(0), s.endsWith('x')]"
     async with mcp_client(env) as client:

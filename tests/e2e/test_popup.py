@@ -131,6 +131,9 @@ async def test_redaction_list_is_edited_in_the_popup(
             browser.wait_until(
                 lambda: "defaults restored" in driver.find_element(By.ID, "redact-status").text or None
             )
+        # Secrecy is never lifted for a document that had it: the note shows again on the next load.
+        assert "topsecret-note-42" not in (await snapshot(client))["text"]
+        await call(client, "interact", action="navigate", url=f"{site}/private-note.html")
         assert "topsecret-note-42" in (await snapshot(client))["text"]
 
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from selenium import webdriver
 
 from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser, pages
+from tests.support import pages
 from tests.support.mcp_client import call, mcp_client, scrape, scrape_error
 
 pytestmark = pytest.mark.anyio
@@ -31,9 +30,8 @@ def steps(site: Site) -> list[dict[str, Any]]:
 
 
 async def test_a_recorded_login_then_scrape_copes_with_an_expired_session(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     keys = ["K-1", "K-2", "K-3"]
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/logout?then=/login.html")

@@ -8,9 +8,8 @@ import pytest
 from selenium import webdriver
 
 from tabpilot.demo.server import Site
-from tabpilot.wire.errors import ErrorCode
-from tests.support import browser, pages
-from tests.support.mcp_client import call, mcp_client, scrape, scrape_error
+from tests.support import pages
+from tests.support.mcp_client import call, mcp_client, scrape
 
 pytestmark = pytest.mark.anyio
 site = pages.site_with_login  # these tests need the server's sign-in and sessions
@@ -19,9 +18,8 @@ POSTS = [f"P-{n:04d}" for n in range(1, 201)]
 
 
 async def test_a_hidden_end_marker_is_not_the_end_and_a_feed_ends_on_its_own_quiet(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html")
         marked = await scrape(
@@ -33,6 +31,7 @@ async def test_a_hidden_end_marker_is_not_the_end_and_a_feed_ends_on_its_own_qui
         )
         assert [r["id"] for r in marked["data"]] == POSTS
         assert marked["metadata"]["pagination_stopped"]["reason"] == "end_marker"
+        assert marked["metadata"]["complete_because"] == "end_marker_confirmed"
 
         # No marker named and none shown (no_end): the feed ends when nothing loads any more. The server
         # answers slower than the quiet window, so only the request still in flight keeps the scrape
@@ -49,16 +48,18 @@ async def test_a_hidden_end_marker_is_not_the_end_and_a_feed_ends_on_its_own_qui
         assert [r["id"] for r in quiet["data"]] == POSTS
         stop = quiet["metadata"]["pagination_stopped"]
         assert stop["reason"] == "unchanged" and stop["page"] == 10
+        assert quiet["metadata"]["complete_because"] == "feed_stopped_growing"
 
 
 async def test_a_next_link_to_a_json_export_stops_with_not_html_and_a_warning(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/list-1.html")
-        out = await scrape(
+        out = await call(
             client,
+            "interact",
+            action="scrape",
             operation="extract",
             selector="table.records tbody tr",
             schema={"id": ".id", "name": ".name"},
@@ -68,6 +69,9 @@ async def test_a_next_link_to_a_json_export_stops_with_not_html_and_a_warning(
         stop = out["metadata"]["pagination_stopped"]
         assert stop["reason"] == "not_html" and stop["page"] == 3
         assert any("not_html" in w["message"] for w in out["metadata"]["warnings"])
+        # A walk that ran into an export proves no end: partial, and the option to fix.
+        assert out["status"] == "partial" and out["metadata"]["partial_because"]["reason"] == "not_html"
+        assert out["metadata"]["partial_because"]["hint"]["option"] == "options.paginate.next_selector"
 
         # The precise selector walks every page and says why it stopped.
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/list-1.html")
@@ -88,9 +92,8 @@ async def test_a_next_link_to_a_json_export_stops_with_not_html_and_a_warning(
 
 
 async def test_suggest_keeps_identifiers_as_text_and_the_draft_extracts_them_whole(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/accounts.html")
         found = await scrape(client, operation="suggest", query="accounts")
@@ -110,9 +113,8 @@ async def test_suggest_keeps_identifiers_as_text_and_the_draft_extracts_them_who
 
 
 async def test_a_virtualised_grid_is_read_whole_and_in_order_in_one_call(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/grid.html")
         schema = {"id": ".id", "customer": ".customer", "total": ".total | number"}
@@ -149,13 +151,15 @@ async def test_a_virtualised_grid_is_read_whole_and_in_order_in_one_call(
         )
         assert 0 < len(seen["data"]) < 40
 
-        # Rows with no index cannot be told apart while a grid scrolls: virtual: true is refused.
+        # Rows with no index are told apart by their values: virtual: true on a table that does not
+        # scroll by itself reads what a plain extract reads.
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/accounts.html")
-        refused = await scrape_error(
+        plain = await scrape(client, operation="extract", selector="table tbody tr", schema={"a": "td"})
+        forced = await scrape(
             client,
             operation="extract",
             selector="table tbody tr",
             schema={"a": "td"},
             options={"virtual": True},
         )
-        assert refused["error"] == ErrorCode.INVALID_PARAMS
+        assert forced["data"] == plain["data"] and plain["data"]

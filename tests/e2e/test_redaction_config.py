@@ -14,9 +14,8 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_added_selectors_are_redacted_everywhere(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/private-note.html")
         assert "topsecret-note-42" in (await snapshot(client))["text"]

@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from selenium import webdriver
 
 from tabpilot.demo.server import Site, serve_site
-from tests.support import browser, pages
+from tests.support import pages
 from tests.support.mcp_client import call, mcp_client, scrape
 
 pytestmark = pytest.mark.anyio
@@ -26,13 +25,14 @@ def site() -> Iterator[Site]:
 
 
 async def test_a_next_that_never_redraws_keeps_the_rows_and_says_unchanged(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/scrape/frozen.html")
-        out = await scrape(
+        out = await call(
             client,
+            "interact",
+            action="scrape",
             operation="extract",
             selector="table.grid tbody tr",
             schema={"v": ".v"},
@@ -41,13 +41,15 @@ async def test_a_next_that_never_redraws_keeps_the_rows_and_says_unchanged(
     assert [r["v"] for r in out["data"]] == ["f1", "f2", "f3"]
     stop = out["metadata"]["pagination_stopped"]
     assert (stop["reason"], stop["page"]) == ("unchanged", 1)
+    # A Next that changes nothing proves no end: the rows are partial, and the hint names the option.
+    assert out["status"] == "partial" and out["metadata"]["partial_because"]["reason"] == "unchanged"
+    assert out["metadata"]["partial_because"]["hint"]["option"] == "options.paginate.next_selector"
     assert out["metadata"]["pages_scraped"] == 1
 
 
 async def test_a_feed_ends_on_its_own_end_notice_without_waiting_for_quiet(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html")
         # A quiet window longer than the timeout: only the notice can end this feed as "end_marker".
@@ -59,11 +61,12 @@ async def test_a_feed_ends_on_its_own_end_notice_without_waiting_for_quiet(
         )
     assert [r["id"] for r in out["data"]] == POSTS
     stop = out["metadata"]["pagination_stopped"]
-    assert (stop["reason"], stop["page"]) == ("end_marker", 9), stop
+    # The notice showed at scroll 9; one more scroll, bringing no rows with nothing in flight, confirms it.
+    assert (stop["reason"], stop["page"]) == ("end_marker", 10), stop
+    assert out["metadata"]["complete_because"] == "end_marker_confirmed"
 
 
-async def test_a_slow_batch_is_waited_for(driver: webdriver.Chrome, env: dict[str, str], site: Site) -> None:
-    browser.set_pilot(driver, True)
+async def test_a_slow_batch_is_waited_for(pilot_on: None, env: dict[str, str], site: Site) -> None:
     async with mcp_client(env) as client:
         # The fourth batch takes 1.5 s, three times the quiet window: its request in flight holds the end.
         await call(
@@ -78,12 +81,12 @@ async def test_a_slow_batch_is_waited_for(driver: webdriver.Chrome, env: dict[st
 
 
 async def test_a_feed_without_an_end_notice_ends_on_the_loaders_quiet(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html?no_end=1")
         out = await scrape(client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}})
     assert [r["id"] for r in out["data"]] == POSTS
     stop = out["metadata"]["pagination_stopped"]
     assert (stop["reason"], stop["page"]) == ("unchanged", 10), stop
+    assert out["metadata"]["complete_because"] == "feed_stopped_growing"

@@ -7,12 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from selenium import webdriver
 
 from tabpilot.demo.server import Site, serve_site
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser, pages
+from tests.support import pages
 from tests.support.host import call, call_error, field, host_pool
 from tests.support.mcp_client import call as mcp_call
 from tests.support.mcp_client import mcp_client, scrape
@@ -34,9 +33,8 @@ def site() -> Iterator[Site]:
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_every_page_is_read_whole_and_redacted(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site, mode: str
+    pilot_on: None, env: dict[str, str], site: Site, mode: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await mcp_call(
             client, "interact", action="navigate", url=f"{site.url}/scrape/redraw.html?mode={mode}"
@@ -56,9 +54,8 @@ async def test_every_page_is_read_whole_and_redacted(
 
 
 async def test_one_command_brings_the_pages_after_the_first(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     url = f"{site.url}/scrape/redraw.html?mode=two-step"
     async with host_pool(env) as pool:
         await call(pool, m.Navigate(id=0, url=url))

@@ -15,7 +15,7 @@ from selenium import webdriver
 
 from tabpilot.demo.server import DEMO_PASSWORD, DEMO_USER, Site, serve_site
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser, pages
+from tests.support import pages
 from tests.support.mcp_client import call, mcp_client, scrape, scrape_error
 from tests.support.popup import set_sites
 
@@ -105,9 +105,8 @@ async def _extract(client: object, url: str, schema: dict[str, str] = SCHEMA) ->
 
 
 async def test_rows_drawn_by_a_script_are_read_in_the_tab(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         out = await scrape(client, **await _extract(client, f"{site.url}/drawn-1.html"))
     assert [r["key"] for r in out["data"]] == ["D-1", "D-2", "D-3"]
@@ -117,12 +116,12 @@ async def test_rows_drawn_by_a_script_are_read_in_the_tab(
 
 
 async def test_a_404_mid_way_stops_with_the_rows_and_secrets_never_leave_fetched_pages(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     schema = {"key": "td.key", "pw": "td.pw input | attr:value", "token": "td.token", "note": "td.note"}
     async with mcp_client(env) as client:
-        out = await scrape(client, **await _extract(client, f"{site.url}/secret-1.html", schema))
+        arguments = await _extract(client, f"{site.url}/secret-1.html", schema)
+        out = await call(client, "interact", action="scrape", **arguments)
         tabs = await call(client, "observe", what="tabs")
     assert [r["key"] for r in out["data"]] == ["S-10", "S-11", "S-20", "S-21", "S-30", "S-31"]
     assert {r["pw"] for r in out["data"]} == {"[REDACTED]"}
@@ -135,14 +134,14 @@ async def test_a_404_mid_way_stops_with_the_rows_and_secrets_never_leave_fetched
     assert meta["pagination_mode"] == "fetch"
     stop = meta["pagination_stopped"]
     assert (stop["reason"], stop["page"]) == ("http_error", 4) and "404" in stop["detail"]
+    assert out["status"] == "partial" and meta["partial_because"]["reason"] == "http_error", out
     # The tab stayed on page 1.
     assert [t["url"] for t in tabs["tabs"] if t.get("active")] == [f"{site.url}/secret-1.html"]
 
 
 async def test_a_session_that_ends_on_a_fetched_page_stops_as_a_login_redirect(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         out = await scrape_error(
             client,
@@ -163,9 +162,8 @@ async def test_a_session_that_ends_on_a_fetched_page_stops_as_a_login_redirect(
 
 
 async def test_a_next_link_to_another_site_from_a_fetched_page_is_refused_with_the_rows(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     set_sites(driver, only=[urlsplit(site.url).netloc])
     try:
         async with mcp_client(env) as client:
@@ -177,9 +175,8 @@ async def test_a_next_link_to_another_site_from_a_fetched_page_is_refused_with_t
 
 
 async def test_a_get_form_s_next_button_is_fetched_too(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/form-1.html")
         out = await scrape(

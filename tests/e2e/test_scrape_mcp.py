@@ -18,10 +18,7 @@ pytestmark = pytest.mark.anyio
 site = pages.site_with_login  # these tests need the server's sign-in and sessions
 
 
-async def test_in_place_next_and_infinite_scroll(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_in_place_next_and_infinite_scroll(pilot_on: None, env: dict[str, str], site: Site) -> None:
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/scrape/inplace.html")
         out = await scrape(
@@ -46,9 +43,8 @@ async def test_in_place_next_and_infinite_scroll(
 
 
 async def test_link_pagination_behind_a_login(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         # Signed in the way a person is (the session then lives in the browser's cookie jar).
         driver.get(f"{site.url}/login.html?next=/private/table-1.html")
@@ -76,10 +72,7 @@ async def test_link_pagination_behind_a_login(
         assert driver.current_url.endswith("/private/table-1.html")
 
 
-async def test_cards_links_images_and_numbers(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_cards_links_images_and_numbers(pilot_on: None, env: dict[str, str], site: Site) -> None:
     base = f"{site.url}/scrape"
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{base}/cards.html")
@@ -117,9 +110,8 @@ async def test_cards_links_images_and_numbers(
 
 
 async def test_nothing_matched_bad_selectors_and_big_results(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/scrape/cards.html")
         empty = await scrape(client, operation="extract", selector="table.none tr", schema={"x": "td"})
@@ -145,9 +137,8 @@ async def test_nothing_matched_bad_selectors_and_big_results(
 
 
 async def test_numbers_in_the_formats_pages_write_them(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/scrape/numbers.html")
         out = await scrape(

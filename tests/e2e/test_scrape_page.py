@@ -7,12 +7,11 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from selenium import webdriver
 
 from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser, pages
+from tests.support import pages
 from tests.support.host import call, call_error, field, host_pool
 
 pytestmark = pytest.mark.anyio
@@ -32,9 +31,8 @@ async def _open(pool: BrowserPool, url: str) -> int:
 
 
 async def test_cards_links_images_numbers_lists_and_form_values(
-    driver: webdriver.Chrome, env: dict[str, str], base: str
+    pilot_on: None, env: dict[str, str], base: str
 ) -> None:
-    browser.set_pilot(driver, True)
     origin = base.rsplit("/", 1)[0]
     async with host_pool(env) as pool:
         await _open(pool, f"{base}/cards.html")
@@ -93,9 +91,8 @@ async def test_cards_links_images_numbers_lists_and_form_values(
 
 
 async def test_no_match_is_empty_and_bad_selectors_are_told_apart(
-    driver: webdriver.Chrome, env: dict[str, str], base: str
+    pilot_on: None, env: dict[str, str], base: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with host_pool(env) as pool:
         await _open(pool, f"{base}/cards.html")
         none = await call(pool, m.Extract(id=0, selector="table.nothing tr", fields=[field("x", "td")]))
@@ -119,8 +116,7 @@ async def test_no_match_is_empty_and_bad_selectors_are_told_apart(
         assert warning["field"] == "broken" and "span[[" in warning["message"]
 
 
-async def test_secrets_never_leave_the_page(driver: webdriver.Chrome, env: dict[str, str], base: str) -> None:
-    browser.set_pilot(driver, True)
+async def test_secrets_never_leave_the_page(pilot_on: None, env: dict[str, str], base: str) -> None:
     async with host_pool(env) as pool:
         await _open(pool, f"{base}/secrets.html")
         every_way = [
@@ -153,10 +149,7 @@ async def test_secrets_never_leave_the_page(driver: webdriver.Chrome, env: dict[
 
 
 @pytest.mark.parametrize("n", [0, 1, 5000])
-async def test_row_counts_round_trip_exactly(
-    driver: webdriver.Chrome, env: dict[str, str], base: str, n: int
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_row_counts_round_trip_exactly(pilot_on: None, env: dict[str, str], base: str, n: int) -> None:
     async with host_pool(env) as pool:
         await _open(pool, f"{base}/rows.html?n={n}")
         fields = [
@@ -179,11 +172,8 @@ async def test_row_counts_round_trip_exactly(
             ]
 
 
-async def test_results_over_a_megabyte_arrive_whole(
-    driver: webdriver.Chrome, env: dict[str, str], base: str
-) -> None:
+async def test_results_over_a_megabyte_arrive_whole(pilot_on: None, env: dict[str, str], base: str) -> None:
     # ~3 MB of JSON: the extension sends it to the host in chunks, the host hands it on unparsed.
-    browser.set_pilot(driver, True)
     async with host_pool(env) as pool:
         await _open(pool, f"{base}/rows.html?n=3000&pad=1000")
         out = await call(

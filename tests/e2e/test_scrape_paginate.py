@@ -16,7 +16,7 @@ from tabpilot.demo.server import DEMO_PASSWORD, DEMO_USER, Site
 from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser, pages
+from tests.support import pages
 from tests.support.host import call, call_error, field, host_pool
 from tests.support.popup import allow_scripts_on
 
@@ -52,10 +52,7 @@ async def _log_in(pool: BrowserPool, site: Site) -> dict[str, str]:
     return await call(pool, m.Paginate(id=0, next_selector="form.login button", row_selector="input"))
 
 
-async def test_link_pagination_behind_a_login(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_link_pagination_behind_a_login(pilot_on: None, env: dict[str, str], site: Site) -> None:
     async with host_pool(env) as pool:
         signed_in = await _log_in(pool, site)
         # POST /login answers 303 to the page asked for: a redirect, by design.
@@ -91,8 +88,7 @@ async def test_link_pagination_behind_a_login(
         }
 
 
-async def test_in_place_next_button(driver: webdriver.Chrome, env: dict[str, str], site: Site) -> None:
-    browser.set_pilot(driver, True)
+async def test_in_place_next_button(pilot_on: None, env: dict[str, str], site: Site) -> None:
     url = f"{site.url}/scrape/inplace.html"
     grid = "table.grid tbody tr"
     async with host_pool(env) as pool:
@@ -107,8 +103,7 @@ async def test_in_place_next_button(driver: webdriver.Chrome, env: dict[str, str
         assert last == {"outcome": "end", "reason": "disabled", "url": url}
 
 
-async def test_ends_of_a_list(driver: webdriver.Chrome, env: dict[str, str], site: Site) -> None:
-    browser.set_pilot(driver, True)
+async def test_ends_of_a_list(pilot_on: None, env: dict[str, str], site: Site) -> None:
     url = f"{site.url}/scrape/stuck.html"
     rows = "ul.list li"
     async with host_pool(env) as pool:
@@ -131,8 +126,7 @@ async def test_ends_of_a_list(driver: webdriver.Chrome, env: dict[str, str], sit
         assert bad.code == ErrorCode.INVALID_SELECTOR
 
 
-async def test_infinite_scroll(driver: webdriver.Chrome, env: dict[str, str], site: Site) -> None:
-    browser.set_pilot(driver, True)
+async def test_infinite_scroll(pilot_on: None, env: dict[str, str], site: Site) -> None:
     async with host_pool(env) as pool:
         await call(pool, m.Navigate(id=0, url=f"{site.url}/scrape/infinite.html"))
         counts: list[tuple[int, int, bool]] = []
@@ -143,16 +137,20 @@ async def test_infinite_scroll(driver: webdriver.Chrome, env: dict[str, str], si
             counts.append((out["before"], out["after"], out["until_found"]))
         assert counts == [(10, 20, False), (20, 30, False), (30, 35, True), (35, 35, True)]
         dry = await call(pool, m.ScrollLoad(id=0, row_selector=".feed .item", timeout_ms=300))
-        assert dry == {"before": 35, "after": 35, "until_found": False}
+        assert {k: dry[k] for k in ("before", "after", "until_found", "in_flight")} == {
+            "before": 35,
+            "after": 35,
+            "until_found": False,
+            "in_flight": 0,
+        }
         assert (await call(pool, m.Count(id=0, selector=".feed .item")))["count"] == 35
         bad = await call_error(pool, m.ScrollLoad(id=0, row_selector=".feed .item", until_selector="p["))
         assert bad.code == ErrorCode.INVALID_SELECTOR
 
 
 async def test_tab_closed_while_waiting_for_the_next_page(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     original = driver.current_window_handle
     driver.switch_to.new_window("tab")
     url = f"{site.url}/scrape/stuck.html?closing"
@@ -178,10 +176,9 @@ async def test_tab_closed_while_waiting_for_the_next_page(
 
 
 async def test_the_next_page_counts_once_its_rows_are_parsed(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
     # Page 2 holds an image from a server that answers 8 s late: its rows are readable long before.
-    browser.set_pilot(driver, True)
     async with host_pool(env) as pool:
         await call(pool, m.Navigate(id=0, url=f"{site.url}/scrape/heavy-1.html"))
         step = await call(pool, m.Paginate(id=0, next_selector="a.next", row_selector="ul.items li"))

@@ -69,8 +69,7 @@ def _files_text(*dirs: Path) -> str:
     return "\n".join(text)
 
 
-async def test_secrets_stay_in_the_page(driver: webdriver.Chrome, env: dict[str, str], site: Site) -> None:
-    browser.set_pilot(driver, True)
+async def test_secrets_stay_in_the_page(pilot_on: None, env: dict[str, str], site: Site) -> None:
     url = f"{site.url}/scrape/secrets.html"
     schema = {
         "text": ":scope",
@@ -120,8 +119,7 @@ def _leak(secret: str, text: str) -> str | None:
     return None if at < 0 else text[max(0, at - 200) : at + 200]
 
 
-async def test_login_redirect_mid_workflow(driver: webdriver.Chrome, env: dict[str, str], site: Site) -> None:
-    browser.set_pilot(driver, True)
+async def test_login_redirect_mid_workflow(pilot_on: None, env: dict[str, str], site: Site) -> None:
     async with mcp_client(env) as client:
         result = await client.call_tool(
             "interact",
@@ -146,9 +144,8 @@ async def test_login_redirect_mid_workflow(driver: webdriver.Chrome, env: dict[s
 
 
 async def test_session_ends_between_two_pages(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     driver.get(f"{site.url}/login.html?next=/private/expiring.html")
     driver.execute_script(
         "document.querySelector('[name=username]').value = arguments[0];"
@@ -208,9 +205,8 @@ async def _new_tab(driver: webdriver.Chrome, client: Client, url: str) -> tuple[
 
 
 async def test_tab_closed_mid_workflow_keeps_the_partial_data(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         original, tab_id = await _new_tab(driver, client, f"{site.url}/scrape/stuck.html?closed")
         cid = await _stuck_scrape(client, site, tab_id)
@@ -222,9 +218,8 @@ async def test_tab_closed_mid_workflow_keeps_the_partial_data(
 
 
 async def test_service_worker_killed_mid_workflow(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         original, tab_id = await _new_tab(driver, client, f"{site.url}/scrape/stuck.html?killed")
         try:

@@ -59,9 +59,8 @@ def _close(rgb: list[int], want: tuple[int, int, int]) -> bool:
 
 
 async def test_viewport_screenshot_is_a_small_jpeg_of_the_right_tab(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         front = await call(client, "interact", action="navigate", url=f"{site}/second.html")
         await call(
@@ -102,10 +101,7 @@ async def test_viewport_screenshot_is_a_small_jpeg_of_the_right_tab(
         await call(client, "interact", action="close_tab", tab_id=back["tab_id"])
 
 
-async def test_element_and_full_page_screenshots(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_element_and_full_page_screenshots(pilot_on: None, env: dict[str, str], site: str) -> None:
     async with mcp_client(env) as client:
         nav = await call(client, "interact", action="navigate", url=f"{site}/tall.html")
         tid = nav["tab_id"]

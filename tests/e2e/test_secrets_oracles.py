@@ -52,6 +52,9 @@ async def test_guessing_the_token_by_selectors_gets_nowhere(env: dict[str, str],
         for guess in GUESSES:
             for sel in (
                 f"input[value^='{guess}']",
+                f"input[*|value^='{guess}']",
+                f"input[v\\61 lue^='{guess}']",
+                f"input[VALUE='{guess}' i]",
                 f"input[value='{guess}']",
                 f"p:has(> [value*='{guess}'])",
                 f"a[href*='{guess}']",
@@ -95,3 +98,52 @@ async def test_workflow_conditions_cannot_test_a_secret(env: dict[str, str], sit
             )
             seen.append(str(out["data"]))
         assert len(set(seen)) == 1 and "matched" not in seen[0], seen
+
+
+FLIP_GUESSES = ("PWVAL", "PWXYZ", "PWVAL7311", "QQQ")
+
+
+async def test_a_field_only_remembered_as_secret_answers_no_selector(env: dict[str, str], site: str) -> None:
+    # The page shows the password as text and strips its id: no selector marks it, only the memory of
+    # the page agent that watched from document_start. Every answer is the same for every guess.
+    async with mcp_client(env) as client:
+        await call(client, "interact", action="navigate", url=f"{site}/secrets/token_flip.html")
+        seen: set[str] = set()
+        for guess in FLIP_GUESSES:
+            got = []
+            for sel in (
+                f"input[value^='{guess}']",
+                f"p:has(> input[value^='{guess}'])",
+                f"[data-kind=code][v\\61 lue^='{guess}']",
+                f"input[*|value^='{guess}']",
+                f"h1 ~ p > [value*='{guess}' i]",
+            ):
+                scoped = await client.call_tool("observe", {"what": "page", "scope": sel})
+                waited = await client.call_tool(
+                    "interact",
+                    {"action": "wait_for", "selector": sel, "state": "attached", "timeout_ms": 300},
+                )
+                clicked = await client.call_tool("interact", {"action": "click", "selector": sel})
+                rows = await scrape(
+                    client, operation="extract", selector=sel, schema={"k": ":scope | attr:size"}
+                )
+                got.append((scoped.is_error, waited.is_error, clicked.is_error, rows["data"]))
+            flow = await scrape(
+                client,
+                operation="workflow",
+                steps=[
+                    {
+                        "type": "execute_js",
+                        "script": "'matched'",
+                        "save_as": "hit",
+                        "if": {"exists": f"p:has(> input[value^='{guess}'])"},
+                    },
+                    {"type": "extract", "selector": "#state", "schema": {"state": ":scope"}},
+                ],
+            )
+            got.append(str(flow["data"]))
+            seen.add(repr(got))
+        assert len(seen) == 1, seen
+        assert "matched" not in next(iter(seen))
+        snap = await call(client, "observe", what="page")
+        assert "PWVAL" not in snap["text"] and "[REDACTED]" in snap["text"], snap["text"]

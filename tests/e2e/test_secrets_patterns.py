@@ -54,9 +54,8 @@ def _save(driver: webdriver.Chrome, text: str, expect: str) -> None:
 
 
 async def test_patterns_are_edited_in_the_popup(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/secrets/hostile.html")
         text = (await snapshot(client))["text"]
@@ -82,9 +81,8 @@ async def test_patterns_are_edited_in_the_popup(
 
 
 async def test_the_agent_can_add_patterns_never_remove(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/secrets/hostile.html")
         for bad in (["(unclosed"], ["x*"], [""], ["Order [0-9]{8}", "[z-a]"]):

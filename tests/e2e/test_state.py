@@ -19,9 +19,8 @@ SECRET_VALUES = ("local-secret-1", "session-secret-2", "cookie-secret-3")
 
 
 async def test_save_clear_load_restores_storage_and_httponly_cookies(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     seen: list[str] = []
     async with mcp_client(env) as client:
         done = await log_in(client, site, DEMO_USER, DEMO_PASSWORD)

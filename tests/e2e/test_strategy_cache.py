@@ -8,10 +8,8 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client, payload, scrape
 from tests.support.popup import allow_scripts_on
 
@@ -39,10 +37,7 @@ def skus(rows: list[dict[str, Any]]) -> list[int]:
     return [int(r["sku"].removeprefix("SKU-")) for r in rows]
 
 
-async def test_walk_a_listing_with_a_cached_strategy(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_walk_a_listing_with_a_cached_strategy(pilot_on: None, env: dict[str, str], site: str) -> None:
     listing = f"{site}/cache/list.html"
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{listing}?page=1")

@@ -13,7 +13,7 @@ from selenium import webdriver
 
 from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
-from tests.support import browser, pages
+from tests.support import pages
 from tests.support.mcp_client import call, mcp_client, payload
 
 pytestmark = pytest.mark.anyio
@@ -63,9 +63,8 @@ def no_secret(value: Any) -> None:
 
 @pytest.mark.parametrize("page", sorted(EXPECTED))
 async def test_the_draft_reproduces_its_sample(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site, page: str
+    pilot_on: None, env: dict[str, str], site: Site, page: str
 ) -> None:
-    browser.set_pilot(driver, True)
     kind, selector, fields, rows = EXPECTED[page]
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/suggest/{page}")
@@ -93,10 +92,7 @@ async def test_the_draft_reproduces_its_sample(
         assert not got["metadata"].get("warnings"), got["metadata"]
 
 
-async def test_query_words_css_selector_and_secrets(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_query_words_css_selector_and_secrets(pilot_on: None, env: dict[str, str], site: Site) -> None:
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/suggest/dashboard.html")
         plain = await suggest(client)
@@ -146,9 +142,8 @@ async def test_query_words_css_selector_and_secrets(
 
 
 async def test_the_skeleton_stops_at_its_budget_and_bad_regions_are_errors(
-    driver: webdriver.Chrome, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         # A hidden card that looks like the others but for one class is left out by that class.
         await call(client, "interact", action="navigate", url=f"{site.url}/scrape/cards.html")

@@ -27,10 +27,7 @@ async def _title(client: Any, **target: Any) -> str:
     return (await call(client, "interact", action="execute_js", script="document.title", **target))["result"]
 
 
-async def test_back_forward_reload_wait_for_the_page(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_back_forward_reload_wait_for_the_page(pilot_on: None, env: dict[str, str], site: str) -> None:
     async with mcp_client(env) as client:
         tab = await call(client, "interact", action="new_tab", url=f"{site}/index.html")
         assert tab["title"] == "TabPilot fixture" and tab["active"] is True
@@ -71,9 +68,8 @@ async def test_back_forward_reload_wait_for_the_page(
     ],
 )
 async def test_new_tab_and_navigate_refuse_off_limits_urls(
-    driver: webdriver.Chrome, env: dict[str, str], url: str
+    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], url: str
 ) -> None:
-    browser.set_pilot(driver, True)
     before = len(driver.window_handles)
     async with mcp_client(env) as client:
         for action in ("new_tab", "navigate"):
@@ -83,9 +79,8 @@ async def test_new_tab_and_navigate_refuse_off_limits_urls(
 
 
 async def test_switch_and_close_tabs_and_the_errors_of_a_closed_tab(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         bg = await call(client, "interact", action="new_tab", url=f"{site}/second.html", active=False)
         assert bg["active"] is False
@@ -116,9 +111,8 @@ async def test_switch_and_close_tabs_and_the_errors_of_a_closed_tab(
 
 
 async def test_a_tab_closed_under_a_running_command_is_tab_closed(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         tab = await call(client, "interact", action="new_tab", url=f"{site}/second.html", active=False)
         outcome: dict[str, Any] = {}
@@ -143,9 +137,8 @@ async def test_a_tab_closed_under_a_running_command_is_tab_closed(
 
 
 async def test_tracked_tab_gets_commands_until_untracked_or_closed(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         home = await call(client, "interact", action="new_tab", url=f"{site}/index.html")
         other = await call(client, "interact", action="new_tab", url=f"{site}/second.html")

@@ -31,9 +31,8 @@ async def _load_noisy(client: Client, site: str) -> int:
 
 
 async def test_errors_are_recorded_with_source_and_read_by_cursor(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         tid = await _load_noisy(client, site)
         first = await call(client, "observe", what="errors")
@@ -83,9 +82,8 @@ async def test_errors_are_recorded_with_source_and_read_by_cursor(
 
 
 async def test_network_requests_without_headers_or_bodies(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    pilot_on: None, env: dict[str, str], site: str
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         start = (await call(client, "observe", what="network"))["cursor"]
         await _load_noisy(client, site)

@@ -32,6 +32,9 @@ FLAGS = [*BASE_FLAGS, "--no-sandbox", "--headless=new", "--window-size=1280,800"
 PAGE_LOAD_TIMEOUT_S = 30
 FIRST_TAB_TIMEOUT_S = 20
 LAUNCHES = 5  # a fresh CI run once saw the first tab stuck in three launches in a row
+# What set_pilot last made of the pilot, per browser session (chromedriver's session id): a test that
+# needs it on finds it so from the test before most of the time, and the popup is not opened for it.
+_pilot_known: dict[str, bool] = {}
 
 
 def tabpilot_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -76,7 +79,7 @@ def start_chromium(
             return driver
         # Now and then the first tab of a new browser never loads, and every later command on it
         # hangs (seen on Chromium 156, more often under load): start the browser again.
-        _kill(driver)
+        kill(driver)
     raise AssertionError(f"Chromium's first tab never loaded in {LAUNCHES} launches")
 
 
@@ -112,7 +115,7 @@ def _children(driver: webdriver.Chrome) -> list[tuple[int, str]]:
     return found
 
 
-def _kill(driver: webdriver.Chrome) -> None:
+def kill(driver: webdriver.Chrome) -> None:
     """Stop chromedriver and its browser without asking either (they may not answer)."""
     for pid, _ in _children(driver):
         with contextlib.suppress(OSError):
@@ -146,6 +149,7 @@ def _flip_in_popup(driver: webdriver.Chrome, tab: str, enabled: bool) -> None:
 
 def set_pilot(driver: webdriver.Chrome, enabled: bool) -> None:
     """Flip the AI Web Pilot toggle the way a person does: in the extension's popup page."""
+    forget_pilot(driver)
     original = driver.current_window_handle
     failure: Exception | None = None
     for _ in range(3):
@@ -155,6 +159,7 @@ def set_pilot(driver: webdriver.Chrome, enabled: bool) -> None:
         target = driver.execute_cdp_cmd("Target.createTarget", {"url": "about:blank"})["targetId"]
         try:
             _flip_in_popup(driver, target, enabled)
+            _pilot_known[driver.session_id] = enabled
             return
         except (WebDriverException, AssertionError) as exc:
             failure = exc
@@ -163,6 +168,18 @@ def set_pilot(driver: webdriver.Chrome, enabled: bool) -> None:
                 driver.execute_cdp_cmd("Target.closeTarget", {"targetId": target})
             driver.switch_to.window(original)
     raise AssertionError(f"could not set the pilot {'on' if enabled else 'off'}: {failure!r}")
+
+
+def ensure_pilot_on(driver: webdriver.Chrome) -> None:
+    """The pilot on (all sites), through the popup unless set_pilot switched it on last and nothing
+    since could have changed it (a popup opened by a test, a reset, a browser restart all forget it)."""
+    if not _pilot_known.get(driver.session_id, False):
+        set_pilot(driver, True)
+
+
+def forget_pilot(driver: webdriver.Chrome) -> None:
+    """The pilot's state is no longer known (it may have been changed other than by set_pilot)."""
+    _pilot_known.pop(driver.session_id, None)
 
 
 def service_worker_targets(driver: webdriver.Chrome) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ def opened(driver: webdriver.Chrome) -> Iterator[None]:
 
     Opened as a tab, the popup speaks of the tab used last before it (the test's page).
     """
+    browser.forget_pilot(driver)
     original = driver.current_window_handle
     driver.switch_to.new_window("tab")
     try:

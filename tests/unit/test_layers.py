@@ -31,8 +31,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "scrapecli",
         "status_cli",
         "extension_cli",
+        "install_cli",
         "demo",
-        "tabpilot_installer.commands",
         "tabpilot_installer.doctor",
     ),
     ("cli",),  # `tabpilot`: names its subcommands' modules, loads one when run
@@ -115,7 +115,7 @@ def test_the_check_sees_relative_and_lazy_imports() -> None:
     assert "tabpilot.wire.messages" in _imports(PKG / "engine" / "steps" / "click.py")
     assert "tabpilot.link.localsock" in _imports(PKG / "link" / "client.py")
     assert "tabpilot_installer.hosts" in _imports(PKG / "browser" / "launch.py")
-    assert _unit("tabpilot_installer.commands") == "tabpilot_installer.commands"
+    assert _unit("tabpilot_installer.doctor") == "tabpilot_installer.doctor"
     assert _unit("tabpilot_installer.hosts") == "tabpilot_installer"
     assert _unit("tabpilot.bridge.tools.page") == "bridge"
     assert _unit("msgspec") is None
@@ -129,12 +129,12 @@ def test_the_check_catches_imports_upward_and_sideways() -> None:
     assert _upward("markdown", {"tabpilot.link"}) == ["link"]
     assert _upward("tabpilot_installer", {"tabpilot.browser.process"}) == ["browser"]
     assert (
-        _upward("tabpilot_installer.commands", {"tabpilot.browser.process", "tabpilot_installer.hosts"}) == []
+        _upward("tabpilot_installer.doctor", {"tabpilot.browser.process", "tabpilot_installer.hosts"}) == []
     )
 
 
-def test_the_readme_shows_these_layers_top_first() -> None:
-    text = (ROOT / "README.md").read_text()
+def test_the_internals_page_shows_these_layers_top_first() -> None:
+    text = (ROOT / "docs" / "internals.md").read_text()
     block = text.split("<!-- layers:begin -->\n```\n")[1].split("```\n<!-- layers:end -->")[0]
     shown = [tuple(re.split(r"\s{2,}", line)[0].split(", ")) for line in block.splitlines()]
     assert shown == list(reversed(LAYERS))

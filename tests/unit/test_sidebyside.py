@@ -1,27 +1,17 @@
-"""The side-by-side table's site columns (bench/sidebyside.py), from results as `run` returns them."""
+"""The side-by-side table's site columns (bench/scenarios/sidebyside.py), from results as `run` returns."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bench import sidebyside
-from bench.sidebyside import Side
+from bench.scenarios import sidebyside
+from bench.scenarios.sidebyside import Side
 
 from tests.fixtures.realapps.sitelog import Request
 
 
 def _results(tasks: list[dict[str, Any]]) -> dict[str, Any]:
-    machine = {
-        "arch": "x86_64",
-        "cores": 2,
-        "cpu": "cpu",
-        "load_avg": [1.0, 1.0, 1.0],
-        "load_avg_after": [2.0, 2.0, 2.0],
-        "chromium": "Chromium",
-        "commit": "abc1234",
-        "date": "today",
-    }
-    return {"machine": machine, "runs": 2, "playwright_mcp": "0.0.0", "tasks": tasks}
+    return {"tasks": tasks}
 
 
 def _side(ms: list[float], site: list[tuple[float, int]], requests: bool = False) -> dict[str, Any]:
@@ -38,20 +28,18 @@ def test_site_columns_come_from_the_fastest_run() -> None:
     assert mine["request_log"] == [{"at_ms": 10.0, "ms": 40.0, "method": "GET", "path": "/p", "status": 200}]
     theirs = _side([1000, 1200], [(600, 13), (650, 13)])
     assert "request_log" not in theirs
-    table = sidebyside._table(
-        _results([{"task": "linked pages", "tabpilot": mine, "playwright_mcp": theirs}])
-    )  # pyright: ignore[reportPrivateUsage]
-    row = table.splitlines()[1].split()
-    # TabPilot 600, Playwright 1,000, ratio 0.60x; site 400/600; floor 600/1000; 13/13 requests; over
+    table = sidebyside.table(_results([{"task": "linked pages", "tabpilot": mine, "playwright_mcp": theirs}]))
+    row = [cell.strip() for cell in table.splitlines()[2].strip("|").split("|")]
+    # TabPilot 600, Playwright 1,000, ratio 0.60; site 400 / 600; floor 600 / 1000; 13 / 13 requests; over
     # (600 - 400) / 400.
-    assert row[2:8] == ["600", "1,000", "0.60x", "400/600", "0.60x", "13/13"]
-    assert row[8] == "+50%"
-    assert "linked pages, tabpilot: 600 ms, site 400 ms" in table
+    assert row[:8] == ["linked pages", "600", "1,000", "0.60×", "400 / 600", "0.60×", "13 / 13", "+50%"]
 
 
 def test_no_floor_when_playwright_was_wrong() -> None:
     mine = _side([600], [(400, 13)])
     theirs = _side([1000], [(600, 13)])
     theirs["exact"] = False
-    table = sidebyside._table(_results([{"task": "t", "tabpilot": mine, "playwright_mcp": theirs}]))  # pyright: ignore[reportPrivateUsage]
-    assert "0.60x" not in table
+    table = sidebyside.table(_results([{"task": "t", "tabpilot": mine, "playwright_mcp": theirs}]))
+    row = [cell.strip() for cell in table.splitlines()[2].strip("|").split("|")]
+    assert row[3] == "" and row[5] == "", "no ratio and no floor from a wrong answer"
+    assert row[7] == "+50%", "TabPilot's own over still shows"

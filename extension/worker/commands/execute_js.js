@@ -7,6 +7,7 @@ import { DEFAULTS, ERR } from '../protocol.js';
 import { timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { MAX_RESULT_CHARS, runScript } from '../lib/page_script.js';
+import { knownSecrets } from '../lib/known_secrets.js';
 import { JsonText } from '../lib/reply.js';
 import { getPatterns, getRedaction } from '../lib/state.js';
 
@@ -24,7 +25,7 @@ export async function run(msg, { signal }) {
   if (typeof msg.script !== 'string') throw new CommandError(ERR.INVALID_PARAMS, 'script must be a string');
   const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.execute_js.timeout_ms);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
-  const rules = { redact: await getRedaction(), patterns: await getPatterns() };
+  const rules = { redact: await getRedaction(), patterns: await getPatterns(), values: await knownSecrets(msg, signal) };
   const { out } = await runScript(msg, {
     args: [msg.script, MAX_RESULT_CHARS, null, 10_000, null, rules],
     sources: (runner) => sources(runner, msg.script, rules),

@@ -6,6 +6,7 @@ import { DEFAULTS, ERR } from '../protocol.js';
 import { timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
 import { MAX_RESULT_CHARS, runScript } from '../lib/page_script.js';
+import { knownSecrets } from '../lib/known_secrets.js';
 import { JsonText } from '../lib/reply.js';
 import { getPatterns, getRedaction } from '../lib/state.js';
 import { EXTRACTOR_SOURCE } from '../../main_world/run_script.js';
@@ -39,7 +40,7 @@ export async function run(msg, { signal }) {
   if (css !== null && (typeof css !== 'string' || !css.trim())) throw new CommandError(ERR.INVALID_PARAMS, 'css_selector must be a non-empty CSS selector');
   const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.extract_script.timeout_ms);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
-  const extractor = { root: css, redact: await getRedaction(), patterns: await getPatterns(), lines: msg.script.split('\n').length };
+  const extractor = { root: css, redact: await getRedaction(), patterns: await getPatterns(), values: await knownSecrets(msg, signal), lines: msg.script.split('\n').length };
   const { tabId, out } = await runScript(msg, {
     // No item cap: rows are the point, and the size limit still holds.
     args: [msg.script, MAX_RESULT_CHARS, null, null, extractor],

@@ -13,8 +13,7 @@
 import { DEFAULTS, ERR, MAX_RESULT_BYTES } from '../protocol.js';
 import { bounded, timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
-import { injectAgent } from '../lib/ahead.js';
-import { inPage } from '../lib/page.js';
+import { injectAgent, inPage } from '../lib/page.js';
 import { JsonText } from '../lib/reply.js';
 import { onTab } from '../lib/target.js';
 

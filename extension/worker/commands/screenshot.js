@@ -59,16 +59,27 @@ export async function run(msg, { signal }) {
   const box = msg.ref || msg.selector ? await elementBox(msg, signal) : null;
   const tab = await onTab(box ? box.tab_id : msg.tab_id, (id) => chrome.tabs.get(id));
   signal.throwIfAborted();
-  const masks = await maskTab(msg, tab.id, signal);
-  try {
-    const shot = await capture(msg, tab, box, { format, quality, maxWidth, signal });
-    shot.masked = masks.regions;
-    if (masks.frames) shot.masked_frames = masks.frames;
-    return shot;
-  } finally {
-    await masks.remove();
+  // A secret that moved or appeared between masking and capture may be in the picture unmasked: the
+  // picture is thrown away and taken again, and refused when the page never holds still.
+  for (let attempt = 1; ; attempt += 1) {
+    const masks = await maskTab(msg, tab.id, signal);
+    try {
+      const shot = await capture(msg, tab, box, { format, quality, maxWidth, signal });
+      if (await masks.settled()) {
+        shot.masked = masks.regions;
+        if (masks.frames) shot.masked_frames = masks.frames;
+        return shot;
+      }
+    } finally {
+      await masks.remove();
+    }
+    if (attempt >= ATTEMPTS) {
+      throw new CommandError(ERR.SECRET_UNMASKABLE, `the secrets on tab ${tab.id} kept moving or appearing while the screenshot was taken (${ATTEMPTS} tries), so they could not be masked: no screenshot was returned; wait for the page to settle, or read it as text (observe page)`, { data: { tab_id: tab.id } });
+    }
   }
 }
+
+const ATTEMPTS = 4;
 
 async function capture(msg, tab, box, { format, quality, maxWidth, signal }) {
   try {

@@ -1,5 +1,6 @@
 // Infinite scroll, one step: scroll to the end and wait for more rows (or a visible until_selector;
-// without one, the feed's own end notice such as "No more posts": page/feed_end.js).
+// without one, the feed's own end notice such as "No more posts": page/feed_end.js); a feed behind a
+// "Load more" button has it pressed when the scroll started no request (page/scroll_load.js).
 // The page waits with a MutationObserver for at most timeout_ms; running out of time is an answer
 // (after == before), not an error: it is how the end of the list shows. With quiet_ms the end comes
 // sooner, on the loader's own signals: the page reports that nothing changed for quiet_ms, and this
@@ -25,32 +26,46 @@ export async function run(msg, { signal }) {
   const quietMs = msg.quiet_ms ?? null;
   if (quietMs !== null && (!Number.isInteger(quietMs) || quietMs <= 0)) throw new CommandError(ERR.INVALID_PARAMS, 'quiet_ms must be a positive integer');
   const args = { row_selector: msg.row_selector, until_selector: msg.until_selector ?? null, wait_ms: waitMs, quiet_ms: quietMs };
-  if (quietMs === null) {
-    const out = await inPage({ ...msg, timeout_ms: waitMs + MARGIN_MS }, 'scroll_load', args, { signal });
-    return answer(out);
-  }
   const tabId = await onTab(msg.tab_id, async (id) => (await chrome.tabs.get(id)).id);
   const net = watchRequests(tabId);
   const deadline = Date.now() + waitMs;
+  const page = (more) => {
+    const a = { ...args, ...more, wait_ms: Math.max(1, deadline - Date.now()) };
+    return inPage({ ...msg, tab_id: tabId, timeout_ms: a.wait_ms + MARGIN_MS }, 'scroll_load', a, { signal });
+  };
   try {
-    let out = await inPage({ ...msg, tab_id: tabId, timeout_ms: waitMs + MARGIN_MS }, 'scroll_load', args, { signal });
-    while (out.quiet && out.after <= out.before && !out.until_found) {
+    let out = await page({});
+    let button = false;
+    if (out.button) {
+      // A load-more control after the rows, and the scroll brought none: pressed only when the scroll
+      // started no request (a scroll trigger that fired is waited for, not doubled by a click).
+      button = true;
+      out = await page({ scroll: false, press: net.started() === 0, before: out.before });
+    }
+    // Quiet with no rows: the end only with nothing in flight (a notice being confirmed included).
+    while (quietMs !== null && out.quiet && out.after <= out.before && (!out.until_found || out.confirming)) {
       const left = deadline - Date.now();
       if (left <= 0 || net.idleFor(quietMs)) break;
       await net.settled(left);
-      const again = { ...args, scroll: false, before: out.before, wait_ms: Math.max(1, deadline - Date.now()) };
-      out = await inPage({ ...msg, tab_id: tabId, timeout_ms: again.wait_ms + MARGIN_MS }, 'scroll_load', again, { signal });
+      out = await page({ scroll: false, before: out.before });
     }
-    return answer(out);
+    return answer(out, net, button);
   } finally {
     net.stop();
   }
 }
 
-/** What the page saw, as the host reads it (`end_notice`: the feed's own end notice, no until_selector). */
-function answer(out) {
+/** What the page saw, as the host reads it (`end_notice`: the feed's own end notice, no until_selector),
+ * with the tab's loader requests during the call: `in_flight` still running as it answered, `requests`
+ * started, `load_ms` from the first one's start to the last one's end (the site's own time). */
+function answer(out, net, button) {
   const seen = { before: out.before, after: out.after, until_found: out.until_found };
-  return out.end_notice ? { ...seen, end_notice: true } : seen;
+  if (out.end_notice) seen.end_notice = true;
+  if (out.at_end !== undefined) seen.at_end = out.at_end;
+  if (button) seen.button = true;
+  if (out.clicked) seen.clicked = true;
+  if (out.grid) seen.grid = true;
+  return { ...seen, in_flight: net.inflight(), requests: net.started(), load_ms: net.loadMs() };
 }
 
 /** The tab's loader requests from now on: how many are in flight, and when the last one ended. */
@@ -58,9 +73,15 @@ function watchRequests(tabId) {
   const web = chrome.webRequest;
   const inflight = new Set();
   let lastEnd = 0;
+  let firstStart = 0;
+  let started = 0;
   let wake = null;
   const filter = { urls: ['<all_urls>'], tabId, types: LOADER_TYPES };
-  const begin = (d) => inflight.add(d.requestId);
+  const begin = (d) => {
+    inflight.add(d.requestId);
+    started += 1;
+    if (!firstStart) firstStart = Date.now();
+  };
   const end = (d) => {
     if (!inflight.delete(d.requestId)) return;
     lastEnd = Date.now();
@@ -71,6 +92,9 @@ function watchRequests(tabId) {
   web.onErrorOccurred.addListener(end, filter);
   return {
     idleFor: (ms) => inflight.size === 0 && Date.now() - lastEnd >= ms,
+    inflight: () => inflight.size,
+    started: () => started,
+    loadMs: () => (firstStart && lastEnd >= firstStart ? lastEnd - firstStart : 0),
     /** Resolves once nothing is in flight (at once if so already), or after `ms`. */
     settled: (ms) => new Promise((resolve) => {
       if (inflight.size === 0) return resolve();

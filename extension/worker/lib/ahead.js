@@ -8,12 +8,11 @@
 // while the pilot is on (switching it off forgets every tab). The tabs are kept in this worker alone:
 // a restarted worker injects at the first command, as it always could.
 import { listen } from './navwatch.js';
-import { AGENT_FILES } from './page.js';
+import { forgetArrival, injectAgent } from './page.js';
 import { allows } from './sites.js';
 import { getPilot, getScope } from './state.js';
 
 const tabs = new Map(); // tabId -> {driven, acting, stop}
-const arriving = new Map(); // tabId -> {documentId, done: Promise}, while an injection is on its way
 
 const WEB_PAGE = /^(https?|file):/i;
 
@@ -37,7 +36,7 @@ function drop(tabId) {
 function heard(tabId, e, event, d) {
   if (event === 'onRemoved') {
     drop(tabId);
-    arriving.delete(tabId);
+    forgetArrival(tabId);
     return;
   }
   // A navigation that starts while a command acts on the tab is the pilot's doing.
@@ -49,23 +48,6 @@ async function committed(d) {
   if (!WEB_PAGE.test(d.url || '')) return;
   if (!(await getPilot()) || !allows(await getScope(), d.url)) return;
   injectAgent(d.tabId, d.documentId);
-}
-
-/** Inject the page agent into tab `tabId`'s document `documentId` (once per document), not waiting for it. */
-export function injectAgent(tabId, documentId = null) {
-  const before = arriving.get(tabId);
-  if (before && documentId && before.documentId === documentId) return;
-  const target = documentId ? { tabId, documentIds: [documentId] } : { tabId, frameIds: [0] };
-  const done = chrome.scripting.executeScript({ target, files: AGENT_FILES, injectImmediately: true }).then(() => true, () => false);
-  arriving.set(tabId, { documentId, done });
-  done.then(() => {
-    if (arriving.get(tabId)?.done === done) arriving.delete(tabId);
-  });
-}
-
-/** The injection on its way into tab `tabId`, if one is (a command waits for it rather than inject twice). */
-export function arrival(tabId) {
-  return arriving.get(tabId)?.done ?? null;
 }
 
 /** The pilot opens or moves tab `tabId` now: its pages get the agent ahead from here on. */

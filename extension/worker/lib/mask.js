@@ -11,8 +11,9 @@ import { inPage } from './page.js';
 const bare = (url) => String(url || '').split('#')[0];
 
 /**
- * Mask the secrets of tab `tabId`. Answers {regions, frames, remove}: how many secret regions got a
- * box, how many unreadable frames were covered whole, and the function that takes the boxes away.
+ * Mask the secrets of tab `tabId`. Answers {regions, frames, remove, settled}: how many secret regions
+ * got a box, how many unreadable frames were covered whole, the function that takes the boxes away, and
+ * the one that says whether any secret moved since they were drawn.
  */
 export async function maskTab(msg, tabId, signal) {
   const masked = [];
@@ -49,11 +50,16 @@ export async function maskTab(msg, tabId, signal) {
   }
 
   const remove = () => Promise.all(masked.map((frameId) => inPage(at, 'unmask', {}, { frameId }).catch(() => null)));
+  // Whether every masked frame's secrets stayed where their boxes are (asked after the capture).
+  const settled = async () => {
+    const answers = await Promise.all(masked.map((frameId) => inPage(at, 'mask_settled', {}, { signal, frameId }).catch(() => ({ settled: false }))));
+    return answers.every((a) => a && a.settled);
+  };
   try {
     await maskFrame(0);
   } catch (err) {
     await remove();
     throw err;
   }
-  return { ...out, remove };
+  return { ...out, remove, settled };
 }

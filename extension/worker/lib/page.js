@@ -5,7 +5,6 @@
 import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from './deadline.js';
 import { CommandError } from './errors.js';
-import { arrival } from './ahead.js';
 import { JsonText } from './reply.js';
 import { getPatterns, getRedaction } from './state.js';
 import { onTab, tabFailure } from './target.js';
@@ -13,22 +12,48 @@ import { onTab, tabFailure } from './target.js';
 // Injected in this order; each page file registers its commands on the agent that core.js creates and
 // declares (agent.use) the names it takes from the files before it and the ones it adds.
 export const AGENT_FILES = [
-  'page/core.js', 'page/redact.js', 'page/virtual.js', 'page/extract.js', 'page/redraw.js', 'page/paginate.js', 'page/fetch.js',
+  'page/core.js', 'page/patterns.js', 'page/redact.js', 'page/safe_selector.js', 'page/virtual.js', 'page/extract.js', 'page/redraw.js',
+  'page/paginate.js', 'page/onward.js', 'page/fetch.js',
   'page/refs.js', 'page/controls.js', 'page/snapshot.js', 'page/snapshot_cmd.js',
   'page/actions.js', 'page/held.js', 'page/keyboard.js', 'page/form.js', 'page/wait.js', 'page/main_content.js',
-  'page/numbers.js', 'page/suggest_fields.js', 'page/skeleton.js', 'page/suggest.js', 'page/mask.js',
-  'page/feed_end.js',
+  'page/numbers.js', 'page/suggest_fields.js', 'page/suggest_paging.js', 'page/skeleton.js', 'page/suggest.js', 'page/mask.js',
+  'page/feed_end.js', 'page/scroll_load.js',
 ];
+
+const arriving = new Map(); // tabId -> {documentId, done: Promise}, while an injection is on its way
+
+/** Inject the page agent into tab `tabId`'s document `documentId` (once per document), not waiting for it. */
+export function injectAgent(tabId, documentId = null) {
+  const before = arriving.get(tabId);
+  if (before && documentId && before.documentId === documentId) return;
+  const target = documentId ? { tabId, documentIds: [documentId] } : { tabId, frameIds: [0] };
+  const done = chrome.scripting.executeScript({ target, files: AGENT_FILES, injectImmediately: true }).then(() => true, () => false);
+  arriving.set(tabId, { documentId, done });
+  done.then(() => {
+    if (arriving.get(tabId)?.done === done) arriving.delete(tabId);
+  });
+}
+
+/** The injection on its way into tab `tabId`, if one is (a command waits for it rather than inject twice). */
+export function arrival(tabId) {
+  return arriving.get(tabId)?.done ?? null;
+}
+
+/** Tab `tabId` is gone: nothing is on its way into it. */
+export function forgetArrival(tabId) {
+  arriving.delete(tabId);
+}
 
 // Runs in the page (isolated world): self-contained, only its source travels.
 function callAgent(name, args) {
   const agent = globalThis.__tabpilotAgent;
-  return agent ? agent.run(name, args) : { missing: true };
+  // The guard part alone (worker/lib/guard.js, from document_start) has only a few commands.
+  return agent && agent.commands[name] ? agent.run(name, args) : { missing: true };
 }
 
 async function execute(tabId, frameId, name, args) {
   const target = { tabId, frameIds: [frameId] };
-  // The agent may be on its way already (ahead.js): wait for it rather than inject it twice.
+  // The agent may be on its way already (injectAgent, ahead.js): wait for it rather than inject it twice.
   const coming = frameId === 0 ? arrival(tabId) : null;
   if (coming) await coming;
   let [first] = await chrome.scripting.executeScript({ target, func: callAgent, args: [name, args] });

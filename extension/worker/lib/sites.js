@@ -3,13 +3,13 @@
 // scope (state.js; storage closed to content scripts). Every command meets it at two points: before
 // it acts on a tab (checkTab, called by target.js's onTab) and whenever a tab a running command acts
 // on changes its URL (guardTab: navigations, redirects, clicks, tabs it opens).
-import { ERR } from '../protocol.js';
+import { ERR, SITE_MAX_CHARS, SITE_PATTERN } from '../protocol.js';
 import { CommandError } from './errors.js';
 import { isPiloted, pilotTab } from './blocker.js';
 import { KEY, getScope } from './state.js';
 
-// A host (or *.domain) with an optional port; IPv6 literals are not supported.
-const PATTERN_RE = /^(\*\.)?([a-z0-9_-]+\.)*[a-z0-9_-]+(:\d{1,5})?$/;
+// A host (or *.domain) with an optional port, as the host checks it (generated from wire/site_pattern.py).
+const PATTERN_RE = new RegExp(SITE_PATTERN);
 
 /** A host pattern as stored (lower case, no scheme, path or trailing dot), or null if it is not one. */
 export function normalizePattern(raw) {
@@ -18,7 +18,7 @@ export function normalizePattern(raw) {
   const scheme = text.match(/^[a-z][a-z0-9+.-]*:\/\//);
   if (scheme) text = text.slice(scheme[0].length); // a pasted URL gives its host
   text = text.split(/[/?#]/)[0].replace(/\.(?=:|$)/, '');
-  return text.length <= 260 && PATTERN_RE.test(text) ? text : null;
+  return text.length <= SITE_MAX_CHARS && PATTERN_RE.test(text) ? text : null;
 }
 
 function parse(url) {

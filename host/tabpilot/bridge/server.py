@@ -5,7 +5,6 @@ stdout is the protocol channel: nothing else may write to it, so logs go to stde
 
 from __future__ import annotations
 
-import functools
 import logging
 import sys
 from typing import TYPE_CHECKING
@@ -15,7 +14,7 @@ import click
 from .. import logfiles
 
 if TYPE_CHECKING:
-    from .faststart import Calls, Lines, Serve, Sink
+    from .stdio import Wire
     from .tools.base import Launcher
 
 log = logging.getLogger("tabpilot.bridge")
@@ -38,12 +37,11 @@ log = logging.getLogger("tabpilot.bridge")
 def command(launch: str | None, headless: bool, pinned: str | None, log_file: bool) -> None:
     """Serve TabPilot's MCP tools on stdio (your MCP client starts this)."""
     _setup_logging(log_file)
-    from .faststart import run
+    import anyio
 
-    # The SDK loads on a thread while faststart answers the handshake from its cache, and the cheapest
-    # read-only calls itself (only without --browser: choosing a browser stays the SDK path's).
-    calls = None if pinned is not None else functools.partial(fast_calls, launch)
-    run(lambda: load(launch, headless, pinned), calls)
+    from .stdio import Wire
+
+    anyio.run(serve, Wire.stdio(), launch, headless, pinned)
 
 
 def _setup_logging(to_file: bool) -> None:
@@ -58,32 +56,20 @@ def _setup_logging(to_file: bool) -> None:
     root.addHandler(handler)
 
 
-def fast_calls(launch: str | None) -> Calls | None:
-    """What serves tool calls before the SDK has loaded (None where it cannot: no Unix sockets)."""
-    if sys.platform == "win32":
-        return None
-    from .fastcall import FastCalls
-
-    return FastCalls(launch_name=launch)
-
-
-def load(launch: str | None = None, headless: bool = False, pinned: str | None = None) -> Serve:
-    """Import the SDK and build the server (the slow part of starting); return what serves stdio."""
+async def serve(
+    wire: Wire, launch: str | None = None, headless: bool = False, pinned: str | None = None
+) -> None:
+    """Build the server and serve `wire` until the client leaves."""
     from ..link.client import BrowserPool, PinnedBrowserPool
-    from .tools.app import build_server
+    from .tools.app import build_server, serve_stdio
     from .tools.base import Backend
 
     pool = BrowserPool() if pinned is None else PinnedBrowserPool(pinned)
     start = launcher(launch, headless=headless) if launch else None
-    server = build_server(Backend(pool, launch=start, launch_name=launch))
-
-    async def serve(lines: Lines, sink: Sink) -> None:
-        try:
-            await server.run_stdio_async(lines.read(), sink)
-        finally:
-            await pool.aclose()
-
-    return serve
+    try:
+        await serve_stdio(build_server(Backend(pool, launch=start, launch_name=launch)), wire)
+    finally:
+        await pool.aclose()
 
 
 def launcher(name: str, *, headless: bool = False) -> Launcher:

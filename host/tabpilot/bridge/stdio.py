@@ -1,28 +1,22 @@
 """The protocol's stdin and stdout, moved off fds 0 and 1 so that stray prints and child processes
 write to stderr instead of corrupting the protocol.
 
-MCP clients give a server pipes or sockets, and those are read and written without a helper thread:
-until the SDK has loaded, the main thread waits on stdin and on the loader's wake-up at once; then the
-event loop reads and writes the same descriptors, so a message costs no hop between threads. Anything
-else (a terminal, a file, Windows pipes) is read by a thread, as the SDK itself would.
-
-Nothing but the stdlib (and no asyncio) until the SDK has loaded: this runs before anything heavy is imported.
+MCP clients give a server pipes or sockets, and those are read and written by the event loop itself,
+so a message costs no hop between threads. Anything else (a terminal, a file, Windows pipes) is read
+by a thread, as the SDK itself would.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
-import queue
-import select
 import stat
 import sys
-import threading
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from collections.abc import AsyncGenerator
 
-if TYPE_CHECKING:
-    import asyncio
+import anyio
+import anyio.to_thread
 
 _CHUNK = 1 << 16
 
@@ -73,7 +67,7 @@ class LineSplitter:
 
 
 class Wire:
-    """The descriptors that carry the protocol, read and written before and after the SDK loads."""
+    """The descriptors that carry the protocol."""
 
     @classmethod
     def stdio(cls) -> Wire:
@@ -97,58 +91,9 @@ class Wire:
         self._poll_out = not shared and _pollable(out)
         self._out_nonblocking = False
         self._send_lock: asyncio.Lock | None = None
-        self._chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()  # None: the SDK is ready
-        self._wake_r, self._wake_w = os.pipe() if self._poll_in else (-1, -1)
-        if not self._poll_in:
-            threading.Thread(target=self._read_thread, name="stdin", daemon=True).start()
 
-    def _read_thread(self) -> None:
-        chunk = b"-"
-        while chunk:
-            try:
-                chunk = os.read(self.inp, _CHUNK)
-            except OSError:
-                chunk = b""
-            self._chunks.put(chunk)
-
-    # Before the event loop runs: blocking calls on the main thread.
-
-    def wake(self) -> None:
-        """Make `read` return None; called from the thread that loads the SDK."""
-        if self._poll_in:
-            os.write(self._wake_w, b"\0")
-        else:
-            self._chunks.put(None)
-
-    def read(self) -> list[bytes] | None:
-        """Block until stdin brings lines (or EOF: see `eof`) or `wake` was called (None)."""
-        if self._poll_in:
-            poller = select.poll()
-            poller.register(self._wake_r, select.POLLIN)
-            if not self.eof:
-                poller.register(self.inp, select.POLLIN)
-            if self._wake_r in {fd for fd, _ in poller.poll()}:
-                return None  # the SDK goes first: data waiting on stdin keeps for it
-            chunk: bytes | None = os.read(self.inp, _CHUNK)
-        else:
-            chunk = self._chunks.get()
-        if chunk is None:
-            return None
-        self.eof = not chunk
-        return self._lines.feed(chunk)
-
-    def write(self, data: bytes) -> None:
-        """Write all of `data`, blocking; only before the event loop runs (or on a thread)."""
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self.out, view) :]
-
-    # On the event loop, once the SDK runs.
-
-    async def read_lines(self) -> AsyncIterator[bytes]:
-        """The rest of stdin, line by line, after what `read` returned."""
-        import anyio.to_thread
-
+    async def read_lines(self) -> AsyncGenerator[bytes, None]:
+        """Stdin, line by line, until EOF."""
         if self._poll_in:
             os.set_blocking(self.inp, False)
         while not self.eof:
@@ -159,31 +104,24 @@ class Wire:
                     await _readable(self.inp)
                     continue
             else:
-                chunk = await anyio.to_thread.run_sync(self._chunks.get, abandon_on_cancel=True)
-                assert chunk is not None, "woken twice"
+                chunk = await anyio.to_thread.run_sync(_read, self.inp, abandon_on_cancel=True)
             self.eof = not chunk
             for line in self._lines.feed(chunk):
                 yield line
 
-    async def send(self, *parts: bytes) -> None:
-        """Write one message, given in parts, from the event loop. Messages never interleave, and one
-        that has begun goes out whole even if its sender is cancelled: half a message would corrupt
-        every later one."""
-        import asyncio
-
-        import anyio
-        import anyio.to_thread
-
+    async def write(self, *parts: bytes) -> None:
+        """Write one message, given in parts. Messages never interleave, and one that has begun goes
+        out whole even if its sender is cancelled: half a message would corrupt every later one."""
         if self._send_lock is None:
             self._send_lock = asyncio.Lock()
         async with self._send_lock:
+            views = [memoryview(p) for p in parts]
             if not self._poll_out:
-                await anyio.to_thread.run_sync(self.write, b"".join(parts))  # waited for even if cancelled
+                await anyio.to_thread.run_sync(_write_all, self.out, views)  # waited for even if cancelled
                 return
             if not self._out_nonblocking:
                 os.set_blocking(self.out, False)
                 self._out_nonblocking = True
-            views = [memoryview(p) for p in parts]
             with contextlib.suppress(BlockingIOError):
                 _advance(views, os.writev(self.out, views))
             if views:
@@ -191,6 +129,18 @@ class Wire:
                 # from the event loop each page the client reads would cost a loop iteration.
                 with anyio.CancelScope(shield=True):
                     await anyio.to_thread.run_sync(_write_blocking, self.out, views)
+
+
+def _read(fd: int) -> bytes:
+    try:
+        return os.read(fd, _CHUNK)
+    except OSError:
+        return b""
+
+
+def _write_all(fd: int, views: list[memoryview]) -> None:
+    while views:
+        _advance(views, os.writev(fd, views))
 
 
 def _advance(views: list[memoryview], written: int) -> None:
@@ -206,16 +156,13 @@ def _write_blocking(fd: int, views: list[memoryview]) -> None:
     holds the send lock), so the kernel waits for room without a return to Python per page read."""
     os.set_blocking(fd, True)
     try:
-        while views:
-            _advance(views, os.writev(fd, views))
+        _write_all(fd, views)
     finally:
         os.set_blocking(fd, False)
 
 
 async def _readable(fd: int) -> None:
     """Wait until `fd` can be read without blocking."""
-    import asyncio
-
     loop = asyncio.get_running_loop()
     ready: asyncio.Future[None] = loop.create_future()
 

@@ -1,4 +1,4 @@
-"""The SDK's read and write streams, straight over the lines and sink that faststart hands over.
+"""The SDK's read and write streams, straight over the protocol's stdin and stdout (bridge.stdio).
 
 The SDK's own stdio transport puts a task and a memory stream on each side (a reader task parsing
 stdin into a stream, a writer task draining a stream to stdout), so every message crosses two extra
@@ -20,7 +20,7 @@ from .rescue import INVALID_REQUEST, Refusal, log, reread
 
 
 class Writer(Protocol):
-    """Where serialized messages go (faststart's Sink)."""
+    """Where serialized messages go (bridge.stdio.Wire)."""
 
     async def write(self, *parts: bytes) -> None:
         """Write one message, given in parts that end with its newline."""
@@ -32,7 +32,7 @@ class Incoming:
     (bridge.rescue) and, if it is no message, answered here with a JSON-RPC error: the SDK's
     dispatcher would drop it in silence and leave the client waiting."""
 
-    def __init__(self, lines: AsyncGenerator[str, None], out: Writer | None = None) -> None:
+    def __init__(self, lines: AsyncGenerator[bytes, None], out: Writer | None = None) -> None:
         self._lines = lines
         self._out = out
 
@@ -40,7 +40,7 @@ class Incoming:
         """The next message; raises anyio.EndOfStream at EOF."""
         while True:
             try:
-                line = await anext(self._lines)
+                line = (await anext(self._lines)).decode("utf-8", errors="replace")
             except StopAsyncIteration:
                 raise anyio.EndOfStream from None
             try:

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from .. import paths
 from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.site_pattern import is_site_pattern
 
 DEFAULT_PROFILE = "default"
 INSTANCE_ID_FILE = "instance-id"
@@ -20,8 +21,6 @@ EXTENSION_COPY = "extension"
 LAUNCH_CONFIG = "launch-config.json"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _ID_RE = re.compile(r"^[0-9a-f]{16}$")
-# The extension's host patterns (worker/lib/sites.js): a host or *.domain, an optional port.
-_SITE_RE = re.compile(r"^(\*\.)?([a-z0-9_-]+\.)*[a-z0-9_-]+(:\d{1,5})?$")
 # What a source checkout may hold that the browser has no use for (and a stale config).
 _IGNORE = shutil.ignore_patterns(".git", "node_modules", LAUNCH_CONFIG)
 
@@ -115,7 +114,7 @@ def site_patterns(text: str) -> list[str]:
         site = raw.strip().lower()
         if not site:
             continue
-        if not _SITE_RE.match(site) or len(site) > 260:
+        if not is_site_pattern(site):
             raise TabPilotError(
                 ErrorCode.INVALID_PARAMS,
                 f"not a site: {raw.strip()[:200]!r} (e.g. jira.acme.com, *.acme.com, 127.0.0.1:8000)",

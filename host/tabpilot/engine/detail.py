@@ -1,7 +1,7 @@
 """Reading one detail page for `follow`: fetched and parsed in the list's page (`fetch_extract`: no
 rendering, no tab, the page agent's own extract and redaction), or rendered in a background tab
 (`extract_tab`). Fetching is decided once a run, on the first detail page, read both ways: it is used
-when the two read the same (a page whose fields its scripts draw reads differently fetched), and only
+when the two read the same (paging/policy.py, the rule paging follows too), and only
 for pages on the list's origin. A later fetched page that does not read like a served page would (no root
 `selector`, no `wait_for` element, or every field empty where the first page had values: its scripts may
 draw them) is read again rendered, and `metadata.follow.rendered` counts those. A rendered page is read
@@ -29,6 +29,7 @@ from ..wire.messages import Command, ExtractTab, FetchExtract, FieldPlan, Releas
 from ..wire.replies import ExtractTabReply, FetchExtractReply, FieldWarning, Reply, decode_reply
 from ..wire.scrape import Follow
 from .context import Context
+from .paging import policy
 
 _READY = "__ready"  # the probe field a fetch reads for `wait_for` (null: not in the served HTML)
 _RELEASE_MS = 5_000
@@ -151,13 +152,9 @@ class DetailReader:
         rendered, fetched = both
         if isinstance(rendered, BaseException):
             raise rendered  # this page failed: the next one checks again
-        if isinstance(fetched, BaseException):
-            code = fetched.code if isinstance(fetched, TabPilotError) else "error"
-            self._decide("tab", f"fetching the first detail page failed ({code})")
-        elif fetched.rows != rendered.rows or not fetched.ready:
-            self._decide("tab", "the first detail page reads differently fetched (its scripts draw it)")
-        else:
-            self._decide("fetch", None)
+        copy = policy.Copy(fetched.rows, ready=fetched.ready) if isinstance(fetched, Read) else fetched
+        why = policy.mismatch(copy, policy.Copy(rendered.rows), "the first detail page")
+        self._decide("fetch" if why is None else "tab", why)
         return rendered
 
     def _decide(self, mode: str, why: str | None) -> None:

@@ -12,10 +12,10 @@ from typing import Any
 
 from ..wire.messages import Suggest
 from ..wire.replies import Candidate, SuggestReply, decode_reply
+from ..wire.replies.reading import ReadingGuess
 from .context import Context
 from .convert import Conversions
-from .schema import FieldSpec, SchemaError, parse_field
-from .steps.extract import compiled
+from .schema import FieldSpec, SchemaError, parse_field, parse_schema
 
 DEFAULT_SKELETON_BYTES = 8_000
 DEFAULT_CANDIDATES = 5
@@ -114,13 +114,32 @@ def candidate(raw: Candidate) -> dict[str, Any] | None:
         "schema": schema,
         "rows": raw.rows,
         # The very conversion extract applies to its rows: equal samples by construction.
-        "sample": Conversions(compiled(schema)).rows(rows),
+        "sample": Conversions(parse_schema(schema)).rows(rows),
     }
     if raw.next_selector is not None:
         out["next_selector"] = raw.next_selector
     if raw.score is not None:
         out["score"] = raw.score
+    if raw.paging is not None and (reading := _reading(raw.paging)) is not None:
+        out["paging"] = reading
     return out
+
+
+def _reading(guess: ReadingGuess) -> dict[str, Any] | None:
+    """`{kind, why, options}`: the extract options that read the rest of the list (only what differs
+    from their defaults, so the proposed call stays short)."""
+    options: dict[str, Any] = {}
+    if guess.paginate is not None:
+        p = guess.paginate
+        options["paginate"] = {"next_selector": p.next_selector, "max_pages": p.max_pages}
+    elif guess.scroll is not None:
+        scroll: dict[str, Any] = {"max_scrolls": guess.scroll.max_scrolls}
+        if guess.scroll.until_selector:
+            scroll["until_selector"] = guess.scroll.until_selector
+        options["scroll"] = scroll
+    if not options:
+        return None
+    return {"kind": guess.kind, "why": guess.why, "options": options}
 
 
 def _at(row: list[Any], i: int) -> Any:

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ..wire.errors import ErrorCode, TabPilotError
-from ..wire.scrape import ReplayRequest
+from ..wire.scrape import ReplayRequest, parse_request
 from . import result, urlscrub, workflows
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, RunState, obj
 from .orchestrator import ScrapeOrchestrator
-from .plan import Plan, parse_request
+from .plan import Plan
 from .store import WorkflowStore
 
 log = logging.getLogger("tabpilot.engine")
@@ -133,7 +133,7 @@ class Jobs:
                 plan, self.browser, job.state, on_progress=job.notify, grace_s=self.grace_s
             )
             recorded = None
-            if plan.record and outcome.status == "complete":
+            if plan.record and outcome.ok:
                 try:
                     recorded = self.store.save(workflows.record(plan, outcome))
                 except OSError as exc:

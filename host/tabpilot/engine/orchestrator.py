@@ -124,7 +124,7 @@ class ScrapeOrchestrator:
         if plan.cached and found is not None and self._stale(found, outcome):
             await self._mark_stale(found, step, outcome, browser, grace_s)
             return outcome
-        if outcome.status != "complete":
+        if not outcome.ok:
             return outcome
         rows, url = state.rows, state.url
         if found is not None and plan.cached:
@@ -179,7 +179,7 @@ class ScrapeOrchestrator:
     def _stale(s: Strategy, outcome: runner.Outcome) -> bool:
         if outcome.error is not None:
             return str(outcome.error.code) in STALE_ON
-        return outcome.status == "complete" and outcome.state.rows == 0 and s.typical_rows >= STALE_MIN_ROWS
+        return outcome.ok and outcome.state.rows == 0 and s.typical_rows >= STALE_MIN_ROWS
 
     async def _mark_stale(
         self, s: Strategy, step: ExtractStep, outcome: runner.Outcome, browser: Browser, grace_s: float

@@ -20,7 +20,6 @@ converts exactly into one that is, so converting back gives the same value:
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections import OrderedDict
@@ -30,38 +29,19 @@ from typing import Any, cast
 import msgspec
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
-from referencing import Registry
 from referencing.exceptions import Unresolvable
-from referencing.jsonschema import DRAFT202012
 
 from ..wire.depth import too_deep
-from ..wire.errors import ErrorCode, TabPilotError
 from . import regex
-from .outschema_report import (
-    LISTS,
-    MAPS,
-    ONE,
-    Violation,
-    failure,
-    path_of,
-    schema_problem,
-    short,
-    violations_of,
-)
+from .outschema_check import MAX_DEPTH, check, invalid_schema, resolver
+from .outschema_report import Violation, failure, schema_problem, violations_of
 from .outschema_validator import Validator
 
 MAX_SCHEMA_BYTES = 64 * 1024
-MAX_DEPTH = 32  # nesting of subschemas; deeper is a generated or recursive mistake, not a row shape
 _CACHE_SIZE = 128
 _encoder = msgspec.json.Encoder(order="sorted")
 _INT = re.compile(r"-?(0|[1-9]\d*)")
 _NUM = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")
-# Keywords of 2020-12 (validation, applicators, core, annotations): anything close to one is a typo.
-_KNOWN = sorted(
-    {*Draft202012Validator.VALIDATORS, *MAPS, *LISTS, *ONE}
-    | {"$schema", "$id", "$anchor", "$dynamicAnchor", "$vocabulary", "$comment", "title", "description"}
-    | {"default", "examples", "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding"}
-)
 _ARRAY_WORDS = ("items", "prefixItems", "minItems", "maxItems", "contains", "uniqueItems")
 
 
@@ -88,18 +68,13 @@ class Compiled:
         (coercion then skips it; the validator still resolves it)."""
         if ref not in self._refs:
             try:
-                self._refs[ref] = _resolver(self.schema).lookup(ref).contents
+                self._refs[ref] = resolver(self.schema).lookup(ref).contents
             except Unresolvable:
                 self._refs[ref] = None
         return self._refs[ref]
 
 
 _cache: OrderedDict[bytes, Compiled] = OrderedDict()
-
-
-def invalid_schema(message: str, **data: Any) -> TabPilotError:
-    """The agent's output_schema is not a usable JSON Schema."""
-    return TabPilotError(ErrorCode.INVALID_OUTPUT_SCHEMA, f"output_schema {message}", data=data or None)
 
 
 def compile(schema: Any) -> Compiled:
@@ -126,7 +101,7 @@ def compile(schema: Any) -> Compiled:
     except SchemaError as exc:
         message, keyword, where = schema_problem(exc)
         raise invalid_schema(message, keyword=keyword, schema_path=where) from None
-    _check(own, own, "$", 0)
+    check(own)
     if b'"unevaluatedProperties"' in key and b'"patternProperties"' in key:
         raise invalid_schema(
             "combines unevaluatedProperties with patternProperties, which is not supported: "
@@ -334,70 +309,3 @@ def _is_whole(schema: dict[str, Any]) -> bool:
     if types:
         return "array" in types and "object" not in types
     return "properties" not in schema and any(w in schema for w in _ARRAY_WORDS)
-
-
-def _resolver(root: dict[str, Any]) -> Any:
-    registry: Any = cast(Any, Registry)()
-    return registry.resolver_with_root(DRAFT202012.create_resource(root))
-
-
-def _check(node: Any, root: dict[str, Any] | None, where: str, depth: int) -> None:
-    """What check_schema lets through but an agent gets wrong: refs that leave the schema (the host
-    fetches nothing) or do not resolve, a misspelt keyword (ignored by the spec, so nothing would be
-    checked), and nesting past MAX_DEPTH."""
-    if not isinstance(node, dict):
-        return
-    if depth > MAX_DEPTH:
-        raise invalid_schema(f"at {where}: nested deeper than {MAX_DEPTH} levels", keyword=None)
-    if depth and "$id" in node:
-        root = None  # refs below resolve against this subschema's own $id: the validator follows them
-    for k, v in cast(dict[str, Any], node).items():
-        at = path_of(where, [k])
-        if k in MAPS and isinstance(v, dict):
-            for name, sub in cast(dict[str, Any], v).items():
-                if k == "patternProperties":
-                    _check_pattern(k, name, at)
-                _check(sub, root, path_of(at, [name]), depth + 1)
-        elif k == "pattern" and isinstance(v, str):
-            _check_pattern(k, v, where)
-        elif k in LISTS and isinstance(v, list):
-            for i, sub in enumerate(cast(list[Any], v)):
-                _check(sub, root, f"{at}[{i}]", depth + 1)
-        elif k in ONE:
-            _check(v, root, at, depth + 1)
-        elif k in ("$ref", "$dynamicRef") and isinstance(v, str):
-            _check_ref(k, v, root, where)
-        elif k not in _KNOWN:
-            near = difflib.get_close_matches(k, _KNOWN, n=1, cutoff=0.85)
-            if near:
-                raise invalid_schema(
-                    f'at {where}: "{k}" is not a JSON Schema keyword: did you mean "{near[0]}"?',
-                    keyword=k,
-                    schema_path=where,
-                )
-
-
-def _check_pattern(k: str, pattern: str, where: str) -> None:
-    try:
-        regex.compiled(pattern)
-    except regex.PatternError as exc:
-        raise invalid_schema(
-            f'at {where}: "{k}" {short(pattern)} cannot run: {exc}', keyword=k, schema_path=where
-        ) from None
-
-
-def _check_ref(k: str, ref: str, root: dict[str, Any] | None, where: str) -> None:
-    if not ref.startswith("#"):
-        raise invalid_schema(
-            f'at {where}: "{k}": {short(ref)} points outside the schema; only local refs like '
-            '"#/$defs/price" are followed (nothing is fetched)',
-            keyword=k,
-            schema_path=where,
-        )
-    try:
-        if root is not None:
-            _resolver(root).lookup(ref)
-    except Unresolvable:
-        raise invalid_schema(
-            f'at {where}: "{k}": {short(ref)} does not resolve', keyword=k, schema_path=where
-        ) from None

@@ -7,9 +7,9 @@ from typing import Any, cast
 
 import msgspec
 
-from ..wire.depth import MAX_DEPTH, too_deep
-from ..wire.echo import clip, nearest, show
+from ..wire.echo import nearest, show
 from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.fields import explain
 from ..wire.scrape import (
     MAX_STEPS,
     ErrorRecovery,
@@ -20,7 +20,7 @@ from ..wire.scrape import (
     SuggestRequest,
     WorkflowRequest,
 )
-from .fields import explain, unknown_path
+from ..wire.scrape import parse_request as parse_request  # the request, read before it is planned
 from .schema import SchemaError
 from .steps import STEP_UNION, StepBase, decode_step, step_types
 from .steps.extract import ExtractStep
@@ -57,21 +57,6 @@ class Plan:
 def invalid(message: str) -> TabPilotError:
     """The agent's request is wrong in a way it can fix."""
     return TabPilotError(ErrorCode.INVALID_PARAMS, message)
-
-
-def parse_request(value: Any) -> ScrapeRequest:
-    """A ScrapeRequest from JSON-like input (or one already typed); any problem is invalid_params."""
-    if isinstance(value, ExtractRequest | WorkflowRequest | ReplayRequest | SuggestRequest):
-        return value
-    if too_deep(value):  # before msgspec and the schema checker, which recurse
-        raise invalid(f"scrape: the request nests deeper than {MAX_DEPTH} levels")
-    try:
-        return msgspec.convert(value, ScrapeRequest)
-    except msgspec.ValidationError as exc:
-        path = unknown_path(exc)
-        data = None if path is None else {"field": clip(path)}
-        message = f"scrape: {explain(exc, ScrapeRequest, value)}"
-        raise TabPilotError(ErrorCode.INVALID_PARAMS, message, data=data) from None
 
 
 def build_plan(req: ScrapeRequest) -> Plan:
@@ -135,6 +120,7 @@ def _extract_step(req: ExtractRequest) -> ExtractStep:
             virtual=o.virtual,
             timeout_ms=o.timeout_ms,
             follow=req.follow,
+            key_fields=req.key_fields,
         )
     except SchemaError as exc:
         raise invalid(f"schema: {exc}") from None

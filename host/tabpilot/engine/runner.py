@@ -42,11 +42,16 @@ FATAL = frozenset(
 class Outcome:
     """How a run ended, with everything it produced."""
 
-    status: str  # complete | error | cancelled
+    status: str  # complete | partial | error | cancelled
     state: RunState
     error: TabPilotError | None = None
     failed_step: int | None = None
     duration_ms: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """Every step ran (partial: a walk stopped with no proof that its list ended)."""
+        return self.status in ("complete", "partial")
 
 
 async def run(
@@ -72,6 +77,8 @@ async def run(
     outcome = Outcome("complete", state)
     try:
         await _steps(plan, ctx, outcome)
+        if outcome.status == "complete" and "partial_because" in state.meta:
+            outcome.status = "partial"  # the metadata says why, and the option that reads on
         if _wants_telemetry(plan) and (outcome.error is None or outcome.error.code not in _NO_PAGE):
             state.telemetry = await telemetry.summary(ctx, state.started)
     except asyncio.CancelledError:

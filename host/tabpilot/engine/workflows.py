@@ -10,10 +10,10 @@ from typing import Any, cast
 import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.fields import explain
 from ..wire.scrape import ReplayRequest, WorkflowRequest
 from ..wire.secret_names import secret_name
 from . import urlscrub
-from .fields import explain
 from .plan import Plan, build_plan, invalid, params_needed
 from .runner import Outcome
 from .steps.fill import FillStep

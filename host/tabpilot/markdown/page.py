@@ -9,7 +9,6 @@ from typing_extensions import TypedDict  # pydantic needs this one on Python < 3
 
 from ..wire.errors import ErrorCode, TabPilotError
 from .chunk import Chunk, split
-from .convert import to_markdown
 
 DEFAULT_MAX_CHARS = 6_000
 
@@ -40,6 +39,8 @@ class MarkdownPage(TypedDict):
 def _chunks(html: str, max_chars: int) -> tuple[Chunk, ...]:
     # The page is read again for every chunk (it may have changed), but walking chunk 2, 3, ... of
     # an unchanged page skips conversion and chunking: the same HTML gives the same chunks.
+    from .convert import to_markdown  # its converter is a native library: loaded when first needed
+
     return tuple(split(to_markdown(html), max_chars))
 
 

@@ -4,7 +4,9 @@ A scrape file holds the same JSON as the MCP call's arguments, e.g.
 `{"operation": "extract", "selector": "table tr", "schema": {"name": "td:nth-child(1)"}}` or a
 workflow `{"operation": "workflow", "name": "daily", "record": true, "steps": [...]}`. Rows go to
 stdout or `--out` (json, jsonl or csv by its suffix); progress and errors go to stderr. The exit
-status is 0 when the scrape completed, 1 when it failed (the partial rows are still written).
+status is 0 when the scrape completed, 1 when it failed (the partial rows are still written). A result
+that may be short of the whole list (status partial: a walk stopped with no proof of the list's end)
+exits 0 and says on stderr why, and which option would read on.
 """
 
 from __future__ import annotations
@@ -22,10 +24,9 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import paths
-from ..engine.plan import parse_request
 from ..link import localsock
 from ..wire.errors import TabPilotError
-from ..wire.scrape import ReplayRequest, ScrapeRequest
+from ..wire.scrape import ReplayRequest, ScrapeRequest, parse_request
 from . import output, workflowfiles
 from .run import Bar, Target, describe_error, scrape, workflow_op
 
@@ -39,6 +40,21 @@ def cli_words(message: str, data: Any = None) -> str:
         wanted = " ".join(f"--param {k}=…" for k in cast(list[Any], missing))
         return f"this workflow needs {wanted} (secrets are never stored)"
     return message.replace("override_params: ", "--override ")
+
+
+def partial_words(meta: dict[str, Any]) -> str:
+    """Why a result is partial, and the option that would read on, in one line."""
+    why: Any = meta.get("partial_because")
+    if not isinstance(why, dict):
+        return "the list may go on"
+    found = cast(dict[str, Any], why)
+    line = f"{found.get('reason')}: {found.get('detail')}"
+    hint: Any = found.get("hint")
+    if isinstance(hint, dict):
+        h = cast(dict[str, Any], hint)
+        value = "…" if h.get("value") is None else json.dumps(h.get("value"))
+        line += f" (to read on: {h.get('option')}={value}, {h.get('why')})"
+    return line
 
 
 def _fail(exc: TabPilotError) -> click.ClickException:
@@ -134,6 +150,9 @@ def _run(
         summary += f", workflow {value['workflow_id']}"
     if meta.get("truncated"):
         summary += " (truncated: raise options.max_bytes)"
+    if value.get("status") == "partial":
+        _err.print(f"[yellow]partial[/]: {partial_words(meta)}; {summary}", highlight=False)
+        return
     if value.get("status") != "complete":
         reason = cli_words(describe_error(value), value)
         _err.print(f"[red]{value.get('status')}[/]: {reason}; {summary}", highlight=False)

@@ -11,13 +11,14 @@ from . import jsdoc, messages
 from .errors import ErrorCode
 from .secret_names import SECRET_QUERY_NAME
 from .secret_patterns import DEFAULT_PATTERNS
+from .site_pattern import SITE_MAX_CHARS, SITE_PATTERN
 
 TARGET = "worker/protocol.js"
 
 
 def render() -> str:
     """The JavaScript module text: protocol version, limits, error codes, message tags, secret patterns,
-    each command's defaults and the replies' typedefs."""
+    the site pattern, each command's defaults and the replies' typedefs."""
     codes = {code.name: code.value for code in ErrorCode}
     commands = sorted(messages.tag_of(cls) for cls in messages.EXTENSION_COMMANDS)
     lines = [
@@ -31,6 +32,8 @@ def render() -> str:
         f"export const ERR = Object.freeze({json.dumps(codes, indent=2)});",
         f"export const REDACT_PATTERNS = Object.freeze({json.dumps(list(DEFAULT_PATTERNS), indent=2)});",
         f"export const SECRET_QUERY_NAME = {json.dumps(SECRET_QUERY_NAME)};",
+        f"export const SITE_PATTERN = {json.dumps(SITE_PATTERN)};",
+        f"export const SITE_MAX_CHARS = {SITE_MAX_CHARS};",
         jsdoc.defaults_line(),
         *jsdoc.typedefs(),
         "",

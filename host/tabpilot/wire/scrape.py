@@ -1,5 +1,7 @@
-"""The scrape request, one tagged union on `operation`: the bridge and the CLI build it with
-msgspec.convert, the Scrape message carries it to the host, the engine plans and runs it.
+"""The scrape request, one tagged union on `operation`: the one description of what `interact
+{action: "scrape"}` and `tabpilot scrape FILE` take. Both read it with `parse_request`; the MCP input
+schema is generated from these types (bridge/tools/fromwire.py), descriptions included; the Scrape
+message carries it to the host, the engine plans and runs it.
 
 Every struct forbids unknown fields (a misspelt option must fail, not be ignored).
 """
@@ -10,6 +12,11 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta, Struct
+
+from .depth import MAX_DEPTH, too_deep
+from .echo import clip
+from .errors import ErrorCode, TabPilotError
+from .fields import explain, unknown_path
 
 MAX_STEPS = 50
 MAX_PAGES = 500
@@ -109,10 +116,25 @@ class ErrorRecovery(Struct, forbid_unknown_fields=True):
         return self.max_retries if self.on_timeout == "retry_step" else 0
 
 
+# What the agent reads beside a field in the MCP input schema; a field used by several operations says
+# which ones.
+OutputSchema = Annotated[
+    dict[str, Any] | None,
+    Meta(description="extract/replay: JSON Schema (2020-12) the rows must match; values are coerced."),
+]
+CssSelector = Annotated[str | None, Meta(description="suggest/extract script: the page region to look at.")]
+
+
 class _Request(Struct, tag_field="operation", forbid_unknown_fields=True, omit_defaults=True, kw_only=True):
     """What every scrape request may say: its tab, its options and pace, its params, a recording."""
 
-    options: Options = msgspec.field(default_factory=Options)
+    options: Annotated[
+        Options,
+        Meta(
+            description="extract: paginate (Next links are fetched; the tab stays on page 1), scroll, "
+            "limit, where {field: value | {op: value}}, virtual; workflow: delay_ms."
+        ),
+    ] = msgspec.field(default_factory=Options)
     error_recovery: ErrorRecovery = msgspec.field(default_factory=ErrorRecovery)
     params: dict[str, Any] | None = None
     name: str | None = None
@@ -131,41 +153,93 @@ class ExtractRequest(_Request, tag="extract"):
     """Rows from the page: selector + schema, an agent-written script, or a cached strategy."""
 
     selector: str | None = None
-    schema: dict[str, str] | None = None
-    # A JSON Schema the rows must match; an agent-written extractor in place of selector + schema;
-    # the page region; a cached strategy to rerun (or the one matching the URL); the fields that
-    # identify a row when pages are aggregated.
-    output_schema: dict[str, Any] | None = None
-    script: str | None = None
-    css_selector: str | None = None
-    extraction_id: str | None = None
-    use_cache: bool = False
-    key_fields: list[str] | None = None
-    follow: Follow | None = None  # each row's link read and merged (engine/follow.py)
+    schema: Annotated[
+        dict[str, str] | None,
+        Meta(
+            description='extract: field -> "css | op | op"; ops text html attr:NAME url number boolean all.'
+        ),
+    ] = None
+    output_schema: OutputSchema = None
+    script: Annotated[
+        str | None,
+        Meta(
+            description="extract: your extractor, a function body run in the page with `root` (the "
+            "css_selector match, else document); await allowed; return the rows (an array)."
+        ),
+    ] = None
+    css_selector: CssSelector = None
+    extraction_id: Annotated[
+        str | None,
+        Meta(
+            description="extract: rerun the cached strategy an earlier extract returned (alone: nothing "
+            "else needed; with selector + schema or script: repair it after strategy_stale)."
+        ),
+    ] = None
+    use_cache: Annotated[bool, Meta(description="extract: rerun the cached strategy matching this URL.")] = (
+        False
+    )
+    key_fields: Annotated[
+        list[str] | None, Meta(description="extract: fields that identify a row when pages aggregate.")
+    ] = None
+    follow: Annotated[
+        Follow | None,
+        Meta(
+            description="extract: read each row's page (the URL in its `field`; fetched, else in a "
+            "background tab) and merge `schema`'s fields into the row."
+        ),
+    ] = None  # engine/follow.py
 
 
 class WorkflowRequest(_Request, tag="workflow"):
     """Steps run in order (recorded under `name` with `record`)."""
 
-    steps: list[Any] | None = None  # decoded into steps.Step by the plan (errors then name the step)
-    output_schema: dict[str, Any] | None = None  # refused: it belongs on the extract steps
+    # Decoded into steps.Step by the plan (errors then name the step).
+    steps: Annotated[
+        list[Any] | None,
+        Meta(
+            description="workflow: [{type: navigate|wait|click|fill|type|press|select|check|hover|scroll|"
+            "extract|execute_js|screenshot, ..., if/unless: {exists: css}, save_as, timeout_ms}]; strings "
+            "may use {{name}}, {{params.x}}; fields, login bounces: observe what=help."
+        ),
+    ] = None
+    output_schema: OutputSchema = None  # refused: it belongs on the extract steps
 
 
 class ReplayRequest(_Request, tag="replay"):
     """A recorded workflow again, with overrides and params, locked to its domains unless allowed."""
 
     workflow_id: str | None = None
-    override_params: dict[str, Any] | None = None
-    output_schema: dict[str, Any] | None = None
+    override_params: Annotated[
+        dict[str, Any] | None, Meta(description='replay: {"steps[0].url": "https://..."}.')
+    ] = None
+    output_schema: OutputSchema = None
     allow_domain_change: bool = False
 
 
 class SuggestRequest(_Request, tag="suggest"):
     """The page's repeated records as draft extractions; `query` words rank them."""
 
-    query: str | None = None
-    css_selector: str | None = None
+    query: Annotated[str | None, Meta(description="suggest: words describing the records you want.")] = None
+    css_selector: CssSelector = None
 
 
 # One `interact {action: "scrape"}` call (and one file given to `tabpilot scrape`), tagged on `operation`.
 ScrapeRequest = ExtractRequest | WorkflowRequest | ReplayRequest | SuggestRequest
+REQUEST_TYPES: tuple[type[_Request], ...] = (ExtractRequest, WorkflowRequest, ReplayRequest, SuggestRequest)
+
+
+def parse_request(value: Any) -> ScrapeRequest:
+    """A ScrapeRequest from JSON-like input (or one already typed); any problem is invalid_params."""
+    if isinstance(value, ExtractRequest | WorkflowRequest | ReplayRequest | SuggestRequest):
+        return value
+    if too_deep(value):  # before msgspec, which recurses
+        raise TabPilotError(
+            ErrorCode.INVALID_PARAMS, f"scrape: the request nests deeper than {MAX_DEPTH} levels"
+        )
+    try:
+        return msgspec.convert(value, ScrapeRequest)
+    except msgspec.ValidationError as exc:
+        path = unknown_path(exc)
+        data = None if path is None else {"field": clip(path)}
+        message = f"scrape: {explain(exc, ScrapeRequest, value)}"
+        raise TabPilotError(ErrorCode.INVALID_PARAMS, message, data=data) from None

@@ -15,12 +15,23 @@ from functools import lru_cache
 REDACTED = "[REDACTED]"
 LUHN = "luhn:"
 
+# Between a card's groups: up to three spaces of any kind (no-break and thin spaces, zero-width ones),
+# dashes, or a no-break space as HTML writes it (an element's html).
+CARD_SEPARATOR = r"(?:[ \t\u00a0\u2000-\u200b\u202f\u205f\u3000-]|&nbsp;|&#160;|&#[xX][aA]0;){1,3}"
+
 DEFAULT_PATTERNS: tuple[str, ...] = (
     # Payment cards: 13-19 digits, bare or in groups of four (Amex 4-6-5); issuers start with 2-6,
     # which keeps ISBNs (978/979), timestamps and most ids out before the Luhn check.
     LUHN
-    + r"\b(?:[2-6][0-9]{12,18}|[2-6][0-9]{3}(?:[ -][0-9]{4}){2}[ -][0-9]{1,7}"
-    + r"|3[47][0-9]{2}[ -][0-9]{6}[ -][0-9]{5})\b",
+    + r"\b(?:[2-6][0-9]{12,18}|[2-6][0-9]{3}(?:"
+    + CARD_SEPARATOR
+    + r"[0-9]{4}){2}"
+    + CARD_SEPARATOR
+    + r"[0-9]{1,7}|3[47][0-9]{2}"
+    + CARD_SEPARATOR
+    + r"[0-9]{6}"
+    + CARD_SEPARATOR
+    + r"[0-9]{5})\b",
     # AWS access key ids.
     r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b",
     # PEM private keys, whole or cut off after the header.
@@ -50,6 +61,11 @@ def luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
+def match_digits(match: str) -> str:
+    """The digits a match holds, its HTML character references (`&#160;`) left out."""
+    return "".join(c for c in re.sub(r"&#?[0-9A-Za-z]+;", "", match) if c in "0123456789")
+
+
 @lru_cache(maxsize=8)
 def _compiled(patterns: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], bool], ...]:
     out: list[tuple[re.Pattern[str], bool]] = []
@@ -68,7 +84,7 @@ def mask(text: str, patterns: Iterable[str] = DEFAULT_PATTERNS) -> str:
     for regex, check in _compiled(tuple(patterns)):
 
         def replace(m: re.Match[str], check: bool = check) -> str:
-            digits = "".join(c for c in m.group(0) if c.isdigit())
+            digits = match_digits(m.group(0))
             return REDACTED if not check or luhn_ok(digits) else m.group(0)
 
         out = regex.sub(replace, out)

@@ -38,3 +38,15 @@ def aggrid_url() -> Iterator[str]:
 def sphinx_url() -> Iterator[str]:
     with corpus.sphinx() as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def feeds_url() -> Iterator[str]:
+    with corpus.feeds() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def grids_url() -> Iterator[str]:
+    with corpus.grids() as url:
+        yield url

@@ -4,19 +4,14 @@ one extract call written from the grid's markup (rows `.ag-row`, cells `[col-id=
 from __future__ import annotations
 
 import pytest
-from selenium import webdriver
 
 from tests.fixtures.realapps import tasks
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_every_row_of_a_virtualised_grid(
-    driver: webdriver.Chrome, env: dict[str, str], aggrid_url: str
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_every_row_of_a_virtualised_grid(pilot_on: None, env: dict[str, str], aggrid_url: str) -> None:
     task = tasks.AGGRID
     async with mcp_client(env) as client:
         out = await tasks.run(task, aggrid_url, lambda tool, args: call(client, tool, **args))

@@ -5,17 +5,14 @@ Norway's customers with a balance over 10,000 reads them from the whole list in 
 from __future__ import annotations
 
 import pytest
-from selenium import webdriver
 
 from tests.fixtures.realapps import data, tasks
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client, scrape
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_fill_form_logs_in(driver: webdriver.Chrome, env: dict[str, str], roundup_url: str) -> None:
-    browser.set_pilot(driver, True)
+async def test_fill_form_logs_in(pilot_on: None, env: dict[str, str], roundup_url: str) -> None:
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=roundup_url + "?@action=logout")
         await call(client, "interact", action="navigate", url=roundup_url + tasks.ROUNDUP_INDEX)
@@ -35,10 +32,7 @@ async def test_fill_form_logs_in(driver: webdriver.Chrome, env: dict[str, str], 
     assert [r["id"] for r in out["data"]] == [str(i.id) for i in data.issues()[:50]]
 
 
-async def test_where_filters_rows(
-    driver: webdriver.Chrome, env: dict[str, str], flask_admin_url: str
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_where_filters_rows(pilot_on: None, env: dict[str, str], flask_admin_url: str) -> None:
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=flask_admin_url + "customer/")
         out = await scrape(

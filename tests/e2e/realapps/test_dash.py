@@ -4,10 +4,8 @@ and a filter + sort + every row in one workflow, written from the table's own ma
 from __future__ import annotations
 
 import pytest
-from selenium import webdriver
 
 from tests.fixtures.realapps import tasks
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
 
 pytestmark = pytest.mark.anyio
@@ -17,9 +15,8 @@ pytestmark = pytest.mark.anyio
     ("task", "pages"), [(tasks.DASH_ALL, 10), (tasks.DASH_FILTERED, 2)], ids=["all", "filtered"]
 )
 async def test_every_row_across_in_place_pages(
-    driver: webdriver.Chrome, env: dict[str, str], dash_url: str, task: tasks.Task, pages: int
+    pilot_on: None, env: dict[str, str], dash_url: str, task: tasks.Task, pages: int
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         out = await tasks.run(task, dash_url, lambda tool, args: call(client, tool, **args))
     assert out["status"] == "complete", out

@@ -5,10 +5,8 @@ the rows the rendered walk gave; the tab stays on page 1."""
 from __future__ import annotations
 
 import pytest
-from selenium import webdriver
 
 from tests.fixtures.realapps import tasks
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
 
 pytestmark = pytest.mark.anyio
@@ -21,13 +19,12 @@ pytestmark = pytest.mark.anyio
 )
 async def test_linked_pages_are_fetched_not_rendered(
     request: pytest.FixtureRequest,
-    driver: webdriver.Chrome,
+    pilot_on: None,
     env: dict[str, str],
     task: tasks.Task,
     pages: int,
     reason: str,
 ) -> None:
-    browser.set_pilot(driver, True)
     url = request.getfixturevalue(f"{task.app}_url")
     async with mcp_client(env) as client:
         out = await tasks.run(task, url, lambda tool, args: call(client, tool, **args))

@@ -4,10 +4,8 @@ call written from what the admin shows (its column classes and its pager's Next 
 from __future__ import annotations
 
 import pytest
-from selenium import webdriver
 
 from tests.fixtures.realapps import tasks
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
 
 pytestmark = pytest.mark.anyio
@@ -19,9 +17,8 @@ pytestmark = pytest.mark.anyio
     ids=["all", "norway", "filter-form"],
 )
 async def test_every_row_of_a_model_list(
-    driver: webdriver.Chrome, env: dict[str, str], flask_admin_url: str, task: tasks.Task, pages: int
+    pilot_on: None, env: dict[str, str], flask_admin_url: str, task: tasks.Task, pages: int
 ) -> None:
-    browser.set_pilot(driver, True)
     async with mcp_client(env) as client:
         out = await tasks.run(task, flask_admin_url, lambda tool, args: call(client, tool, **args))
     assert out["status"] == "complete", out

@@ -8,10 +8,8 @@ import dataclasses
 from collections.abc import Iterator
 
 import pytest
-from selenium import webdriver
 
 from tests.fixtures.realapps import corpus, data, tasks
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client, scrape
 
 pytestmark = pytest.mark.anyio
@@ -24,9 +22,8 @@ def scratch_admin_url() -> Iterator[str]:
 
 
 async def test_edit_a_customer_and_read_it_back(
-    driver: webdriver.Chrome, env: dict[str, str], scratch_admin_url: str
+    pilot_on: None, env: dict[str, str], scratch_admin_url: str
 ) -> None:
-    browser.set_pilot(driver, True)
     before = data.customers()[6]
     assert before.active, "the seed changed: pick an active customer"
     async with mcp_client(env) as client:

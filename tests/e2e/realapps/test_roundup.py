@@ -4,19 +4,14 @@ index's own pages, in one workflow call."""
 from __future__ import annotations
 
 import pytest
-from selenium import webdriver
 
 from tests.fixtures.realapps import tasks
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_log_in_and_read_every_issue(
-    driver: webdriver.Chrome, env: dict[str, str], roundup_url: str
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_log_in_and_read_every_issue(pilot_on: None, env: dict[str, str], roundup_url: str) -> None:
     task = tasks.ROUNDUP
     async with mcp_client(env) as client:
         out = await tasks.run(task, roundup_url, lambda tool, args: call(client, tool, **args))

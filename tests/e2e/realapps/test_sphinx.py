@@ -4,17 +4,14 @@ nested list, and leaves the theme's navigation out."""
 from __future__ import annotations
 
 import pytest
-from selenium import webdriver
 
 from tests.fixtures.realapps import tasks
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_docs_page_as_markdown(driver: webdriver.Chrome, env: dict[str, str], sphinx_url: str) -> None:
-    browser.set_pilot(driver, True)
+async def test_docs_page_as_markdown(pilot_on: None, env: dict[str, str], sphinx_url: str) -> None:
     task = tasks.SPHINX
     async with mcp_client(env) as client:
         out = await tasks.run(task, sphinx_url, lambda tool, args: call(client, tool, **args))

@@ -7,10 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from selenium import webdriver
 
 from tests.fixtures.realapps import data, tasks
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client, scrape
 
 pytestmark = pytest.mark.anyio
@@ -35,15 +33,17 @@ async def _drafted(client: Any, url: str, query: str, wait_for: str) -> dict[str
     )
 
 
-async def test_flask_admin_draft(driver: webdriver.Chrome, env: dict[str, str], flask_admin_url: str) -> None:
-    browser.set_pilot(driver, True)
+async def test_flask_admin_draft(pilot_on: None, env: dict[str, str], flask_admin_url: str) -> None:
     async with mcp_client(env) as client:
         out = await _drafted(client, flask_admin_url + "customer/", "customers", tasks.ADMIN_ROWS)
-    assert _values(out["data"]) == [(c.code, c.name, c.country, c.balance) for c in data.customers()]
+    # The active column is a tick icon that says its value in its title.
+    active = [f"active: {str(c.active).lower()}" for c in data.customers()]
+    assert _values(out["data"]) == [
+        (c.code, c.name, c.country, c.balance, a) for c, a in zip(data.customers(), active, strict=True)
+    ]
 
 
-async def test_dash_draft(driver: webdriver.Chrome, env: dict[str, str], dash_url: str) -> None:
-    browser.set_pilot(driver, True)
+async def test_dash_draft(pilot_on: None, env: dict[str, str], dash_url: str) -> None:
     async with mcp_client(env) as client:
         out = await _drafted(client, dash_url, "orders", tasks.DASH_ROWS)
     assert _values(out["data"]) == [(o.id, o.customer, o.fruit, o.quantity, o.total) for o in data.orders()]

@@ -9,10 +9,8 @@ import copy
 from typing import Any
 
 import pytest
-from selenium import webdriver
 
 from tests.fixtures.realapps import data, tasks
-from tests.support import browser
 from tests.support.mcp_client import call, mcp_client, scrape
 
 pytestmark = pytest.mark.anyio
@@ -24,10 +22,7 @@ def _workflow(url: str) -> dict[str, Any]:
     return copy.deepcopy(tasks.ROUNDUP.call(url)[1])
 
 
-async def test_extract_step_takes_options(
-    driver: webdriver.Chrome, env: dict[str, str], roundup_url: str
-) -> None:
-    browser.set_pilot(driver, True)
+async def test_extract_step_takes_options(pilot_on: None, env: dict[str, str], roundup_url: str) -> None:
     request = _workflow(roundup_url)
     extract = request["steps"][-1]
     extract["options"] = {"paginate": extract.pop("paginate")}
@@ -38,9 +33,8 @@ async def test_extract_step_takes_options(
 
 
 async def test_replay_logged_in_then_after_the_session_ended(
-    driver: webdriver.Chrome, env: dict[str, str], roundup_url: str
+    pilot_on: None, env: dict[str, str], roundup_url: str
 ) -> None:
-    browser.set_pilot(driver, True)
     request = _workflow(roundup_url)
     for step in request["steps"][1:4]:
         step["if"] = LOGIN

@@ -66,7 +66,7 @@ def _wire_tools_list(env: dict[str, str]) -> bytes:
         [sys.executable, "-m", "tabpilot.cli", "mcp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        env={**os.environ, **env, "TABPILOT_BRIDGE_FASTSTART": "0"},
+        env={**os.environ, **env},
     ) as proc:
         assert proc.stdin is not None and proc.stdout is not None
         try:

@@ -74,28 +74,14 @@ def _wire_on_pipes() -> tuple[Wire, int, int]:
     return Wire(in_r, out_w), in_w, out_r
 
 
-def test_pipes_are_read_on_the_main_thread_until_woken() -> None:
-    wire, to_bridge, _ = _wire_on_pipes()
-    assert not any(t.name == "stdin" for t in threading.enumerate())
-    os.write(to_bridge, b'{"id":1}\n\n{"id":2}\n{"id"')
-    assert wire.read() == [b'{"id":1}\n', b'{"id":2}\n']
-    loader = threading.Thread(target=wire.wake)
-    loader.start()
-    loader.join()
-    os.write(to_bridge, b":3}\n")
-    assert wire.read() is None, "the wake-up goes first: the SDK is ready"
-
-
-async def test_after_the_handover_the_event_loop_reads_and_writes_the_pipes() -> None:
+async def test_the_event_loop_reads_and_writes_the_pipes() -> None:
     wire, to_bridge, from_bridge = _wire_on_pipes()
-    os.write(to_bridge, b'{"id":1}\n{"id"')
-    assert wire.read() == [b'{"id":1}\n']
-    wire.wake()
-    assert wire.read() is None
-    big = b'{"r":"' + b"x" * (3 * 2**20) + b'"}\n'  # far more than a pipe holds: send waits for room
+    assert not wire.eof
+    big = b'{"r":"' + b"x" * (3 * 2**20) + b'"}\n'  # far more than a pipe holds: write waits for room
     received = bytearray()
 
     def client() -> None:
+        os.write(to_bridge, b'{"id":1}\n\n{"id"')
         os.write(to_bridge, b':2}\n{"id":3}')
         os.close(to_bridge)
         while chunk := os.read(from_bridge, 2**16):
@@ -104,9 +90,9 @@ async def test_after_the_handover_the_event_loop_reads_and_writes_the_pipes() ->
     reader = threading.Thread(target=client)
     reader.start()
     with anyio.fail_after(10):
-        assert [line async for line in wire.read_lines()] == [b'{"id":2}\n', b'{"id":3}']
-        await wire.send(big)
-        await wire.send(b"{}\n")
+        assert [line async for line in wire.read_lines()] == [b'{"id":1}\n', b'{"id":2}\n', b'{"id":3}']
+        await wire.write(big)
+        await wire.write(b"{}\n")
     os.close(wire.out)
     await anyio.to_thread.run_sync(reader.join, 10)
     assert bytes(received) == big + b"{}\n"
@@ -118,17 +104,9 @@ async def test_a_file_or_terminal_is_read_by_a_thread(tmp_path: Path) -> None:
     replies = tmp_path / "out.jsonl"
     with open(requests, "rb") as inp, open(replies, "wb") as out:
         wire = Wire(inp.fileno(), out.fileno())
-        lines: list[bytes] = []
-        while not wire.eof:
-            got = wire.read()
-            assert got is not None
-            lines += got
-        assert lines == [b'{"id":1}\n', b'{"id":2}\n']
-        wire.wake()
-        assert wire.read() is None
         with anyio.fail_after(10):
-            assert [line async for line in wire.read_lines()] == []
-            await wire.send(b'{"id":1,"result":{}}\n')
+            assert [line async for line in wire.read_lines()] == [b'{"id":1}\n', b'{"id":2}\n']
+            await wire.write(b'{"id":1,"result":{}}\n')
     assert replies.read_bytes() == b'{"id":1,"result":{}}\n'
 
 
@@ -145,8 +123,8 @@ async def test_a_message_once_begun_goes_out_whole_even_if_its_sender_is_cancell
     reader.start()
     with anyio.fail_after(10):
         with anyio.move_on_after(0):  # cancelled while the pipe is still full
-            await wire.send(big)
-        await wire.send(b"{}\n")
+            await wire.write(big)
+        await wire.write(b"{}\n")
     os.close(wire.out)
     await anyio.to_thread.run_sync(reader.join, 10)
     assert bytes(received) == big + b"{}\n"
@@ -155,15 +133,11 @@ async def test_a_message_once_begun_goes_out_whole_even_if_its_sender_is_cancell
 async def test_one_socket_as_stdin_and_stdout_stays_blocking_and_is_served_by_threads() -> None:
     client, bridge = socket.socketpair()
     wire = Wire(bridge.fileno(), os.dup(bridge.fileno()))  # what `tabpilot mcp <&3 >&3` would get
-    client.sendall(b'{"id":1}\n')
-    assert wire.read() == [b'{"id":1}\n']
-    wire.wake()
-    assert wire.read() is None
-    client.sendall(b'{"id":2}\n')
+    client.sendall(b'{"id":1}\n{"id":2}\n')
     client.shutdown(socket.SHUT_WR)
     with anyio.fail_after(10):
-        assert [line async for line in wire.read_lines()] == [b'{"id":2}\n']
-        await wire.send(b"{}", b"\n")
+        assert [line async for line in wire.read_lines()] == [b'{"id":1}\n', b'{"id":2}\n']
+        await wire.write(b"{}", b"\n")
     assert os.get_blocking(bridge.fileno()), "a shared O_NONBLOCK would break the other direction"
     assert client.recv(16) == b"{}\n"
     client.close()

@@ -1,4 +1,4 @@
-"""The SDK's read and write streams over faststart's lines and writer."""
+"""The SDK's read and write streams over the protocol's lines and writer."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from tabpilot.bridge.transport import Incoming, Outgoing
 pytestmark = pytest.mark.anyio
 
 
-async def _lines(*lines: str) -> AsyncGenerator[str, None]:
+async def _lines(*lines: str) -> AsyncGenerator[bytes, None]:
     for line in lines:
-        yield line
+        yield line.encode()
 
 
 async def test_lines_become_messages_and_garbage_becomes_the_exception() -> None:

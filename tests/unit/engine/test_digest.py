@@ -184,3 +184,64 @@ def test_suggest_requests_that_mix_in_other_operations_are_invalid_params(bad: d
     with pytest.raises(TabPilotError) as err:
         build_plan(parse_request({"operation": "suggest", **bad}))
     assert err.value.code == ErrorCode.INVALID_PARAMS
+
+
+async def test_suggest_proposes_the_best_candidates_call_and_summarises_the_others() -> None:
+    paged = PAGE_CANDIDATE | {
+        "paging": {
+            "kind": "numbered",
+            "why": "a numbered pager with no next link",
+            "paginate": {"next_selector": "p.paginator > span.this-page + a", "max_pages": 50},
+        }
+    }
+    other = {
+        "kind": "list",
+        "selector": "ul.tags > li",
+        "fields": [{"name": "tag", "selector": ":scope", "take": "text", "attr": None}],
+        "rows": 4,
+        "score": 3,
+    }
+    browser = page({"candidates": [paged, other], "skeleton": SKELETON, "url": "https://x.test/"})
+    p = build_plan(parse_request({"operation": "suggest"}))
+    out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-3")
+    best = out["candidates"][0]
+    assert out["call"] == {
+        "action": "scrape",
+        "operation": "extract",
+        "selector": "#orders > tbody > tr",
+        "schema": best["schema"],
+        "options": {"paginate": {"next_selector": "p.paginator > span.this-page + a", "max_pages": 50}},
+    }
+    # The call is what the bridge's scrape request reads (the paging options are the extract's own).
+    assert parse_request({k: v for k, v in out["call"].items() if k != "action"}).operation == "extract"
+    assert best["paging"] == {"kind": "numbered", "why": "a numbered pager with no next link"}
+    assert out["candidates"][1] == {
+        "kind": "list",
+        "selector": "ul.tags > li",
+        "rows": 4,
+        "fields": ["tag"],
+        "score": 3,
+    }
+
+
+@pytest.mark.parametrize(
+    ("paging", "options"),
+    [
+        ({"kind": "grid", "why": "w", "scroll": {"max_scrolls": 240}}, {"scroll": {"max_scrolls": 240}}),
+        (
+            {"kind": "feed", "why": "w", "scroll": {"max_scrolls": 50, "quiet_ms": 500}},
+            {"scroll": {"max_scrolls": 50}},
+        ),
+        (None, None),
+        ({"kind": "mystery", "why": "nothing to pass"}, None),
+    ],
+)
+async def test_the_proposed_options_say_only_what_differs_from_the_defaults(
+    paging: dict[str, Any] | None, options: dict[str, Any] | None
+) -> None:
+    raw = PAGE_CANDIDATE | ({"paging": paging} if paging else {})
+    browser = page({"candidates": [raw], "skeleton": SKELETON, "url": "https://x.test/"})
+    p = build_plan(parse_request({"operation": "suggest"}))
+    out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-4")
+    assert out["call"].get("options") == options
+    assert ("paging" in out["candidates"][0]) == (options is not None)

@@ -11,7 +11,7 @@ from tabpilot.engine import result, runner
 from tabpilot.engine.plan import build_plan, parse_request
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
-from tests.support.fake_browser import HANG, ScriptedBrowser, TableSite
+from tests.support.fake_browser import ScriptedBrowser, TableSite
 
 pytestmark = pytest.mark.anyio
 
@@ -57,7 +57,9 @@ async def test_extract_paginates_merges_pages_and_converts() -> None:
     assert meta["pages_scraped"] == 3 and meta["rows_extracted"] == 4 and meta["url"].endswith("page=3")
     assert meta["warnings"][0]["field"] == "points"
     assert "steps_total" not in out, "extract answers in the seed's extract shape"
-    assert browser.tags() == ["wait_for", "extract", "paginate", "extract", "paginate", "extract", "paginate"]
+    # The last extract reads the last page's pager: is there a page past it that next_selector missed?
+    tags = ["wait_for", "extract", "paginate", "extract", "paginate", "extract", "paginate", "extract"]
+    assert browser.tags() == tags
     sent = browser.sent[1]
     assert isinstance(sent, m.Extract) and [f.name for f in sent.fields] == ["name", "points"]
 
@@ -191,201 +193,6 @@ async def test_conditions_skip_or_run_steps() -> None:
     clicked = [c.selector for c in browser.sent if isinstance(c, m.Click)]
     assert clicked == [".close"]
     assert out["steps_completed"] == 4 and out["metadata"]["skipped_steps"] == [1, 2, 3]
-
-
-async def test_timeout_is_retried_then_succeeds() -> None:
-    attempts: list[int] = []
-
-    def click(c: m.Click) -> Any:
-        attempts.append(1)
-        return TabPilotError(ErrorCode.TIMEOUT, "slow") if len(attempts) < 3 else {}
-
-    out = await run(
-        workflow(
-            {"type": "click", "selector": "a"}, error_recovery={"on_timeout": "retry_step", "max_retries": 2}
-        ),
-        ScriptedBrowser({"click": click}),
-    )
-    assert out["status"] == "complete" and len(attempts) == 3 and out["metadata"]["retries"] == 2
-
-
-async def test_a_retry_follows_a_tab_reloaded_under_a_new_id() -> None:
-    def execute_js(c: m.ExecuteJs) -> Any:
-        if c.tab_id == 5:  # the page hung in the script: discarded and reloaded as tab 9
-            return TabPilotError(ErrorCode.TIMEOUT, "loop", data={"recovered": "reloaded", "new_tab_id": 9})
-        return {"tab": c.tab_id}
-
-    browser = ScriptedBrowser(
-        {"navigate": lambda c: {"tab_id": 5, "url": c.url}, "execute_js": execute_js, "press": lambda c: {}}
-    )
-    out = await run(
-        workflow(
-            {"type": "navigate", "url": "https://a.example/"},
-            {"type": "execute_js", "script": "while (true) {}", "save_as": "r"},
-            {"type": "press", "key": "Tab"},
-            error_recovery={"on_timeout": "retry_step", "max_retries": 1},
-        ),
-        browser,
-    )
-    assert out["status"] == "complete", out
-    assert [getattr(c, "tab_id", None) for c in browser.sent if m.tag_of(type(c)) != "telemetry"] == [
-        None,
-        5,
-        9,
-        9,
-    ]
-
-
-async def test_without_retry_a_timeout_aborts_with_partial_data() -> None:
-    site = TableSite(PAGES[:1])
-    browser = site.install(ScriptedBrowser({"click": lambda c: TabPilotError(ErrorCode.TIMEOUT, "slow")}))
-    out = await run(
-        workflow(
-            {"type": "extract", "selector": "tr", "schema": SCHEMA},
-            {"type": "click", "selector": "a"},
-            {"type": "press", "key": "Tab"},
-        ),
-        browser,
-    )
-    assert out["status"] == "error" and out["error"] == ErrorCode.TIMEOUT and out["failed_step"] == 1
-    assert len(out["data"]) == 2 and out["steps_completed"] == 1
-    assert browser.tags().count("click") == 1 and "press" not in browser.tags()
-
-
-async def test_continue_records_the_failure_and_goes_on() -> None:
-    site = TableSite(PAGES[:1])
-    browser = site.install(
-        ScriptedBrowser({"click": lambda c: TabPilotError(ErrorCode.ELEMENT_NOT_FOUND, "no")})
-    )
-    out = await run(
-        workflow(
-            {"type": "click", "selector": "a"},
-            {"type": "extract", "selector": "tr", "schema": SCHEMA},
-            error_recovery={"on_failure": "continue"},
-        ),
-        browser,
-    )
-    assert out["status"] == "complete" and len(out["data"]) == 2
-    assert out["metadata"]["errors"] == [{"step": 0, "error": "element_not_found", "message": "no"}]
-
-
-async def test_tab_closed_aborts_even_with_continue() -> None:
-    site = TableSite(PAGES)
-    browser = site.install(ScriptedBrowser())
-    calls = iter([None, TabPilotError(ErrorCode.TAB_CLOSED, "closed")])
-    browser.handlers["paginate"] = lambda c: next(calls) or site.paginate(c)
-    out = await run(
-        plan(
-            operation="workflow",
-            steps=[
-                {
-                    "type": "extract",
-                    "selector": "tr",
-                    "schema": SCHEMA,
-                    "paginate": {"next_selector": "a", "delay_ms": 0},
-                },
-                {"type": "press", "key": "x"},
-            ],
-            error_recovery={"on_failure": "continue"},
-        ),
-        browser,
-    )
-    assert out["status"] == "error" and out["error"] == ErrorCode.TAB_CLOSED
-    assert [r["name"] for r in out["data"]] == ["a", "b", "c"], "pages read before the tab closed"
-
-
-async def test_login_redirect_is_navigation_redirect_with_partial_data() -> None:
-    site = TableSite(PAGES[:1])
-    browser = site.install(ScriptedBrowser())
-    browser.handlers["navigate"] = lambda c: (
-        {"tab_id": 3, "url": "https://sso.example/login?next=x", "title": "Sign in"}
-        if "reports" in c.url
-        else {"tab_id": 3, "url": c.url, "title": "t"}
-    )
-    out = await run(
-        workflow(
-            {"type": "navigate", "url": "https://app.example/list"},
-            {"type": "extract", "selector": "tr", "schema": SCHEMA},
-            {"type": "navigate", "url": "https://app.example/reports"},
-            {"type": "extract", "selector": "tr", "schema": SCHEMA},
-        ),
-        browser,
-    )
-    assert out["status"] == "error" and out["error"] == ErrorCode.NAVIGATION_REDIRECT
-    assert out["redirect_url"] == "https://sso.example/login?next=x" and out["failed_step"] == 2
-    assert len(out["data"]) == 2
-
-
-async def test_same_site_redirects_that_are_not_logins_pass() -> None:
-    browser = ScriptedBrowser(
-        {"navigate": lambda c: {"tab_id": 1, "url": "https://www.app.example/list/", "title": ""}}
-    )
-    out = await run(workflow({"type": "navigate", "url": "http://app.example/list"}), browser)
-    assert out["status"] == "complete"
-
-
-async def test_extension_gone_mid_workflow_times_out_with_partial_data() -> None:
-    site = TableSite(PAGES)
-    browser = site.install(ScriptedBrowser())
-    browser.handlers["paginate"] = lambda c: HANG
-    out = await run(
-        plan(
-            operation="workflow",
-            steps=[
-                {
-                    "type": "extract",
-                    "selector": "tr",
-                    "schema": SCHEMA,
-                    "timeout_ms": 10,
-                    "paginate": {"next_selector": "a", "delay_ms": 0},
-                }
-            ],
-            error_recovery={"on_timeout": "retry_step", "max_retries": 1},
-        ),
-        browser,
-    )
-    assert out["status"] == "error" and out["error"] == ErrorCode.TIMEOUT
-    assert len(out["data"]) == 2 and browser.tags().count("paginate") == 2
-
-
-async def test_disconnect_error_is_fatal_with_partial_data() -> None:
-    site = TableSite(PAGES[:1])
-    browser = site.install(
-        ScriptedBrowser({"click": lambda c: TabPilotError(ErrorCode.EXTENSION_DISCONNECTED, "gone")})
-    )
-    out = await run(
-        workflow(
-            {"type": "extract", "selector": "tr", "schema": SCHEMA},
-            {"type": "click", "selector": "a"},
-            error_recovery={"on_failure": "continue"},
-        ),
-        browser,
-    )
-    assert out["error"] == ErrorCode.EXTENSION_DISCONNECTED and len(out["data"]) == 2
-
-
-async def test_cancellation_returns_partial_data() -> None:
-    site = TableSite(PAGES)
-    browser = site.install(ScriptedBrowser())
-    reached = asyncio.Event()
-
-    async def paginate(c: m.Paginate) -> Any:
-        reached.set()
-        await asyncio.Event().wait()
-
-    browser.handlers["paginate"] = paginate
-    p = plan(
-        operation="extract",
-        selector="tr",
-        schema=SCHEMA,
-        options={"paginate": {"next_selector": "a", "delay_ms": 0}},
-    )
-    task = asyncio.ensure_future(runner.run(p, browser))
-    await reached.wait()
-    task.cancel()
-    outcome = await task
-    out = result.response(outcome, p, "c")
-    assert out["status"] == "cancelled" and out["error"] == ErrorCode.CANCELLED and len(out["data"]) == 2
 
 
 async def test_result_over_the_cap_is_truncated_with_metadata() -> None:

@@ -37,7 +37,8 @@ async def test_options_under_a_step_do_what_the_extract_operation_s_options_do()
     paginate = {"next_selector": "a.next", "max_pages": 2, "delay_ms": 0}
     nested, browser = await run_steps(EXTRACT | {"options": {"paginate": paginate, "wait_for": "table"}})
     assert [r["name"] for r in nested["data"]] == ["a", "b", "c"]
-    assert browser.tags() == ["wait_for", "extract", "paginate", "extract"]
+    # The last extract asks whether page 2 (max_pages) was the last one.
+    assert browser.tags() == ["wait_for", "extract", "paginate", "extract", "extract"]
     flat, _ = await run_steps(EXTRACT | {"paginate": paginate, "wait_for": "table"})
     assert flat["data"] == nested["data"]
     limited, _ = await run_steps(EXTRACT | {"options": {"limit": 1, "timeout_ms": 1_234}})

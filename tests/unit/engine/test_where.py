@@ -64,7 +64,7 @@ async def test_limit_counts_the_rows_kept_and_the_page_is_not_told_a_limit() -> 
     )
     assert [r["id"] for r in out["data"]] == ["T-3", "T-6", "T-9", "T-12"]
     extracts = [c for c in browser.sent if isinstance(c, m.Extract)]
-    assert [c.limit for c in extracts] == [None, None]
+    assert [c.limit for c in extracts] == [None, None, 0]  # 0: is the page at the limit the last?
 
 
 @pytest.mark.parametrize(
@@ -113,7 +113,8 @@ async def test_virtual_reaches_the_page_and_the_grid_s_report_the_agent() -> Non
         )
     )
     out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
-    assert out["metadata"]["virtual"] == {"rows": 20, "scrolls": 3, "complete": True, "calls": 1}
+    read = {"rows": 20, "scrolls": 3, "complete": True, "at_end": False, "keyed_by": "index", "calls": 1}
+    assert out["metadata"]["virtual"] == read
     assert [c.virtual for c in browser.sent if isinstance(c, m.Extract)] == [True]
 
 

@@ -39,6 +39,7 @@ globalThis.chrome = {
   runtime: { getURL: (p) => `chrome-extension://x/${p}` },
 };
 const ahead = await import('./worker/lib/ahead.js');
+const page = await import('./worker/lib/page.js');
 const commit = (tabId, url, documentId) => nav.onCommitted.fire({ tabId, frameId: 0, url, documentId });
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 """
@@ -101,9 +102,9 @@ def test_a_command_waits_for_the_agent_on_its_way_and_a_document_gets_it_once() 
         ahead.drive(7);
         commit(7, 'http://a.test/', 'w1');
         await settle();
-        ahead.injectAgent(7, 'w1');                            // paginate's own, for the same document
+        page.injectAgent(7, 'w1');                             // paginate's own, for the same document
         r.once = injected.length;
-        const coming = ahead.arrival(7);
+        const coming = page.arrival(7);
         let arrived = false;
         coming.then(() => { arrived = true; });
         await settle();
@@ -111,7 +112,7 @@ def test_a_command_waits_for_the_agent_on_its_way_and_a_document_gets_it_once() 
         finish();
         await settle();
         r.after = arrived;
-        r.gone = ahead.arrival(7);
+        r.gone = page.arrival(7);
         console.log(JSON.stringify(r));
         """
     )

@@ -115,6 +115,26 @@ async def test_failed_scrape_exits_1_and_still_writes_the_partial_rows(
         await ext.stop()
 
 
+async def test_a_partial_scrape_exits_0_and_says_why_and_how_to_read_on(tp_dirs: dict[str, str]) -> None:
+    ext = FakeExtension(tp_dirs)
+    await ext.start()
+    table(ext)
+    try:
+        paginate = {"next_selector": "a.next", "max_pages": 1, "delay_ms": 0}
+        request = {
+            "operation": "extract",
+            "selector": "tr",
+            "schema": SCHEMA,
+            "options": {"paginate": paginate},
+        }
+        code, out, err = await cli("scrape", "-", stdin=json.dumps(request).encode())
+        assert code == 0, err
+        assert [r["name"] for r in json.loads(out)] == ["Widget", "Gadget"]
+        assert "partial" in err and "max_pages" in err and "options.paginate.max_pages=2" in err
+    finally:
+        await ext.stop()
+
+
 def test_output_formats() -> None:
     rows: list[Any] = [{"a": "x,y", "b": None}, {"b": True, "c": ["1", "2"], "a": 1.5}]
     assert render(rows, "csv") == 'a,b,c\n"x,y",,\n1.5,true,"[""1"",""2""]"\n'

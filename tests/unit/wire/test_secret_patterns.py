@@ -27,6 +27,11 @@ SECRETS = [
     "4111111111111111",
     "5500 0000 0000 0004",
     "3782 822463 10005",
+    "4111\u00a01111\u00a01111\u00a01111",
+    "4111&nbsp;1111&nbsp;1111&nbsp;1111",
+    "4111\u2009-\u20091111\u2009-\u20091111\u2009-\u20091111",
+    "5500\u200b0000\u200b0000\u200b0004",
+    "3782&#160;822463&#xA0;10005",
     "AKIAIOSFODNN7EXAMPLE",
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\nabc+/=\n-----END RSA PRIVATE KEY-----",
     "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA",
@@ -100,13 +105,11 @@ def test_the_page_agent_masks_as_the_host_does() -> None:
         "ISBN 9783161484100 and 978-3-16-148410-0",
         "task-list sk-ip ghp_short",
     ]
-    # Just enough of a document for page/redact.js to load under node.
+    # page/patterns.js needs no document: it loads under node as it is.
     script = f"""
-    globalThis.document = {{ querySelectorAll: () => [] }};
-    globalThis.MutationObserver = class {{ observe() {{}} }};
     globalThis.__tabpilotAgent = {{ commands: Object.create(null), use() {{ return this; }} }};
     const {{ REDACT_PATTERNS }} = await import('./worker/protocol.js');
-    await import('./page/redact.js');
+    await import('./page/patterns.js');
     const agent = globalThis.__tabpilotAgent;
     agent.setPatterns(REDACT_PATTERNS);
     console.log(JSON.stringify({json.dumps(samples)}.map(agent.maskPatterns)));

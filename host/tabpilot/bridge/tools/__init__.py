@@ -2,7 +2,7 @@
 
 The modules beside them are what the tools share: `composite` (a tool made of actions), `base` (what
 an action gets), `scrape` (the scrape job's actions, on interact and observe), `strict`, `outschema`,
-`metadata`, `reference` (the README table) and `app` (the MCP server).
+`metadata`, `reference` (the table in docs/tools.md) and `app` (the MCP server).
 """
 
 from __future__ import annotations

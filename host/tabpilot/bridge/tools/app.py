@@ -1,40 +1,45 @@
-"""The MCP server object: the registered tools bound to a backend."""
+"""The MCP server: the SDK's protocol server, answering tools/list and tools/call with every tool group
+bound to a backend."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+import logging
 from typing import Any
 
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp_types import CallToolResult, InputRequiredResult
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    CallToolRequestParams,
+    CallToolResult,
+    InputRequiredResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+)
 from pydantic import ValidationError
 
 from ... import __version__
 from ...wire.echo import show
 from ...wire.errors import ErrorCode, TabPilotError
-from ..transport import Incoming, Outgoing, Writer
+from ..stdio import Wire
+from ..transport import Incoming, Outgoing
 from . import TOOLS, metadata
 from .base import Backend, error
 from .composite import CompositeTool
 from .strict import MAX_DEPTH, too_deep
 
+log = logging.getLogger("tabpilot.bridge")
 
-class BridgeServer(MCPServer[Any]):
-    """MCPServer whose argument-validation failures carry our structured error like every other, and
-    which can serve stdio through the lines and writer that faststart hands over."""
 
-    async def run_stdio_async(
-        self, lines: AsyncGenerator[str, None] | None = None, out: Writer | None = None
-    ) -> None:
-        """Serve the handed-over `lines` and `out`; without them, the SDK's own stdio on fds 0/1."""
-        if lines is None or out is None:
-            await super().run_stdio_async()
-            return
-        lowlevel = self._lowlevel_server
-        await lowlevel.run(Incoming(lines, out), Outgoing(out), lowlevel.create_initialization_options())
+class BridgeTools(MCPServer[Any]):
+    """The tools, whose argument-validation failures carry our structured error like every other."""
 
-    composites: dict[str, CompositeTool]  # set by build_server
+    def __init__(self, backend: Backend) -> None:
+        tools = [metadata.apply(tool.build(backend)) for tool in TOOLS]
+        super().__init__("tabpilot", version=__version__, tools=tools, log_level="WARNING")
+        self.composites: dict[str, CompositeTool] = {tool.name: tool for tool in TOOLS}
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -66,13 +71,38 @@ class BridgeServer(MCPServer[Any]):
             return error(TabPilotError(ErrorCode.INVALID_PARAMS, f"{name}: {problems}"))
 
 
-def build_server(backend: Backend) -> BridgeServer:
-    """The bridge's MCP server with every tool group."""
-    server = BridgeServer(
-        "tabpilot",
-        version=__version__,
-        tools=[metadata.apply(tool.build(backend)) for tool in TOOLS],
-        log_level="WARNING",
-    )
-    server.composites = {tool.name: tool for tool in TOOLS}
-    return server
+def build_server(backend: Backend) -> Server[Any]:
+    """The bridge's MCP server. It offers tools only: no tool list changes while it runs, so it
+    declares none and sends none."""
+    tools = BridgeTools(backend)
+
+    async def list_tools(
+        _ctx: ServerRequestContext[Any], _params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
+        return ListToolsResult(tools=await tools.list_tools())
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: CallToolRequestParams
+    ) -> CallToolResult | InputRequiredResult:
+        context = Context(request_context=ctx, mcp_server=tools, input_params=params)
+        try:
+            return await tools.call_tool(params.name, params.arguments or {}, context)
+        except MCPError:
+            raise
+        except Exception as exc:  # every action reports its own failures: this one is ours
+            log.exception("tools/call %s crashed", params.name)
+            return error(
+                TabPilotError(
+                    ErrorCode.INTERNAL_ERROR,
+                    f"{params.name} failed unexpectedly ({type(exc).__name__}); the bridge log has details",
+                )
+            )
+
+    return Server("tabpilot", version=__version__, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def serve_stdio(server: Server[Any], wire: Wire) -> None:
+    """Serve MCP over `wire` until the client closes stdin. Malformed lines are answered (see
+    bridge.transport), not dropped as the SDK's own stdio transport would."""
+    incoming = Incoming(wire.read_lines(), wire)
+    await server.run(incoming, Outgoing(wire), server.create_initialization_options())

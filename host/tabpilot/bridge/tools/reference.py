@@ -1,4 +1,4 @@
-"""The README's tool reference, generated from the tool definitions.
+"""The tool reference in docs/tools.md, generated from the tool definitions.
 
 Run `python -m tabpilot.bridge.tools.reference` after changing a tool; a test fails when it drifts.
 """
@@ -50,8 +50,8 @@ def render() -> str:
 
 
 def main() -> int:
-    """Rewrite the reference in README.md, or with --check exit 1 when it is out of date."""
-    readme = paths.repo_root() / "README.md"
+    """Rewrite the reference in docs/tools.md, or with --check exit 1 when it is out of date."""
+    readme = paths.repo_root() / "docs" / "tools.md"
     text = readme.read_text()
     pattern = re.compile(re.escape(BEGIN.split(" (")[0]) + r".*?" + re.escape(END), re.S)
     updated = pattern.sub(lambda _: render(), text)

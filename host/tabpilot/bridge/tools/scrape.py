@@ -8,51 +8,21 @@ top level, as the scrape spec shows.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired, cast
+from typing import Annotated, Any, NotRequired, cast
 
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ...engine.plan import parse_request
 from ...wire.errors import TabPilotError
 from ...wire.messages import CancelJob, JobResult, Progress, Scrape
+from ...wire.scrape import REQUEST_TYPES, parse_request
 from .base import Call
+from .fromwire import from_union
 
 DEFAULT_WAIT_MS = 20_000
 MAX_WAIT_MS = 600_000
 # On top of wait_ms: the host answers by then with the result or the progress so far.
 _REPLY_MARGIN_S = 30.0
-
-
-class Paginate(TypedDict):
-    next_selector: str
-    max_pages: NotRequired[int]
-    delay_ms: NotRequired[int]
-
-
-class ScrollLoad(TypedDict):
-    max_scrolls: NotRequired[int]
-    until_selector: NotRequired[str]
-    delay_ms: NotRequired[int]
-    quiet_ms: NotRequired[int]
-
-
-class Options(TypedDict, total=False):
-    wait_for: str
-    timeout_ms: int
-    paginate: Paginate
-    scroll: ScrollLoad
-    limit: int
-    where: dict[str, Any]
-    virtual: bool
-    delay_ms: int
-    max_bytes: int
-
-
-class ErrorRecovery(TypedDict, total=False):
-    on_timeout: Literal["retry_step", "fail"]
-    max_retries: int
-    on_failure: Literal["abort_with_partial", "continue"]
 
 
 class ScrapeResult(TypedDict):
@@ -117,88 +87,24 @@ WaitMs = Annotated[
 ]
 
 
-async def scrape(
-    call: Call,
-    operation: Literal["extract", "workflow", "replay", "suggest"],
-    selector: str | None = None,
-    schema: Annotated[
-        dict[str, str] | None,
-        Field(
-            description='extract: field -> "css | op | op"; ops text html attr:NAME url number boolean all.'
-        ),
-    ] = None,
-    output_schema: Annotated[
-        dict[str, Any] | None,
-        Field(description="extract/replay: JSON Schema (2020-12) the rows must match; values are coerced."),
-    ] = None,
-    script: Annotated[
-        str | None,
-        Field(
-            description="extract: your extractor, a function body run in the page with `root` (the "
-            "css_selector match, else document); await allowed; return the rows (an array)."
-        ),
-    ] = None,
-    css_selector: Annotated[
-        str | None, Field(description="suggest/extract script: the page region to look at.")
-    ] = None,
-    query: Annotated[str | None, Field(description="suggest: words describing the records you want.")] = None,
-    extraction_id: Annotated[
-        str | None,
-        Field(
-            description="extract: rerun the cached strategy an earlier extract returned (alone: nothing else "
-            "needed; with selector + schema or script: repair it after strategy_stale)."
-        ),
-    ] = None,
-    use_cache: Annotated[
-        bool | None, Field(description="extract: rerun the cached strategy matching this URL.")
-    ] = None,
-    key_fields: Annotated[
-        list[str] | None, Field(description="extract: fields that identify a row when pages aggregate.")
-    ] = None,
-    follow: Annotated[
-        dict[str, Any] | None,
-        Field(
-            description="extract: {field (a row's URL field), schema, selector?, wait_for?, concurrency? "
-            "1-8}: read each row's page (fetched, else in a background tab), merge its fields into it."
-        ),
-    ] = None,
-    options: Annotated[
-        Options | None,
-        Field(
-            description="extract: paginate (Next links are fetched; the tab stays on page 1), scroll, "
-            "limit, where {field: value | {op: value}}, virtual; "
-            "workflow: delay_ms."
-        ),
-    ] = None,
-    steps: Annotated[
-        list[dict[str, Any]] | None,
-        Field(
-            description="workflow: [{type: navigate|wait|click|fill|type|press|select|check|hover|scroll|"
-            "extract|execute_js|screenshot, ..., if/unless: {exists: css}, save_as, timeout_ms}]; strings "
-            "may use {{name}}, {{params.x}}; fields, login bounces: observe what=help."
-        ),
-    ] = None,
-    name: str | None = None,
-    record: bool | None = None,
-    error_recovery: ErrorRecovery | None = None,
-    workflow_id: str | None = None,
-    override_params: Annotated[
-        dict[str, Any] | None, Field(description='replay: {"steps[0].url": "https://..."}.')
-    ] = None,
-    params: dict[str, Any] | None = None,
-    allow_domain_change: bool | None = None,
-    wait_ms: WaitMs = DEFAULT_WAIT_MS,
-    tab_id: int | None = None,
-) -> ScrapeResult:
-    """structured data from the page: operation extract (selector + schema, options.paginate/scroll),
-    workflow (steps; record: true with a name stores it) or replay (workflow_id, override_params, params);
-    returns {status, correlation_id, data, metadata}, or status running + correlation_id after wait_ms.
-    operation suggest (query?, css_selector?) returns the page's repeated records as candidates
-    [{selector, schema, rows, sample, next_selector}] to pass to extract, and a skeleton of the HTML."""
-    # The parameters are the request's fields (plus wait_ms): the wire type checks them, as the CLI's.
-    given = {k: v for k, v in locals().items() if v is not None and k not in ("call", "wait_ms")}
-    request = parse_request(given)
-    return await _run(call, Scrape(id=0, request=request, wait_ms=wait_ms, progress=True), wait_ms)
+async def _scrape(call: Call, request: dict[str, Any], wait_ms: int = DEFAULT_WAIT_MS) -> ScrapeResult:
+    typed = parse_request(request)  # as `tabpilot scrape FILE` reads it
+    return await _run(call, Scrape(id=0, request=typed, wait_ms=wait_ms, progress=True), wait_ms)
+
+
+# Its arguments are the scrape request's fields (wire/scrape.py), plus how long to wait for the result.
+SCRAPE = from_union(
+    REQUEST_TYPES,
+    "structured data from the page: operation extract (selector + schema, options.paginate/scroll), "
+    "workflow (steps; record: true with a name stores it) or replay (workflow_id, override_params, params); "
+    "returns {status, correlation_id, data, metadata}, or status running + correlation_id after wait_ms. "
+    "operation suggest (query?, css_selector?) returns the page's repeated records as candidates "
+    "[{selector, schema, rows, sample, next_selector}] to pass to extract, and a skeleton of the HTML.",
+    _scrape,
+    ScrapeResult,
+    name="scrape",
+    extra={"wait_ms": WaitMs},
+)
 
 
 async def cancel(

@@ -7,26 +7,26 @@ rows join the run's data as soon as they arrive, so a failure on page 4 still re
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar
 
 import msgspec
 from msgspec import Meta
 
-from ...wire.errors import ErrorCode, TabPilotError
-from ...wire.messages import Extract, ScrollLoad, WaitFor
-from ...wire.replies import ExtractReply, ScrollLoadReply, decode_reply
+from ...wire.messages import WaitFor
+from ...wire.replies import ExtractReply
 from ...wire.scrape import ExtractOptions, Follow, PaginateOptions, ScrollOptions
-from .. import outschema, stopped
+from .. import outschema
 from ..context import Context
 from ..convert import Conversions
 from ..follow import check as check_follow
 from ..follow import follow_rows
+from ..paging import Walk
 from ..schema import FieldSpec, parse_schema
 from ..where import RowFilter
 from .base import Selector, StepBase
 from .extract_script import check_script, run_script
-from .paging import Pager
 
 _specs_cache: dict[tuple[tuple[str, str], ...], list[FieldSpec]] = {}
 
@@ -55,14 +55,6 @@ async def _off_loop(
     return await asyncio.to_thread(convert, rows)
 
 
-# How many more timeouts a virtualised grid's read may take (each one answers, so none is a hang).
-MAX_RESUMES = 20
-
-
-def _resumable(answer: ExtractReply) -> bool:
-    return answer.virtual is not None and answer.virtual.resume
-
-
 class ExtractStep(StepBase, tag="extract"):
     """Read `schema` from each `selector` match; optionally wait, paginate or scroll-load first."""
 
@@ -77,6 +69,7 @@ class ExtractStep(StepBase, tag="extract"):
     limit: Annotated[int, Meta(ge=0)] | None = None
     where: dict[str, Any] | None = None  # keep only these rows (engine/where.py)
     virtual: bool | None = None  # scroll a virtualised grid through (null: when the rows are one's)
+    key_fields: list[str] | None = None  # what identifies a row (a grid's rows without an index, by these)
     follow: Follow | None = None  # each row's link opened and its fields merged (engine/follow.py)
     # The same shape as the extract operation's options; moved to the fields above when the step is read.
     options: ExtractOptions | None = None
@@ -134,7 +127,6 @@ class ExtractStep(StepBase, tag="extract"):
         assert self.selector is not None and self.schema is not None
         specs = compiled(self.schema)
         conv = Conversions(specs)
-        plans = [s.plan() for s in specs]
         keep = None if self.where is None else RowFilter(self.where, conv.names)
         check = (
             None
@@ -144,100 +136,26 @@ class ExtractStep(StepBase, tag="extract"):
         t = self.timeout()
         if self.wait_for:
             await ctx.call(WaitFor(id=0, selector=self.wait_for, timeout_ms=t), t)
-        if self.scroll is not None:
-            await self._scroll_load(ctx, self.selector, self.scroll, t)
+        walk = Walk(
+            ctx,
+            selector=self.selector,
+            fields=[s.plan() for s in specs],
+            paginate=self.paginate,
+            scroll=self.scroll,
+            virtual=self.virtual,
+            limit=self.limit,
+            timeout_ms=t,
+            filtered=keep is not None,
+            key_fields=self.key_fields,
+        )
         rows: list[dict[str, Any]] = []
-        pages = 0
-        redirected: str | None = None  # where the last next link was redirected to
-        pager = None
-        if self.paginate is not None:
-            pager = Pager(
-                ctx,
-                selector=self.selector,
-                fields=plans,
-                options=self.paginate,
-                timeout_ms=t,
-                virtual=self.virtual,
-            )
-        answer: ExtractReply | None = None  # the next page's rows, when they came with the move to it
         try:
-            while True:
-                # Filtered rows are counted here: the page cannot know how many of its rows pass.
-                remaining = None if self.limit is None or keep is not None else self.limit - len(rows)
-                command = Extract(
-                    id=0,
-                    selector=self.selector,
-                    fields=plans,
-                    limit=remaining,
-                    timeout_ms=t,
-                    virtual=self.virtual,
-                    # Where the next control leads: a link may be fetched instead of clicked (paging.py).
-                    next_selector=None
-                    if pager is None or self.scroll is not None
-                    else pager.options.next_selector,
-                )
-                if answer is None:
-                    answer = decode_reply(ExtractReply, await ctx.call(command, t))
-                resumed = 0
-                while _resumable(answer) and resumed < MAX_RESUMES:  # a long grid, read a timeout at a time
-                    resumed += 1
-                    ctx.progress()
-                    again = await ctx.call(msgspec.structs.replace(command, resume=True), t)
-                    answer = decode_reply(ExtractReply, again)
-                if _resumable(answer):
-                    raise TabPilotError(
-                        ErrorCode.TIMEOUT,
-                        f"the grid was still being read after {MAX_RESUMES + 1} timeouts of {t} ms; "
-                        "pass options.limit, or a longer options.timeout_ms",
-                        retryable=True,
-                    )
-                kind = stopped.not_html(answer.type) if pages else None
-                if kind is not None:
-                    where = answer.url or "the next page"
-                    stopped.record(
-                        ctx,
-                        "not_html",
-                        pages + 1,
-                        f"{where} is {kind}, not an HTML page: next_selector probably also matches a "
-                        "download or export link; make it match only the next-page control",
-                    )
-                    break
-                page = await _off_loop(conv.rows, answer.rows)
-                read = len(page)
-                if keep is not None:
-                    page = [r for r in page if keep(r)]
-                    dropped = ctx.state.meta.get("rows_filtered_out", 0) + read - len(page)
-                    ctx.state.meta["rows_filtered_out"] = dropped
-                    if self.limit is not None:
-                        page = page[: self.limit - len(rows)]
-                elif self.limit is not None:
-                    page = page[: self.limit - len(rows)]  # a page fetched ahead was asked for more
-                if (v := answer.virtual) is not None:
-                    # Rows read while the grid scrolled, over this many calls.
-                    read_at = {"rows": v.rows, "scrolls": v.scrolls, "complete": v.complete}
-                    ctx.state.meta["virtual"] = read_at | {"calls": resumed + 1}
-                if self.follow is not None:
-                    await follow_rows(ctx, self.follow, page, t)
-                if check is not None:
-                    page = await asyncio.to_thread(check.page, page)  # validation: off the loop
-                for w in answer.warnings:
-                    ctx.state.warn({"field": w.field, "message": w.message})
-                rows += page
-                ctx.state.data += page
-                pages += 1
-                ctx.state.pages += 1
-                ctx.state.rows += len(page)
-                ctx.progress()
-                if pager is None or self._stop(ctx, read, pages, rows, redirected):
-                    break
-                remaining = None if self.limit is None or keep is not None else self.limit - len(rows)
-                answer = await pager.advance(answer, pages, remaining)
-                redirected = pager.redirected
-                if answer is None:
-                    break
+            async with contextlib.aclosing(walk.pages()) as pages:
+                async for answer in pages:
+                    rows += await self._page(ctx, conv, keep, check, answer, len(rows))
+                    walk.kept(len(rows))
         finally:
-            if pager is not None:
-                pager.close()
+            walk.close()
             for w in conv.warnings():
                 ctx.state.warn(w)
         if check is not None:
@@ -245,61 +163,33 @@ class ExtractStep(StepBase, tag="extract"):
             ctx.state.meta["output_schema"] = "valid"  # unless a later step's check fails (result.py)
         return rows
 
-    def _stop(
+    async def _page(
         self,
         ctx: Context,
-        read: int,
-        pages: int,
-        rows: list[dict[str, Any]],
-        redirected: str | None,
-    ) -> bool:
-        """Whether the walk ends after this page; if so, why (in the run's metadata)."""
-        assert self.paginate is not None
-        if not read and redirected is not None:
-            detail = f"the next page redirected to {redirected}, which has no rows matching the selector"
-            stopped.record(ctx, "redirected", pages, detail)
-        elif not read:
-            stopped.record(ctx, "no_rows", pages, "this page has no rows matching the selector")
-        elif pages >= self.paginate.max_pages:
-            stopped.record(ctx, "max_pages", pages, f"paginate.max_pages ({self.paginate.max_pages}) reached")
-        elif self.limit is not None and len(rows) >= self.limit:
-            stopped.record(ctx, "limit", pages, f"options.limit ({self.limit}) rows collected")
-        else:
-            return False
-        return True
-
-    async def _scroll_load(self, ctx: Context, selector: str, scroll: ScrollOptions, t: int) -> None:
-        for n in range(1, scroll.max_scrolls + 1):
-            answer = decode_reply(
-                ScrollLoadReply,
-                await ctx.call(
-                    ScrollLoad(
-                        id=0,
-                        row_selector=selector,
-                        until_selector=scroll.until_selector,
-                        quiet_ms=scroll.quiet_ms,
-                        timeout_ms=t,
-                    ),
-                    t,
-                ),
-            )
-            before, after = answer.before, answer.after
-            if answer.until_found:
-                marker = scroll.until_selector or "the feed's own end notice"
-                stopped.record(ctx, "end_marker", n, f"{marker} is visible ({after} rows)")
-                return
-            if after <= before:
-                detail = (
-                    f"scrolled to the end and no new rows came ({after} rows; nothing loading for "
-                    f"{scroll.quiet_ms} ms)"
-                )
-                stopped.record(ctx, "unchanged", n, detail)
-                return
-            if self.limit is not None and after >= self.limit:
-                stopped.record(ctx, "limit", n, f"options.limit ({self.limit}) rows loaded")
-                return
-            if scroll.delay_ms:
-                await asyncio.sleep(scroll.delay_ms / 1000)  # rate limit, not a wait
-        stopped.record(
-            ctx, "max_scrolls", scroll.max_scrolls, f"scroll.max_scrolls ({scroll.max_scrolls}) reached"
-        )
+        conv: Conversions,
+        keep: RowFilter | None,
+        check: outschema.RowCheck | None,
+        answer: ExtractReply,
+        before: int,
+    ) -> list[dict[str, Any]]:
+        """One page's rows converted, filtered, cut at the limit, followed and checked, joined to the
+        run's data (`before`: rows this step kept from the pages before)."""
+        page = await _off_loop(conv.rows, answer.rows)
+        read = len(page)
+        if keep is not None:
+            page = [r for r in page if keep(r)]
+            dropped = ctx.state.meta.get("rows_filtered_out", 0) + read - len(page)
+            ctx.state.meta["rows_filtered_out"] = dropped
+        if self.limit is not None:
+            page = page[: self.limit - before]  # a page fetched ahead was asked for more
+        if self.follow is not None:
+            await follow_rows(ctx, self.follow, page, self.timeout())
+        if check is not None:
+            page = await asyncio.to_thread(check.page, page)  # validation: off the loop
+        for w in answer.warnings:
+            ctx.state.warn({"field": w.field, "message": w.message})
+        ctx.state.data += page
+        ctx.state.pages += 1
+        ctx.state.rows += len(page)
+        ctx.progress()
+        return page

@@ -15,8 +15,9 @@ from ..digest import DEFAULT_SKELETON_BYTES, digest
 from .base import StepBase
 
 HINT = (
-    "Pass a candidate's selector and schema to operation extract (next_selector goes to "
-    "options.paginate.next_selector), or write a script from the skeleton when no draft fits."
+    "Send `call` as it is (interact's arguments; add tab_id if you named one here): an extract of the "
+    "best candidate's rows, through the pages or the scrolling its `paging` names. For another "
+    "candidate, ask again with its selector as css_selector or with query words."
 )
 HINT_NONE = (
     "No repeated records found here: write a script from the skeleton, give css_selector for the "
@@ -65,8 +66,41 @@ def response(state_outputs: dict[str, Any], status: str, duration_ms: int) -> di
         meta["page_ms"] = found.get("page_ms", 0.0)
     out: dict[str, Any] = {"status": status}
     if found:
-        out["candidates"] = candidates
+        if candidates:
+            out["call"] = proposed(candidates[0])
+        out["candidates"] = [best(c) if i == 0 else summary(c) for i, c in enumerate(candidates)]
         out["skeleton"] = found.get("skeleton") or {}
         out["hint"] = HINT if candidates else HINT_NONE
     out["metadata"] = meta
+    return out
+
+
+def proposed(top: dict[str, Any]) -> dict[str, Any]:
+    """The extract call that reads the best candidate whole: interact's arguments, ready to send."""
+    call: dict[str, Any] = {
+        "action": "scrape",
+        "operation": "extract",
+        "selector": top["selector"],
+        "schema": top["schema"],
+    }
+    paging = top.get("paging")
+    if paging:
+        call["options"] = paging["options"]
+    return call
+
+
+def best(top: dict[str, Any]) -> dict[str, Any]:
+    """The best candidate as the agent sees it: its sample, and how its list's rest is read."""
+    out = {k: v for k, v in top.items() if k != "paging"}
+    if paging := top.get("paging"):
+        out["paging"] = {"kind": paging["kind"], "why": paging["why"]}
+    return out
+
+
+def summary(other: dict[str, Any]) -> dict[str, Any]:
+    """Another candidate, in a line: what it is, where, how many rows, its field names."""
+    out = {k: other[k] for k in ("kind", "selector", "rows") if k in other}
+    out["fields"] = list(other.get("schema") or {})
+    if "score" in other:
+        out["score"] = other["score"]
     return out

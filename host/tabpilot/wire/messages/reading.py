@@ -82,6 +82,9 @@ class Extract(Command, tag="extract"):
     # A virtualised grid is scrolled through and read whole (`"virtual": {rows, scrolls, complete}`
     # in the result): null when the rows carry a row index and scroll in a box of their own.
     virtual: bool | None = None
+    # Rows of a grid without a row-index attribute are told apart by these fields' values (else by
+    # the whole row's).
+    key_fields: list[str] | None = None
     # A grid's read that ran out of time answers `"virtual": {..., "resume": true}` and no rows; the
     # page keeps what it read, and the same command with resume goes on from there.
     resume: bool = False
@@ -173,5 +176,8 @@ class ScrollLoad(Command, tag="scroll_load"):
     row_selector: str
     until_selector: str | None = None
     quiet_ms: int | None = None
+    # One more scroll after an end notice, to confirm it: answer on new rows, or once nothing came and
+    # no request is in flight, not on the notice (which may show between batches).
+    confirm: bool = False
     tab_id: int | None = None
     timeout_ms: int = 5_000

@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from ..messages.reading import FieldPlan
+from ..scrape import PaginateOptions, ScrollOptions
 from .base import Reply, TabReply
 
 
@@ -49,12 +50,19 @@ class FieldWarning(Reply):
 
 
 class VirtualRead(Reply):
-    """How a virtualised grid was read: rows seen, scrolls, whether whole; `resume` when time ran out."""
+    """How a virtualised grid was read: rows seen, scrolls, whether whole; `resume` when time ran out;
+    the evidence for its end (`at_end`, `declared`)."""
 
     rows: int = 0
     scrolls: int = 0
     complete: bool = True
     resume: bool = False
+    # The rows' scrolling box reached its end, and one more step there brought no new row.
+    at_end: bool = False
+    # The grid's own row count (aria-rowcount less its header rows, or a count it prints), when it has one.
+    declared: int | None = None
+    # How rows were told apart: "index" (a row-index attribute), "key_fields", or "values" (whole rows).
+    keyed_by: str = "index"
 
 
 class NextTarget(Reply):
@@ -67,6 +75,22 @@ class NextTarget(Reply):
     end: str | None = None
     kind: str | None = None
     pager: list[str] = []  # noqa: RUF012 - a Struct (base in base.py); msgspec copies it per instance
+    # With `end`, on a rendered page: the page number its numbered pager marks current, the highest it
+    # links, and a selector for a control that still leads on (a numbered link past `current`, a
+    # rel=next link, a link that reads "next"): a missing next control with a pager going on is a
+    # next_selector that misses, not the last page.
+    current: int | None = None
+    last: int | None = None
+    onward: str | None = None
+
+
+class ListMore(Reply):
+    """What shows that a list read without paging goes on: `seen` pager | next_link | load_more |
+    grid_rows, `selector` for the control (when there is one), `rows` the grid's declared row count."""
+
+    seen: str = ""
+    selector: str | None = None
+    rows: int | None = None
 
 
 class ExtractReply(Reply):
@@ -79,6 +103,7 @@ class ExtractReply(Reply):
     type: str | None = None
     virtual: VirtualRead | None = None
     next: NextTarget | None = None  # asked for with next_selector
+    more: ListMore | None = None  # without next_selector: the rows' list visibly goes on
 
 
 class FetchExtractReply(ExtractReply):
@@ -86,6 +111,16 @@ class FetchExtractReply(ExtractReply):
 
     status: int = 0
     redirected: bool = False
+
+
+class ReadingGuess(Reply):
+    """How the rest of a candidate's list is read: `kind` (next_link, next_button, numbered, load_more,
+    feed, grid), `why` in one line, and the extract option for it (`paginate` or `scroll`)."""
+
+    kind: str | None = None
+    why: str | None = None
+    paginate: PaginateOptions | None = None
+    scroll: ScrollOptions | None = None
 
 
 class Candidate(Reply):
@@ -99,6 +134,7 @@ class Candidate(Reply):
     sample: list[list[Any]] = []  # noqa: RUF012 - as above
     next_selector: str | None = None
     score: int | float | None = None  # as the page rounded it (an int stays an int in the answer)
+    paging: ReadingGuess | None = None  # the best candidate's only
 
 
 class Skeleton(Reply):
@@ -138,3 +174,10 @@ class ScrollLoadReply(Reply):
     after: int = 0
     until_found: bool = False
     end_notice: bool = False  # what showed up is the feed's own end notice (no until_selector given)
+    at_end: bool = False  # the rows' scrolling box (or the page) was scrolled to its end as it answered
+    button: bool = False  # a load-more control after the rows ("Load more", "View more")
+    clicked: bool = False  # ... and it was pressed (the scroll had started no request)
+    in_flight: int = 0  # the tab's loader requests still running as the page answered (a feed still loading)
+    requests: int = 0  # the tab's loader requests started during the step
+    load_ms: int = 0  # from the first of them starting to the last ending: the site's own time
+    grid: bool = False  # the rows are a virtualised grid's: extract reads them (nothing was scrolled)

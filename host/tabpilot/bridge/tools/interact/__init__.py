@@ -19,7 +19,7 @@ INTERACT = CompositeTool(
         page.navigate,
         page.execute_js,
         *elements.ACTIONS,
-        scrape.scrape,
+        scrape.SCRAPE,
         scrape.cancel,
         screenshot.screenshot,
         tabs.back,

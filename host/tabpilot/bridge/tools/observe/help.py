@@ -9,8 +9,7 @@ from typing import Any
 import msgspec
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ....engine import fields
-from ....engine.steps import STEP_TYPES, StepBase
+from ....wire import fields
 from ....wire.scrape import Condition, ErrorRecovery, ExtractOptions, Options, PaginateOptions, ScrollOptions
 from ..base import Call
 
@@ -38,6 +37,8 @@ class HelpResult(TypedDict):
 
 
 def _steps() -> dict[str, Any]:
+    from ....engine.steps import STEP_TYPES, StepBase  # the whole engine: only when asked
+
     common = {f.encode_name for f in msgspec.structs.fields(StepBase)}
     out: dict[str, Any] = {}
     for cls in STEP_TYPES:
@@ -49,6 +50,8 @@ def _steps() -> dict[str, Any]:
 
 async def help(call: Call) -> HelpResult:  # the action's name as the agent calls it
     """workflow step fields; replays after a login bounce; navigate allow_redirect."""
+    from ....engine.steps import StepBase
+
     objects = (Condition, ExtractOptions, PaginateOptions, ScrollOptions, Options, ErrorRecovery)
     return {
         "steps": _steps(),

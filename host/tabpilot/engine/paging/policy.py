@@ -1,0 +1,51 @@
+"""Fetch or render: the one rule paging (links.py) and follow (engine/detail.py) share.
+
+Fetching a page (the page agent parses its HTML: no tab, no rendering) is an order of magnitude
+cheaper than loading it, and reads the same only when the server sends what the rendered page shows.
+So a walk or a follow fetches only once one page, read both ways, reads the same: the same rows, no
+redirect on the way, the same next link, and whatever the read waits for present in the served HTML.
+Anything else means the page's scripts draw what is read: it is rendered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...wire.errors import TabPilotError
+
+UNFETCHED = "could not be fetched"
+
+
+@dataclass(frozen=True)
+class Copy:
+    """One way a page read: its rows; where it landed and its next link's URL (None: not compared);
+    `ready`: the root and the element the read waits for were there."""
+
+    rows: list[list[Any]] = field(default_factory=list[list[Any]])
+    url: str | None = None
+    next_url: str | None = None
+    ready: bool = True
+
+
+def bare(url: str) -> str:
+    """`url` without its fragment."""
+    return url.split("#", 1)[0]
+
+
+def mismatch(fetched: Copy | BaseException, rendered: Copy, what: str) -> str | None:
+    """Why the fetched copy of `what` cannot stand for the rendered one (then render), or None (fetch).
+    `fetched` is the failure when fetching failed (an extension without fetch_extract, a page that
+    refuses it...)."""
+    if isinstance(fetched, BaseException):
+        code = fetched.code if isinstance(fetched, TabPilotError) else "error"
+        return f"{what} {UNFETCHED} ({code})"
+    if rendered.url is not None and bare(fetched.url or "") != bare(rendered.url):
+        return f"fetching {what} was redirected"
+    if fetched.rows != rendered.rows:
+        return f"{what} fetched reads other rows than {what} rendered (its scripts draw them)"
+    if not fetched.ready:
+        return f"{what} fetched lacks what the read waits for (its scripts draw it)"
+    if fetched.next_url != rendered.next_url:
+        return f"{what} fetched has another next link than {what} rendered"
+    return None
