@@ -8,6 +8,7 @@ import pytest
 from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
+from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client
 from tests.support.popup import allow_scripts_on
 

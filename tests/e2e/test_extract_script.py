@@ -12,6 +12,7 @@ import pytest
 from mcp import Client
 
 from tabpilot.wire.errors import ErrorCode
+from tests.support import browser
 from tests.support.mcp_client import call, mcp_client, payload
 from tests.support.popup import allow_scripts_on
 

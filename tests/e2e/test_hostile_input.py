@@ -12,6 +12,7 @@ import anyio
 import pytest
 
 from tabpilot.wire.errors import ErrorCode
+from tests.support import browser
 from tests.support.mcp_client import call, call_error, mcp_client, scrape_error
 from tests.support.popup import allow_scripts_on
 

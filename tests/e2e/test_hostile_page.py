@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.support import browser
 from tests.support.mcp_client import call, mcp_client
 from tests.support.popup import allow_scripts_on
 

@@ -16,7 +16,7 @@ from tabpilot.demo.server import DEMO_PASSWORD, DEMO_USER, Site
 from tabpilot.link.client import BrowserPool
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode
-from tests.support import pages
+from tests.support import browser, pages
 from tests.support.host import call, call_error, field, host_pool
 from tests.support.popup import allow_scripts_on
 

@@ -42,7 +42,7 @@ async def add_secret_pattern(
     ],
 ) -> PatternResult:
     """also mask text matching these regular expressions in every page output and screenshot (prefix
-    "luhn:" adds a card-number check; add only, never remove); returns the added patterns in force."""
+    "luhn:" adds a card-number check); returns the added patterns in force."""
     value: Any = await call.send(AddSecretPattern(id=0, patterns=patterns))
     return {"added": list(value["added"]), "patterns": list(value["patterns"])}
 
