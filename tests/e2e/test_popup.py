@@ -261,31 +261,59 @@ async def test_every_state_is_drawn_and_photographed(
             assert any(r.endswith(f"read 2 rows on {host}") for r in rows_seen), rows_seen
             shoot(driver, "4-agent-asks-for-a-site")
 
-        # The person's tab on a site outside the scope: nothing to track there, and the popup says why.
-        driver.get(f"{other}/index.html")
+        # The person's own tab on a site outside the scope: nothing to track there, and the popup says
+        # why. Opened by the person (no opener): a tab the agent's tab opened is piloted, and a piloted
+        # tab's loads outside the scope are blocked before they leave.
+        agents = driver.current_window_handle
+        before = set(driver.window_handles)
         with opened(driver):
-            track = by_id(driver, "track-tab")
-            assert not track.is_enabled()
-            assert "not among the allowed sites" in by_id(driver, "track-why").text
-            assert by_id(driver, "this-site-button").text == "Allow"
-            shoot(driver, "5-tab-outside-the-sites")
+            driver.execute_async_script(
+                "chrome.tabs.create({url: arguments[0]}).then(() => arguments[1](null));",
+                f"{other}/index.html",
+            )
+        [mine] = browser.wait_until(
+            lambda: set(driver.window_handles) - before or None, what="the person's tab"
+        )
+        driver.switch_to.window(mine)
+        try:
+            browser.wait_until(
+                lambda: (
+                    (
+                        driver.execute_script("return document.readyState") == "complete"
+                        and driver.current_url == f"{other}/index.html"
+                    )
+                    or None
+                ),
+                what="the person's tab to load",
+            )
+            with opened(driver):
+                track = by_id(driver, "track-tab")
+                assert not track.is_enabled()
+                assert "not among the allowed sites" in by_id(driver, "track-why").text
+                assert by_id(driver, "this-site-button").text == "Allow"
+                shoot(driver, "5-tab-outside-the-sites")
 
-            # What the worker records when the host is not registered.
-            before = _session(
-                driver, "chrome.storage.session.get('connection').then((s) => done(s.connection));"
-            )
-            _session(
-                driver,
-                "chrome.storage.session.set({connection: {state: 'disconnected',"
-                " error: 'Specified native messaging host not found.'}}).then(() => done(null));",
-            )
-            try:
-                browser.wait_until(lambda: by_id(driver, "conn-pill").text == "Not connected" or None)
-                assert shown(driver, "connection") and "tabpilot install" in by_id(driver, "connection").text
-                shoot(driver, "6-not-connected")
-            finally:
-                restore = f"chrome.storage.session.set({{connection: {json.dumps(before)}}})"
-                _session(driver, f"{restore}.then(() => done(null));")
+                # What the worker records when the host is not registered.
+                before = _session(
+                    driver, "chrome.storage.session.get('connection').then((s) => done(s.connection));"
+                )
+                _session(
+                    driver,
+                    "chrome.storage.session.set({connection: {state: 'disconnected',"
+                    " error: 'Specified native messaging host not found.'}}).then(() => done(null));",
+                )
+                try:
+                    browser.wait_until(lambda: by_id(driver, "conn-pill").text == "Not connected" or None)
+                    assert (
+                        shown(driver, "connection") and "tabpilot install" in by_id(driver, "connection").text
+                    )
+                    shoot(driver, "6-not-connected")
+                finally:
+                    restore = f"chrome.storage.session.set({{connection: {json.dumps(before)}}})"
+                    _session(driver, f"{restore}.then(() => done(null));")
+        finally:
+            driver.close()
+            driver.switch_to.window(agents)
     finally:
         browser.set_pilot(driver, False)
         set_sites(driver, only=None)

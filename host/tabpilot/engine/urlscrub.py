@@ -31,6 +31,8 @@ def _pairs(part: str) -> str:
         name, eq, value = item.partition("=")
         if eq and value.startswith("{{"):
             pass  # a recorded workflow's parameter: its value is supplied at replay, not stored
+        elif eq and unquote_plus(value) == REDACTED:
+            pass  # redacted already (the extension's network log writes it URL-encoded): kept as written
         elif eq and value and _SECRET.search(unquote_plus(name)):
             value = REDACTED
         elif eq and value:
