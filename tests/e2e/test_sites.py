@@ -28,11 +28,18 @@ from tests.support import browser, procnet
 from tests.support.host import call_error as host_call_error
 from tests.support.host import host_pool
 from tests.support.mcp_client import call, call_error, mcp_client, scrape_error
-from tests.support.popup import by_id, opened, set_sites, shown, sites
+from tests.support.popup import allow_scripts_on, by_id, opened, set_sites, shown, sites
 
 pytestmark = pytest.mark.anyio
 
 SITE_NOT_ALLOWED = ErrorCode.SITE_NOT_ALLOWED
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """The fixture pages hold a password field the page filled in; the agent's scripts on them run
+    with the person's consent (given in the popup), as this module tests the scope, not that consent."""
+    allow_scripts_on(chromium, site)
 
 
 def _other(url: str) -> str:
