@@ -3,14 +3,25 @@ and frames, through the real MCP client in real Chromium."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from mcp import Client
 
 from tabpilot.wire.errors import ErrorCode
+from tests.support import browser
 from tests.support.mcp_client import call, call_error
+from tests.support.popup import allow_scripts_on
 from tests.support.snap import js, ref, snapshot
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _scripts_allowed(chromium: browser.Chromium, site: Any) -> None:  # pyright: ignore[reportUnusedFunction]
+    """The fixture pages hold a password field the page filled in; the agent's scripts on them run
+    with the person's consent (given in the popup), as this module does not test that consent."""
+    allow_scripts_on(chromium, site)
 
 
 async def test_form_page_shows_what_a_person_sees(client: Client, site: str) -> None:
