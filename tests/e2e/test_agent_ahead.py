@@ -56,6 +56,22 @@ def prober(driver: webdriver.Chrome) -> Iterator[Callable[[int], bool]]:
         driver.switch_to.window(original)
 
 
+def _person_tab(driver: webdriver.Chrome, url: str) -> int:
+    """Open `url` in a tab as the person does (from an extension page: no opener); its tab id."""
+    here = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    driver.get(f"{paths.EXTENSION_ORIGIN}popup.css")
+    try:
+        tab_id = driver.execute_async_script(
+            "chrome.tabs.create({url: arguments[0], active: false}).then((t) => arguments[1](t.id));", url
+        )
+    finally:
+        driver.close()
+        driver.switch_to.window(here)
+    assert isinstance(tab_id, int), tab_id
+    return tab_id
+
+
 def _other(url: str) -> str:
     """The same test server under another name: another site."""
     return url.replace("127.0.0.1", "localhost")
@@ -129,17 +145,19 @@ async def test_not_in_the_persons_tabs_nor_outside_the_scope_nor_once_the_pilot_
             )["tab_id"]
             assert has_agent(driven)
 
-            # The person takes the pilot's tab elsewhere: on an allowed site it gets the agent, on
-            # another site it does not.
+            # The person takes the pilot's tab elsewhere on an allowed site: it gets the agent. (The
+            # pilot's tab cannot go outside the scope at all: such loads are blocked before they leave.)
             driver.switch_to.window(handle)
             driver.get(f"{site}/second.html")
             assert has_agent(driven)
-            driver.get(f"{_other(site)}/second.html")
+            # A tab the person opens on another site (no opener: not the pilot's) gets none.
+            theirs = _person_tab(driver, f"{_other(site)}/second.html")
             # Every navigation event before the control's was handled before the control's: once the
             # control's new page has the agent, a wrong injection into the other site would be there.
             await call(client, "interact", action="navigate", url=f"{site}/second.html", tab_id=control)
             assert has_agent(control)
-            assert has_agent(driven) is False
+            assert has_agent(theirs) is False
+            await call(client, "interact", action="close_tab", tab_id=theirs)
 
             # Off forgets the tabs the pilot drove: back on, the tab's next page is the person's.
             driver.get(f"{site}/index.html")

@@ -98,9 +98,8 @@ SCRAPE = from_union(
     "structured data from the page: operation extract (selector + schema, options.paginate/scroll), "
     "workflow (steps; record: true with a name stores it) or replay (workflow_id, override_params, params); "
     "returns {status, correlation_id, data, metadata}, or status running + correlation_id after wait_ms; "
-    "status complete comes with metadata.complete_because, partial with metadata.partial_because.hint "
-    "(the option that reads on). operation suggest (query?, css_selector?) returns call, the extract to "
-    "send as it is (paging included), candidates and a skeleton of the HTML.",
+    "status partial: metadata.partial_because.hint names the option to pass. operation suggest (query?, "
+    "css_selector?) returns call (the extract to send as is, paging included), candidates and a skeleton.",
     _scrape,
     ScrapeResult,
     name="scrape",
