@@ -156,8 +156,7 @@ async def test_not_in_the_persons_tabs_nor_outside_the_scope_nor_once_the_pilot_
             # control's new page has the agent, a wrong injection into the other site would be there.
             await call(client, "interact", action="navigate", url=f"{site}/second.html", tab_id=control)
             assert has_agent(control)
-            assert has_agent(theirs) is False
-            await call(client, "interact", action="close_tab", tab_id=theirs)
+            assert has_agent(theirs) is False  # (the agent may not even close it: it is outside the scope)
 
             # Off forgets the tabs the pilot drove: back on, the tab's next page is the person's.
             driver.get(f"{site}/index.html")
