@@ -105,12 +105,13 @@ def launch(
     if detach:
         click.echo(json.dumps(launched.to_dict()))
         return
-    click.echo(
-        f"profile {name!r} running (pid {launched.pid}, {launched.user_data_dir}); "
-        f"extension connected as {launched.instance_id}. Ctrl-C stops it.",
-        err=True,
-    )
     try:
+        # Inside the try: a Ctrl-C the moment this line is read must stop the browser too.
+        click.echo(
+            f"profile {name!r} running (pid {launched.pid}, {launched.user_data_dir}); "
+            f"extension connected as {launched.instance_id}. Ctrl-C stops it.",
+            err=True,
+        )
         code = launched.wait()
     except KeyboardInterrupt as exc:
         result = launched.stop()
