@@ -4,11 +4,12 @@ only what stands in a lower one."""
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
 import pytest
+
+from tests.support.imports import imported_names
 
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "host" / "tabpilot"
@@ -63,22 +64,8 @@ def _unit(module: str) -> str | None:
 
 
 def _imports(path: Path) -> set[str]:
-    """The modules a file imports, absolute or relative, by full name (`from . import x` gives pkg.x)."""
-    tree = ast.parse(path.read_text())
-    here = _module_name(path).split(".")
-    package = here if path.name == "__init__.py" else here[:-1]
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.level == 0:
-                base = node.module or ""
-            else:
-                base = ".".join([*package[: len(package) - node.level + 1], *filter(None, [node.module])])
-            found.add(base)
-            found.update(f"{base}.{a.name}" for a in node.names)
-        elif isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-    return found
+    """The modules a file imports, by full name; those only type checkers read count too."""
+    return imported_names(_module_name(path), path, type_checking=True)
 
 
 def _sources() -> list[Path]:

@@ -4,13 +4,14 @@ check works on whatever files exist."""
 
 from __future__ import annotations
 
-import ast
 import re
 import subprocess
 import sys
 import textwrap
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
+
+from tests.support.imports import imported_names
 
 ROOT = Path(__file__).resolve().parents[2]
 PY_TOPS = (ROOT / "host", ROOT / "installer")
@@ -33,36 +34,6 @@ def python_modules() -> dict[str, Path]:
             if parts[-1] == "__init__":
                 parts.pop()
             found[".".join(parts)] = path
-    return found
-
-
-def _type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
-def imported_names(module: str, path: Path) -> set[str]:
-    """The modules a file imports anywhere (lazy ones too), by full name; `if TYPE_CHECKING:` excluded."""
-    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
-    found: set[str] = set()
-    todo: list[ast.AST] = [ast.parse(path.read_text())]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.If) and _type_checking(node):
-            todo.extend(node.orelse)
-            continue
-        if isinstance(node, ast.ImportFrom):
-            if node.level == 0:
-                base = node.module or ""
-            else:
-                base = ".".join([*package[: len(package) - node.level + 1], *filter(None, [node.module])])
-            found.add(base)
-            found.update(f"{base}.{a.name}" for a in node.names)
-        elif isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        todo.extend(ast.iter_child_nodes(node))
     return found
 
 
