@@ -19,6 +19,10 @@ import anyio
 import anyio.to_thread
 
 _CHUNK = 1 << 16
+# One message's line: past this it is dropped as it arrives (its start kept, to answer its id), so a
+# client sending without newlines cannot grow the bridge without bound.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+_HEAD_BYTES = 4096
 
 
 def _pollable(fd: int) -> bool:
@@ -39,31 +43,64 @@ def _same_file(a: int, b: int) -> bool:
         return False
 
 
-class LineSplitter:
-    """Cuts a byte stream into newline-terminated lines, skipping blank ones."""
+class TooLong(bytes):
+    """The start of a line longer than the limit, whose rest was dropped unread."""
 
-    def __init__(self) -> None:
+    size: int = 0  # the line's length in bytes (at least: at EOF, what had come)
+
+
+class LineSplitter:
+    """Cuts a byte stream into newline-terminated lines, skipping blank ones; a line over `limit`
+    bytes comes out as its TooLong start."""
+
+    def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
         self._buf = bytearray()
+        self._limit = limit
+        self._dropping: TooLong | None = None  # the line over the limit being skipped
 
     def feed(self, chunk: bytes) -> list[bytes]:
         """The lines `chunk` completes; an empty chunk means EOF and flushes an unterminated last line."""
         buf = self._buf
+        lines: list[bytes] = []
+        if self._dropping is not None:
+            end = chunk.find(b"\n")
+            if chunk and end < 0:
+                self._dropping.size += len(chunk)
+                return []
+            self._dropping.size += end + 1  # at EOF, end is -1: nothing more came
+            lines.append(self._dropping)
+            self._dropping = None
+            if chunk and not (chunk := chunk[end + 1 :]):
+                return lines
         if not chunk:
             last = bytes(buf)
             buf.clear()
-            return [] if last.isspace() or not last else [last]
+            if last and not last.isspace():
+                lines.append(last)
+            return lines
         scan = len(buf)  # a big message arrives in pieces: never rescan what came before
         buf += chunk
-        lines: list[bytes] = []
         start = 0
         with memoryview(buf) as view:
             while (end := buf.find(b"\n", scan)) >= 0:
-                line = bytes(view[start : end + 1])
-                if not line.isspace():
-                    lines.append(line)
+                if end + 1 - start > self._limit:
+                    lines.append(_too_long(view[start : start + _HEAD_BYTES], end + 1 - start))
+                else:
+                    line = bytes(view[start : end + 1])
+                    if not line.isspace():
+                        lines.append(line)
                 start = scan = end + 1
         del buf[:start]
+        if len(buf) > self._limit:
+            self._dropping = _too_long(buf[:_HEAD_BYTES], len(buf))
+            buf.clear()
         return lines
+
+
+def _too_long(head: bytes | bytearray | memoryview, size: int) -> TooLong:
+    line = TooLong(head)
+    line.size = size
+    return line
 
 
 class Wire:

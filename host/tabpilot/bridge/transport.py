@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Protocol, Self
 
 import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
-from .rescue import INVALID_REQUEST, Refusal, log, reread
+from .rescue import Refusal, log, not_a_message, reread, too_long, unusable_id
+from .stdio import MAX_LINE_BYTES, TooLong
 
 
 class Writer(Protocol):
@@ -40,13 +41,24 @@ class Incoming:
         """The next message; raises anyio.EndOfStream at EOF."""
         while True:
             try:
-                line = (await anext(self._lines)).decode("utf-8", errors="replace")
+                raw = await anext(self._lines)
             except StopAsyncIteration:
                 raise anyio.EndOfStream from None
+            if isinstance(raw, TooLong):
+                found = await self._refuse(too_long(raw, raw.size, MAX_LINE_BYTES), ValueError("too long"))
+                if found is not None:
+                    return found
+                continue
+            line = raw.decode("utf-8", errors="replace")
             try:
-                return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             except Exception as exc:
                 found = await self._rescue(line, exc)
+            else:
+                found = SessionMessage(message)
+                if isinstance(message, types.JSONRPCNotification) and unusable_id(line):
+                    # The SDK drops the unknown key and with it a request whose id is no id.
+                    found = await self._refuse(not_a_message({"id": None}), ValueError("unusable id"))
             if found is not None:
                 return found
 
@@ -57,22 +69,19 @@ class Incoming:
             try:
                 return SessionMessage(types.jsonrpc_message_adapter.validate_python(value, by_name=False))
             except Exception:
-                msg_id: Any = value.get("id")
-                valid_id = isinstance(msg_id, str | int) and not isinstance(msg_id, bool)
-                raise Refusal(
-                    INVALID_REQUEST,
-                    "Invalid Request: not a JSON-RPC 2.0 message",
-                    msg_id if valid_id else None,
-                    answer="method" in value and valid_id,
-                ) from None
+                raise not_a_message(value) from None
         except Refusal as refusal:
-            reply = refusal.reply()
-            log.warning("refused a line from the client: %s", refusal.message)
-            if self._out is None:
-                return exc
-            if reply is not None:
-                await self._out.write(reply)
-            return None
+            return await self._refuse(refusal, exc)
+
+    async def _refuse(self, refusal: Refusal, exc: Exception) -> Exception | None:
+        """Send the refusal's reply, if it has one; without a writer, `exc` goes to the SDK instead."""
+        log.warning("refused a line from the client: %s", refusal.message)
+        if self._out is None:
+            return exc
+        reply = refusal.reply()
+        if reply is not None:
+            await self._out.write(reply)
+        return None
 
     def __aiter__(self) -> Self:
         return self
