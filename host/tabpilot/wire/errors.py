@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import enum
+import re
 from typing import Any, cast
 
-from .echo import MESSAGE_CHARS, clip
+from .echo import ECHO_CHARS, MESSAGE_CHARS, clip
 
 # Strings in an error's data are clipped too (a selector quoted there), beyond this many characters.
 DATA_CHARS = 1_000
+_SCAN_CHARS = 100_000  # of a message or data string looked at for quotes; the rest is cut anyway
+# An input quoted in an error, however it got there (a browser's DOMException quotes the selector
+# whole, a repr quotes a URL): a quoted span or an unbroken run longer than ECHO_CHARS. A single quote
+# opens a span only after a non-word character, so the apostrophes of prose ("doesn't") never do.
+_QUOTED = re.compile(
+    rf"""(?<!\w)'[^'\n]{{{ECHO_CHARS + 1},}}(?:'|\Z)|"[^"\n]{{{ECHO_CHARS + 1},}}(?:"|\Z)"""
+    rf"""|`[^`\n]{{{ECHO_CHARS + 1},}}(?:`|\Z)|\S{{{ECHO_CHARS + 1},}}"""
+)
 
 
 class ErrorCode(enum.StrEnum):
@@ -73,7 +82,7 @@ class TabPilotError(Exception):
         retryable: bool = False,
         data: Any = None,
     ) -> None:
-        message = clip(message, MESSAGE_CHARS)  # whatever it quotes, an error stays small
+        message = bounded(message, MESSAGE_CHARS)
         super().__init__(message)
         self.code = ErrorCode(code) if code in ErrorCode._value2member_map_ else code
         self.message = message
@@ -93,10 +102,27 @@ class TabPilotError(Exception):
         return f"TabPilotError({str(self.code)!r}, {self.message!r})"
 
 
+def bounded(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, each input it quotes cut to ECHO_CHARS: the one rule every
+    error's message and data strings pass, wherever they were written."""
+    head = text[:_SCAN_CHARS]
+    head = _QUOTED.sub(lambda found: _clip_span(found.group()), head)
+    if len(text) > _SCAN_CHARS:
+        head += f"… ({len(text) - _SCAN_CHARS:,} more characters)"
+    return clip(head, limit)
+
+
+def _clip_span(span: str) -> str:
+    quote = span[0] if span[0] in "'\"`" else ""
+    closed = bool(quote) and len(span) > 1 and span[-1] == quote
+    inner = span[len(quote) : len(span) - 1 if closed else len(span)]
+    return quote + clip(inner) + (quote if closed else "")
+
+
 def clipped(value: Any, depth: int = 0) -> Any:
     """`value` with long strings cut (an error's data may quote the agent's input or a page's text)."""
     if isinstance(value, str):
-        return clip(value, DATA_CHARS)
+        return bounded(value, DATA_CHARS)
     if depth > 8:  # error data is shallow; anything deeper is not worth walking
         return value
     if isinstance(value, dict):
