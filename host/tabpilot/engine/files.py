@@ -6,6 +6,7 @@ sent (it runs with the browser's working directory)."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from ..wire.errors import ErrorCode, TabPilotError
@@ -45,11 +46,57 @@ def _is_export(path: Path) -> bool:
 
 
 def read_import(path: Path) -> str:
-    """The text of a workflow file to import (the host validates the content)."""
+    """The text of a workflow file to import (the host validates the content).
+
+    Only a regular file is read, and no more than MAX_IMPORT_BYTES of it: a FIFO would block the
+    reader until someone writes to it, and /dev/zero never ends. It is opened without blocking, so
+    a FIFO is refused at once rather than waited on."""
     source = path.expanduser()
+    where = {"path": str(source)}
     try:
-        if source.stat().st_size > MAX_IMPORT_BYTES:
-            raise TabPilotError(ErrorCode.INVALID_PARAMS, f"{source} is over {MAX_IMPORT_BYTES:,} bytes")
-        return source.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TabPilotError(ErrorCode.INVALID_PARAMS, f"cannot read {source}: {exc}") from None
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise _unreadable(source, exc.strerror or str(exc), "unreadable") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise TabPilotError(
+                ErrorCode.INVALID_PARAMS,
+                f"{source} is not a regular file (a pipe, a device or a folder); give a .json file",
+                data={**where, "reason": "not_a_file"},
+            )
+        if info.st_size > MAX_IMPORT_BYTES:
+            raise _too_large(source)
+        data = _read_at_most(fd, MAX_IMPORT_BYTES + 1)  # a file growing as it is read stops here too
+    except OSError as exc:
+        raise _unreadable(source, exc.strerror or str(exc), "unreadable") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_IMPORT_BYTES:
+        raise _too_large(source)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _unreadable(source, "not UTF-8 text", "not_text") from None
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    while limit > 0 and (chunk := os.read(fd, min(limit, 1 << 16))):
+        chunks.append(chunk)
+        limit -= len(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(source: Path) -> TabPilotError:
+    return TabPilotError(
+        ErrorCode.INVALID_PARAMS,
+        f"{source} is over {MAX_IMPORT_BYTES:,} bytes, more than any exported workflow",
+        data={"path": str(source), "reason": "too_large", "limit": MAX_IMPORT_BYTES},
+    )
+
+
+def _unreadable(source: Path, why: str, reason: str) -> TabPilotError:
+    return TabPilotError(
+        ErrorCode.INVALID_PARAMS, f"cannot read {source}: {why}", data={"path": str(source), "reason": reason}
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+import anyio.to_thread
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
@@ -39,7 +40,8 @@ async def export_workflow(call: Call, workflow_id: WorkflowId, path: FilePath) -
 async def import_workflow(call: Call, path: FilePath) -> WorkflowFileResult:
     """store a workflow from a JSON file written by export_workflow (checked like any request)."""
     try:
-        document = read_import(Path(path))
+        # In a thread: a file on a slow or hung mount must not stall the bridge's other calls.
+        document = await anyio.to_thread.run_sync(read_import, Path(path), abandon_on_cancel=True)
     except TabPilotError as unreadable:
         # While the pilot is off, say so rather than whether the file exists or is readable.
         try:
