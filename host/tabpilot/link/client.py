@@ -184,6 +184,12 @@ class BrowserPool:
         self._listed_mtime: int | None = None  # the directory's mtime when listed; None: list again
         self._lock = asyncio.Lock()
         self._lost_at = -_COMEBACK_WINDOW_S  # when a connection to a host last ended
+        self._gone: dict[str, tuple[float, m.BrowserInfo]] = {}  # by instance id: when, and who
+
+    def _lose(self, conn: BrowserConnection) -> None:
+        self._lost_at = time.monotonic()
+        if conn.info is not None:
+            self._gone[conn.info.instance_id] = (self._lost_at, conn.info)
 
     def _unchanged(self) -> list[BrowserConnection] | None:
         """The open connections, if nothing can have changed since the directory was listed."""
@@ -206,8 +212,8 @@ class BrowserPool:
                 conn = self._conns.get(path)
                 if conn is not None and conn.closed:
                     await conn.aclose()
+                    self._lose(conn)
                     conn = None
-                    self._lost_at = time.monotonic()
                 if conn is None:
                     conn = await self._connect(path)
                     if conn is None:
@@ -215,8 +221,9 @@ class BrowserPool:
                     self._conns[path] = conn
                 live.append(conn)
             for path in set(self._conns) - {c.path for c in live}:
-                await self._conns.pop(path).aclose()
-                self._lost_at = time.monotonic()
+                conn = self._conns.pop(path)
+                await conn.aclose()
+                self._lose(conn)
             self._conns = {c.path: c for c in live}
             # Directory times can be as coarse as the kernel's tick: a listing made in the same tick as
             # a change could miss a socket that arrived after it yet left the mtime as it was.
@@ -250,16 +257,39 @@ class BrowserPool:
         started = time.monotonic()
         while True:
             conns = await self._discover()
-            if conns:
-                return _choose(conns, browser)
             now = time.monotonic()
+            awaited = self._awaited(conns, browser, now)
+            if conns and not awaited:
+                return _choose(conns, browser)
             wait = self.connect_wait_s
             if now - self._lost_at < _COMEBACK_WINDOW_S:  # known once the listing has seen it go
                 wait = max(wait, _COMEBACK_WAIT_S)
             if now - started >= wait:
+                if conns:
+                    return _choose(conns, browser)  # the call goes on without it, or names who is here
                 raise TabPilotError(ErrorCode.EXTENSION_NOT_CONNECTED, NOT_CONNECTED_FIX)
             # A restarting browser takes ~0.6 s to bring its host back: look again shortly.
             await asyncio.sleep(_POLL_S)
+
+    def _awaited(self, conns: list[BrowserConnection], browser: str | None, now: float) -> bool:
+        """Whether the browser this call goes to may be one that just went and is not back yet: then
+        the call waits for it rather than failing with browser_not_found, or going to another browser
+        because that one is, for the moment, the only one."""
+        here = [c.info for c in conns if c.info is not None]
+        for instance_id in [i.instance_id for i in here if i.instance_id in self._gone]:
+            del self._gone[instance_id]
+        gone = [info for at, info in self._gone.values() if now - at < _COMEBACK_WINDOW_S]
+        if not gone:
+            return False
+        try:
+            with_them = select([*here, *gone], browser)
+        except TabPilotError:
+            return False  # names no browser, here or gone
+        try:
+            without = select(here, browser)
+        except TabPilotError:
+            return True
+        return with_them in gone or (with_them is None and without is not None)
 
     async def call(
         self,
