@@ -19,15 +19,17 @@ from .errors import ErrorCode, TabPilotError
 from .fields import explain, unknown_path
 
 MAX_STEPS = 50
-MAX_PAGES = 500
-MAX_SCROLLS = 500
 DEFAULT_DELAY_MS = 0  # between the pages of a paginated extract: none unless asked, for politeness
 DEFAULT_QUIET_MS = 500  # the end of an infinite feed
 DEFAULT_MAX_BYTES = 1_000_000
+MAX_BYTES = 64 * 1024 * 1024  # of rows one run holds in memory and answers with
 MAX_CONCURRENCY = 8  # detail pages a follow reads at once
 DEFAULT_CONCURRENCY = 4
 
-Ms = Annotated[int, Meta(ge=0, le=600_000)]
+# How many pages, scrolls or retries a run takes is the user's to say: each page's rows count against
+# max_bytes, which is what bounds memory. A wait is bounded only by what a JavaScript timer can hold.
+MAX_TIMER_MS = 2**31 - 1
+Ms = Annotated[int, Meta(ge=0, le=MAX_TIMER_MS)]
 
 
 class Condition(Struct, forbid_unknown_fields=True):
@@ -45,7 +47,7 @@ class PaginateOptions(Struct, forbid_unknown_fields=True):
     """Follow a next-page control: a link that navigates or a button that redraws in place."""
 
     next_selector: str
-    max_pages: Annotated[int, Meta(ge=1, le=MAX_PAGES)] = 10
+    max_pages: Annotated[int, Meta(ge=1)] = 10
     delay_ms: Ms = DEFAULT_DELAY_MS
 
 
@@ -55,7 +57,7 @@ class ScrollOptions(Struct, forbid_unknown_fields=True):
     The end of a feed is the loader's own quiet: no new rows, no request of the tab in flight, for
     `quiet_ms` after the scroll (not the whole timeout)."""
 
-    max_scrolls: Annotated[int, Meta(ge=1, le=MAX_SCROLLS)] = 20
+    max_scrolls: Annotated[int, Meta(ge=1)] = 20
     until_selector: str | None = None
     delay_ms: Ms = 0
     quiet_ms: Annotated[int, Meta(ge=50, le=60_000)] = DEFAULT_QUIET_MS
@@ -89,7 +91,7 @@ class Options(Struct, forbid_unknown_fields=True):
     # scrolled through and read whole; null finds out, false never scrolls it.
     virtual: bool | None = None
     delay_ms: Ms = 0
-    max_bytes: Annotated[int, Meta(ge=1_000, le=64 * 1024 * 1024)] = DEFAULT_MAX_BYTES
+    max_bytes: Annotated[int, Meta(ge=1_000, le=MAX_BYTES)] = DEFAULT_MAX_BYTES
     telemetry: bool | None = None  # summarise page errors and requests (default: all but 1-page extracts)
 
 
@@ -108,7 +110,7 @@ class ErrorRecovery(Struct, forbid_unknown_fields=True):
     """What a failed step does: retry on timeout, then abort with the partial data or continue."""
 
     on_timeout: Literal["retry_step", "fail"] = "fail"
-    max_retries: Annotated[int, Meta(ge=0, le=10)] = 2
+    max_retries: Annotated[int, Meta(ge=0)] = 2
     on_failure: Literal["abort_with_partial", "continue"] = "abort_with_partial"
 
     def retries(self) -> int:
