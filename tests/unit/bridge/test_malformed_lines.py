@@ -58,6 +58,8 @@ def note(method: str, params: str) -> bytes:
     return f'{{"jsonrpc":"2.0","method":"{method}","params":{params}}}'.encode()
 
 
+INIT_ODD = '{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"t","version":"1"}}'
+ARGS_150 = '{"action":"execute_js","script":"1","x":' + "[" * 150 + "]" * 150 + "}"
 LONG_SELECTOR = '{"action":"click","selector":"' + "s" * 5000 + '","bogus":1}'
 
 CASES: list[tuple[str, bytes, Expect]] = [
@@ -116,6 +118,9 @@ CASES: list[tuple[str, bytes, Expect]] = [
     ("tools/list cursor a number", req("tools/list", '{"cursor":5}'), error(INVALID_PARAMS, echo=True)),
     ("logging level unknown", req("logging/setLevel", '{"level":"loud"}'), error(INVALID_PARAMS, echo=True)),
     ("initialize again, empty", req("initialize", "{}"), error(INVALID_PARAMS, echo=True)),
+    ("odd progress token", req("ping", '{"_meta":{"progressToken":{}}}'), error(INVALID_PARAMS, echo=True)),
+    ("initialize, unknown version", req("initialize", INIT_ODD), RESULT),
+    ("150-deep arguments", call(ARGS_150), tool_error(ErrorCode.INVALID_PARAMS)),
     # Odd but valid: answered as usual.
     ("extra top-level key", req("ping", None, ',"extra":1'), RESULT),
     ("duplicate id key", b'{"jsonrpc":"2.0","id":"x","id":@ID,"method":"ping"}', RESULT),
