@@ -28,7 +28,8 @@ def write_export(path: Path, document: str) -> Path:
             ErrorCode.INVALID_PARAMS, f"{target} exists and is not an exported workflow; choose a new file"
         )
     try:
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(target, flags, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(document)
     except OSError as exc:
@@ -37,6 +38,8 @@ def write_export(path: Path, document: str) -> Path:
 
 
 def _is_export(path: Path) -> bool:
+    if not path.is_file():  # opening a FIFO to look would wait for a writer
+        return False
     try:
         with path.open("rb") as f:
             head = f.read(4096)

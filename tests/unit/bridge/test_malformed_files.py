@@ -96,3 +96,13 @@ def test_a_regular_file_at_the_bound_is_read(tmp_path: Path) -> None:
     with pytest.raises(TabPilotError) as fifo:  # the CLI's `tabpilot workflow import` reads here too
         read_import(_fifo(tmp_path))
     assert fifo.value.code == ErrorCode.INVALID_PARAMS and fifo.value.data["reason"] == "not_a_file"
+
+
+async def test_export_to_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
+    fifo = _fifo(tmp_path)
+    pool = FakePool(answers={"workflow_op": {"workflow_id": "wf-a-20260101", "document": DOCUMENT}})
+    with anyio.fail_after(WAIT_S):
+        async with client(pool) as c:
+            args = {"action": "export_workflow", "workflow_id": "wf-a-20260101", "path": str(fifo)}
+            result = await c.call_tool("configure", args)
+    assert result.is_error and payload(result)["error"] == ErrorCode.INVALID_PARAMS

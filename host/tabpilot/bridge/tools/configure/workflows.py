@@ -33,7 +33,9 @@ class DeletedResult(TypedDict):
 async def export_workflow(call: Call, workflow_id: WorkflowId, path: FilePath) -> WorkflowFileResult:
     """write a recorded workflow to a JSON file (to share it, or import it elsewhere)."""
     value = await call.send(WorkflowOp(id=0, op="get", workflow_id=workflow_id))
-    target = write_export(Path(path), value["document"])
+    target = await anyio.to_thread.run_sync(
+        write_export, Path(path), value["document"], abandon_on_cancel=True
+    )
     return {"workflow_id": workflow_id, "path": str(target)}
 
 
