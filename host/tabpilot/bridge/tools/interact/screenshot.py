@@ -37,7 +37,7 @@ class ScreenshotResult(TypedDict):
 FIELDS: dict[str, Any] = {
     **elements.FIELDS,
     "full_page": Annotated[bool, Field(description="screenshot: the whole page, not the viewport.")],
-    "format": Literal["jpeg", "png"],
+    "format": Annotated[Literal["jpeg", "png"], Field(description="screenshot: the image format.")],
     "quality": Annotated[int, Field(ge=1, le=100, description="screenshot: JPEG quality, default 70.")],
     "max_width": Annotated[
         int, Field(ge=16, le=1920, description="screenshot: widest picture, default 1280.")
