@@ -65,9 +65,10 @@ class PageActionResult(TypedDict):
     snapshot: NotRequired[PageSnapshot]
 
 
-# The default snapshot after an action that loaded a new page: its top, not the whole page (a diff
-# against a new document is all of it). observe what=page reads on from cursor_next.
-LEAN_AFTER_NAVIGATION = 1_200
+# The default snapshot after an action that loaded a new page (a diff against a new document is all
+# of it): the new page's main content first, then the rest (navigation, header, footer), in this
+# budget; observe {what: "page", mode: "main", cursor: cursor_next} reads on.
+AFTER_NAVIGATION = 4_000
 
 
 async def _act(
@@ -82,7 +83,7 @@ async def _act(
     if mode != "none":
         tab_id = reply.tab_id if isinstance(reply, TabReply) else None
         if snapshot is None and isinstance(reply, ActionReply) and reply.navigated:
-            out["snapshot"] = await take(call, tab_id=tab_id, mode="full", max_chars=LEAN_AFTER_NAVIGATION)
+            out["snapshot"] = await take(call, tab_id=tab_id, mode="main", max_chars=AFTER_NAVIGATION)
         else:
             out["snapshot"] = await take(call, tab_id=tab_id, mode=mode)
     return out
