@@ -92,6 +92,9 @@ async def test_help_on_scrape_holds_every_object_inside_the_request() -> None:
     for cls in (Options, PaginateOptions, ScrollOptions, Follow, ErrorRecovery):
         assert set(out["objects"][cls.__name__]["fields"]) == _all_fields(cls), cls.__name__
     assert any("Operators" in note for note in out["notes"])
+    assert any(
+        "complete_because" in n and "partial_because.hint" in n and "`call`" in n for n in out["notes"]
+    )
     # A field whose meaning differs per action reads as this action's: extract's rows, not a click's.
     assert "rows" in out["arguments"]["selector"]
 

@@ -64,6 +64,12 @@ FOLLOW = [
     "detail page that lands on a login page stops following (metadata.follow.stopped says so).",
 ]
 
+COMPLETENESS = (
+    "status complete: metadata.complete_because says how the end of the list was known; status partial: "
+    "metadata.partial_because.hint names the option to pass to read the rest; operation suggest answers "
+    "`call`, the extract to send as it is (paging included)."
+)
+
 TOPICS = {
     "workflow": "each workflow step's fields, conditions, login bounces, secret params (no about: this)",
     "where": "options.where: its operators",
@@ -131,7 +137,12 @@ def explain(about: str | None) -> HelpResult:
             out = {"about": about, **_action(tool, about)}
             if about == "scrape":
                 out["objects"] = {cls.__name__: fields.reference(cls) for cls in _SCRAPE_OBJECTS}
-                out["notes"] = [*WHERE[:3], FOLLOW[0], 'Workflow steps: observe {what: "help"}.']
+                out["notes"] = [
+                    COMPLETENESS,
+                    *WHERE[:3],
+                    FOLLOW[0],
+                    'Workflow steps: observe {what: "help"}.',
+                ]
             return out
     known = ["workflow", "where", "follow", *(t.name for t in TOOLS), *(a for t in TOOLS for a in t.actions)]
     guess = nearest(about, known)
