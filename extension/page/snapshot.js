@@ -54,6 +54,7 @@
       this.deadline = deadline;
       this.visits = 0;
       this.cut = null; // 'size' or 'time' once the budget stopped the walk
+      this.skip = null; // elements this pass leaves out (another pass walks them)
     }
 
     over() {
@@ -113,7 +114,7 @@
     }
 
     element(el, secret, quiet) {
-      if (this.over()) return;
+      if (this.over() || this.skip?.has(el)) return;
       const tag = el.localName;
       if (SKIP.has(tag) || el.getAttribute('aria-hidden') === 'true' || el.inert) return;
       if (tag === 'input' && el.type === 'hidden') return;
@@ -233,9 +234,26 @@
     }
   }
 
-  /** Every line of the page (or of `scope`), in document order; with a `budget` ({chars, deadline}),
-   * the lines until it ran out, and `budget.cut` says why it did ('size' or 'time'). */
-  agent.renderLines = (scope, budget = {}) => {
+  // Where a page keeps its navigation, masthead and footer, when it marks no main region.
+  const CHROME = 'nav, aside, header, footer, [role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search]';
+  const REST = '[rest of the page]';
+
+  /** The walk's passes for main-first order: the main region, then the rest under a `[rest of the page]`
+   * line. The main region is `main` (or role=main) when the page marks one, else all but its chrome. */
+  function mainFirst(root) {
+    const main = [...root.querySelectorAll('main, [role=main]')].find((el) => el.checkVisibility());
+    if (main) return [{ roots: [main], skip: new Set() }, { roots: [root], skip: new Set([main]) }];
+    const chrome = [...root.querySelectorAll(CHROME)].filter(
+      (el) => !el.parentElement?.closest(`${CHROME}, article`),
+    );
+    if (!chrome.length) return [{ roots: [root], skip: null }];
+    return [{ roots: [root], skip: new Set(chrome) }, { roots: chrome, skip: null }];
+  }
+
+  /** Every line of the page (or of `scope`), in document order (or its main content first, with
+   * `main`); with a `budget` ({chars, deadline}), the lines until it ran out, and `budget.cut` says why
+   * it did ('size' or 'time'). */
+  agent.renderLines = (scope, budget = {}, main = false) => {
     let root = document.body || document.documentElement;
     if (scope) {
       root = agent.query(scope);
@@ -243,11 +261,18 @@
     }
     agent.pruneRefs();
     const walker = new Walker(agent.sensitiveSelector(), budget);
-    // A scope inside a secret is a secret too.
-    const secret = agent.isSensitive(root);
-    if (secret && root.nodeType === 1 && (root.textContent || '').trim() && !isInteractive(root, root.localName)) walker.push(R);
-    walker.element(root, secret, false);
-    walker.flush();
+    const passes = main ? mainFirst(root) : [{ roots: [root], skip: null }];
+    passes.forEach(({ roots, skip }, i) => {
+      if (i > 0 && walker.lines.length && !walker.over()) walker.push(REST);
+      walker.skip = skip;
+      for (const el of roots) {
+        // A scope inside a secret is a secret too.
+        const secret = agent.isSensitive(el);
+        if (secret && el.nodeType === 1 && (el.textContent || '').trim() && !isInteractive(el, el.localName)) walker.push(R);
+        walker.element(el, secret, false);
+        walker.flush();
+      }
+    });
     budget.cut = walker.cut;
     // Secret-shaped text is masked over the whole text at once: a key block may span lines.
     const all = walker.lines.join('\n');

@@ -53,12 +53,12 @@
     const key = args.scope || '';
     const timeoutMs = Number.isInteger(args.timeout_ms) && args.timeout_ms > 0 ? args.timeout_ms : 5000;
     const budget = { chars: Math.max(cursor + max + 2, DIFF_BASIS), deadline: performance.now() + timeoutMs * WALK_SHARE };
-    const lines = agent.renderLines(args.scope, budget);
+    const lines = agent.renderLines(args.scope, budget, args.mode === 'main');
     const before = previous.get(key);
     // A walk the budget cut short is no basis for a diff (its missing end would read as removed).
     if (cursor === 0 && budget.cut) previous.delete(key);
     else if (cursor === 0) previous.set(key, lines);
-    let mode = 'full';
+    let mode = args.mode === 'main' ? 'main' : 'full';
     let full;
     const out = {};
     if (args.mode === 'diff' && before && !budget.cut) {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from selenium import webdriver
 
+from tabpilot.bridge.tools.interact.elements import AFTER_NAVIGATION
 from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import pages
@@ -91,7 +92,7 @@ async def test_a_click_that_navigates_answers_with_a_lean_snapshot_unless_asked(
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/start.html")
         lean = await call(client, "interact", action="click", selector="a[href='long.html']")
         assert lean["navigated"] is True
-        assert lean["snapshot"]["truncated"] is True and len(lean["snapshot"]["text"]) <= 1_200
+        assert lean["snapshot"]["truncated"] is True and len(lean["snapshot"]["text"]) <= AFTER_NAVIGATION
         assert lean["snapshot"]["text"].startswith("# A long page")
 
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/start.html")

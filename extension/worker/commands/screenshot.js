@@ -1,9 +1,10 @@
 // A picture of the tab for the agent: the viewport (default), one element (ref or selector; its
-// bounds come from the page agent), or the full page. Sized in lib/image.js to ≤ ~1,600 image tokens.
+// bounds come from the page agent; rendered in place, below the fold or taller than the viewport, and
+// cut like a full page when too tall), or the full page. Sized in lib/image.js to ≤ ~1,600 image tokens.
 // Every secret is under an opaque box while the picture is taken (lib/mask.js); the answer says how
 // many regions were masked (`masked`) and how many unreadable frames were covered whole (`masked_frames`).
 import { DEFAULTS, ERR } from '../protocol.js';
-import { captureFullPage, captureVisible } from '../lib/capture.js';
+import { captureFullPage, captureRegion, captureVisible } from '../lib/capture.js';
 import { CommandError } from '../lib/errors.js';
 import { MAX_AREA, fitScale, imageSize, reshape, splitDataUrl } from '../lib/image.js';
 import { maskTab } from '../lib/mask.js';
@@ -26,32 +27,22 @@ function params(msg) {
   return { format, quality, maxWidth };
 }
 
-// Runs in the page: scroll the window so the box (page coordinates) is in view if it is not, and
-// answer the viewport's size.
-function bringIntoView(x, y, w, h) {
-  const vw = document.documentElement.clientWidth || innerWidth;
-  const vh = document.documentElement.clientHeight || innerHeight;
-  const left = x - scrollX;
-  const top = y - scrollY;
-  if (left < 0 || top < 0 || left + w > vw || top + h > vh) {
-    scrollTo(Math.max(0, x - Math.max(0, (vw - w) / 2)), Math.max(0, y - Math.max(0, (vh - h) / 2)));
-  }
-  return { vw: innerWidth, vh: innerHeight };
-}
-
+/** The element's box, checked before anything is drawn: it names the tab and fails early. */
 async function elementBox(msg, signal) {
   const target = { ref: msg.ref || null, selector: msg.selector || null };
-  const first = await inPage(msg, 'bounds', target, { signal });
-  const [view] = await chrome.scripting.executeScript({
-    target: { tabId: first.tab_id },
-    func: bringIntoView,
-    args: [first.x + first.scroll_x, first.y + first.scroll_y, first.width, first.height],
-  });
-  const box = await inPage({ ...msg, tab_id: first.tab_id }, 'bounds', target, { signal });
+  const box = await inPage(msg, 'bounds', target, { signal });
   if (box.width < 1 || box.height < 1) {
     throw new CommandError(ERR.NOT_INTERACTABLE, `${msg.ref || msg.selector} has no size on screen (hidden or empty): nothing to capture`, { data: { tab_id: box.tab_id } });
   }
-  return { ...box, viewportWidth: view.result.vw };
+  return box;
+}
+
+/** The element's box in CSS pixels of the page, measured again when the capture is about to happen. */
+function elementRegion(msg, box, signal) {
+  return async () => {
+    const now = await elementBox({ ...msg, tab_id: box.tab_id }, signal);
+    return { x: now.x + now.scroll_x, y: now.y + now.scroll_y, width: now.width, height: now.height };
+  };
 }
 
 export async function run(msg, { signal }) {
@@ -83,18 +74,19 @@ const ATTEMPTS = 4;
 
 async function capture(msg, tab, box, { format, quality, maxWidth, signal }) {
   try {
-    if (msg.full_page) return { ...(await captureFullPage(tab.id, { format, quality, maxWidth })), tab_id: tab.id, full_page: true };
+    if (msg.full_page) return { ...(await captureFullPage(tab, { format, quality, maxWidth })), tab_id: tab.id, full_page: true };
+    if (box) {
+      // Rendered where it is, below the fold or taller than the viewport alike.
+      const { region, page_width: _w, page_height: _h, truncated, ...shot } = await captureRegion(tab, elementRegion(msg, box, signal), { format, quality, maxWidth });
+      return { ...shot, tab_id: tab.id, element: region, ...(truncated ? { truncated } : {}) };
+    }
     const shot = splitDataUrl(await captureVisible(tab, { format, quality, signal }));
-    const size = box ? null : imageSize(shot);
-    if (size && size.width <= maxWidth && size.width * size.height <= MAX_AREA) {
+    const size = imageSize(shot);
+    if (size.width <= maxWidth && size.width * size.height <= MAX_AREA) {
       return { ...shot, ...size, tab_id: tab.id }; // already small enough: sent as captured
     }
-    const crop = box ? { x: box.x, y: box.y, width: box.width, height: box.height } : null;
-    const out = await reshape(shot, crop, { maxWidth, format, quality, viewportWidth: box ? box.viewportWidth : 0 });
-    const result = { ...out, tab_id: tab.id };
-    if (box) result.element = { x: box.x, y: box.y, width: box.width, height: box.height };
-    else if (size) result.scale = Number(fitScale(size.width, size.height, maxWidth).toFixed(3));
-    return result;
+    const out = await reshape(shot, null, { maxWidth, format, quality, viewportWidth: 0 });
+    return { ...out, tab_id: tab.id, scale: Number(fitScale(size.width, size.height, maxWidth).toFixed(3)) };
   } catch (err) {
     if (err instanceof CommandError) throw err;
     throw await tabFailure(err, tab.id, ERR.SCRIPT_ERROR, (t) => `cannot capture tab ${t.id} (${t.url || 'no url'}; browser pages and the web store cannot be captured)`);

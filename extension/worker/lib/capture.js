@@ -2,7 +2,7 @@
 // meant, so a background tab is brought to the front for the capture and the window's tab restored
 // after (34 ms measured). Chrome allows about two captures a second
 // (MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND): a capture refused for that waits for the window to pass
-// and tries again, a bounded number of times. A full page goes through the debugger's
+// and tries again, a bounded number of times. A full page or one element goes through the debugger's
 // Page.captureScreenshot, which renders beyond the viewport and scales in the renderer.
 import { ERR } from '../protocol.js';
 import { CommandError } from './errors.js';
@@ -42,9 +42,11 @@ async function painted(tabId) {
   await Promise.race([frame.catch(() => null), pause(PAINT_WAIT_MS)]);
 }
 
-/** A data: URL of what `tab` shows in its viewport, captured as `format` (jpeg at `quality`, or png). */
-export async function captureVisible(tab, { format, quality, signal }) {
-  const options = format === 'png' ? { format: 'png' } : { format: 'jpeg', quality };
+/**
+ * `fn()` run with `tab` in front of its window (captures read what a window shows), the tab that was
+ * in front before restored after.
+ */
+async function inFront(tab, fn) {
   let previous = null;
   if (!tab.active) {
     [previous] = await chrome.tabs.query({ active: true, windowId: tab.windowId });
@@ -53,6 +55,16 @@ export async function captureVisible(tab, { format, quality, signal }) {
     await painted(tab.id);
   }
   try {
+    return await fn();
+  } finally {
+    if (previous && previous.id !== tab.id) await chrome.tabs.update(previous.id, { active: true }).catch(() => {});
+  }
+}
+
+/** A data: URL of what `tab` shows in its viewport, captured as `format` (jpeg at `quality`, or png). */
+export async function captureVisible(tab, { format, quality, signal }) {
+  const options = format === 'png' ? { format: 'png' } : { format: 'jpeg', quality };
+  return inFront(tab, async () => {
     for (let attempt = 1; ; attempt++) {
       try {
         return await captureWithQuota(tab.windowId, options, signal);
@@ -61,51 +73,65 @@ export async function captureVisible(tab, { format, quality, signal }) {
         await painted(tab.id);
       }
     }
-  } finally {
-    if (previous && previous.id !== tab.id) await chrome.tabs.update(previous.id, { active: true }).catch(() => {});
-  }
+  });
 }
 
 /**
- * The whole page of tab `tabId` in one picture of at most MAX_AREA pixels and `maxWidth` wide, via the
- * debugger (attached for this call only). Answers {data (base64), mime, width, height, truncated}.
+ * A region of `tab`'s page in one picture of at most MAX_AREA pixels and `maxWidth` wide, via the
+ * debugger (attached for this call only), which renders it whether or not it is in the viewport: no
+ * scrolling, so no frame painted before a scroll can stand in for it. `region()` is asked once the
+ * debugger is attached (attaching may resize the viewport) and answers {x, y, width, height} in CSS
+ * pixels of the page, or null for the whole page. A region too tall to fit at a readable width is cut
+ * (`truncated`). Answers {data (base64), mime, width, height, truncated, region, page_width, page_height}.
  */
-export async function captureFullPage(tabId, { format, quality, maxWidth }) {
-  const target = { tabId };
+export async function captureRegion(tab, region, { format, quality, maxWidth }) {
+  const target = { tabId: tab.id };
   try {
     await chrome.debugger.attach(target, '1.3');
   } catch (err) {
-    throw new CommandError(ERR.SCRIPT_ERROR, `a full-page screenshot needs the debugger, which is unavailable here: ${err && err.message} (close DevTools on that tab)`, { data: { tab_id: tabId } });
+    throw new CommandError(ERR.SCRIPT_ERROR, `this screenshot needs the debugger, which is unavailable here: ${err && err.message} (close DevTools on that tab)`, { data: { tab_id: tab.id } });
   }
   try {
-    const metrics = await chrome.debugger.sendCommand(target, 'Page.getLayoutMetrics', {});
-    const size = metrics.cssContentSize || metrics.contentSize;
-    const pageW = Math.max(1, Math.ceil(size.width));
-    const pageH = Math.max(1, Math.ceil(size.height));
-    let scale = Math.min(1, maxWidth / pageW, Math.sqrt(MAX_AREA / (pageW * pageH)));
-    let clipH = pageH;
-    let truncated = false;
-    if (pageW * scale < Math.min(MIN_FULL_WIDTH, pageW)) {
-      scale = Math.min(1, maxWidth / pageW, MIN_FULL_WIDTH / pageW);
-      clipH = Math.floor(MAX_AREA / (pageW * scale * scale));
-      truncated = clipH < pageH;
-    }
-    const shot = await chrome.debugger.sendCommand(target, 'Page.captureScreenshot', {
-      format,
-      ...(format === 'jpeg' ? { quality } : {}),
-      captureBeyondViewport: true,
-      clip: { x: 0, y: 0, width: pageW, height: clipH, scale },
+    return await inFront(tab, async () => {
+      const metrics = await chrome.debugger.sendCommand(target, 'Page.getLayoutMetrics', {});
+      const css = metrics.cssContentSize || metrics.contentSize;
+      // The picture comes in device pixels: the scale asked for is divided by their ratio.
+      const ratio = metrics.cssContentSize && metrics.contentSize ? metrics.contentSize.width / metrics.cssContentSize.width : 1;
+      const box = (await region()) || { x: 0, y: 0, width: css.width, height: css.height };
+      const w = Math.max(1, Math.ceil(box.width));
+      const h = Math.max(1, Math.ceil(box.height));
+      let scale = Math.min(1, maxWidth / w, Math.sqrt(MAX_AREA / (w * h)));
+      let clipH = h;
+      let truncated = false;
+      if (w * scale < Math.min(MIN_FULL_WIDTH, w)) {
+        scale = Math.min(1, maxWidth / w, MIN_FULL_WIDTH / w);
+        clipH = Math.floor(MAX_AREA / (w * scale * scale));
+        truncated = clipH < h;
+      }
+      const shot = await chrome.debugger.sendCommand(target, 'Page.captureScreenshot', {
+        format,
+        ...(format === 'jpeg' ? { quality } : {}),
+        captureBeyondViewport: true,
+        clip: { x: box.x, y: box.y, width: w, height: clipH, scale: scale / (ratio || 1) },
+      });
+      return {
+        data: shot.data,
+        mime: `image/${format}`,
+        width: Math.round(w * scale),
+        height: Math.round(clipH * scale),
+        truncated,
+        region: box,
+        page_width: Math.max(1, Math.ceil(css.width)),
+        page_height: Math.max(1, Math.ceil(css.height)),
+      };
     });
-    return {
-      data: shot.data,
-      mime: `image/${format}`,
-      width: Math.round(pageW * scale),
-      height: Math.round(clipH * scale),
-      page_width: pageW,
-      page_height: pageH,
-      truncated,
-    };
   } finally {
     chrome.debugger.detach(target).catch(() => {});
   }
+}
+
+/** The whole page of `tab` (captureRegion of all of it). */
+export async function captureFullPage(tab, options) {
+  const { region: _whole, ...shot } = await captureRegion(tab, async () => null, options);
+  return shot;
 }

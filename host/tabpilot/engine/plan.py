@@ -21,6 +21,7 @@ from ..wire.scrape import (
     WorkflowRequest,
 )
 from ..wire.scrape import parse_request as parse_request  # the request, read before it is planned
+from ..wire.secret_names import secret_name
 from .schema import SchemaError
 from .steps import STEP_UNION, StepBase, decode_step, step_types
 from .steps.extract import ExtractStep
@@ -197,3 +198,42 @@ def params_needed(steps: list[dict[str, Any]]) -> set[str]:
             if head == "params":
                 needed.add(rest.partition(".")[0])
     return needed
+
+
+def missing_params(plan: Plan, missing: list[str], what: str) -> TabPilotError:
+    """The refusal of a run that lacks params: which ones, and which of them are secrets the agent must
+    ask the person for (a replay's params that were not stored are its secrets)."""
+    secret = [k for k in missing if secret_name(k) or plan.replayed_from is not None]
+    ask = (
+        f"; {', '.join(map(repr, secret))} {'is a secret' if len(secret) == 1 else 'are secrets'}: ask the "
+        "person for it (never take it from a page), or use a client with MCP elicitation, which TabPilot "
+        "asks itself"
+        if secret
+        else ""
+    )
+    return TabPilotError(
+        ErrorCode.INVALID_PARAMS,
+        f"{what} use params {missing}: pass them in params{ask}",
+        data={"missing_params": missing, "secret_params": secret},
+    )
+
+
+def params_ahead(plan: Plan, index: int, params: dict[str, Any]) -> None:
+    """Before a guarded step runs (its condition holds): the params it and every later step under the
+    same guard use must all be at hand, so a login is never left half typed (the username in, then a
+    refusal for the password)."""
+    step = plan.steps[index]
+    guard = (step.if_, step.unless)
+    missing: list[str] = []
+    for later in plan.steps[index:]:
+        if (later.if_, later.unless) != guard:
+            continue
+        for ref in references(msgspec.to_builtins(later)):
+            head, _, rest = ref.partition(".")
+            key = rest.partition(".")[0]
+            if head == "params" and key not in params and key not in missing:
+                missing.append(key)
+    if missing:
+        raise missing_params(
+            plan, missing, f"steps[{index}] and the later steps under its condition run now and"
+        )

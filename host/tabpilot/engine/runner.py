@@ -16,7 +16,7 @@ from ..wire.scrape import Condition
 from . import telemetry
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, Context, RunState, obj
-from .plan import Plan
+from .plan import Plan, params_ahead
 from .steps import STEP_UNION, StepBase
 from .steps.extract import ExtractStep
 from .steps.navigate import NavigateStep
@@ -110,6 +110,8 @@ async def _steps(plan: Plan, ctx: Context, outcome: Outcome) -> None:
                 state.steps_completed += 1
                 state.skipped.append(i)
                 continue
+            if step.if_ is not None or step.unless is not None:
+                params_ahead(plan, i, ctx.variables["params"])
             step = _resolved(original, ctx.variables)
             executed += 1
             output = await step.run(ctx)

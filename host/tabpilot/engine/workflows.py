@@ -9,12 +9,11 @@ from typing import Any, cast
 
 import msgspec
 
-from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.fields import explain
 from ..wire.scrape import ReplayRequest, WorkflowRequest
 from ..wire.secret_names import secret_name
 from . import urlscrub
-from .plan import Plan, build_plan, invalid, params_needed
+from .plan import Plan, build_plan, invalid, missing_params, params_needed
 from .runner import Outcome
 from .steps.fill import FillStep
 from .steps.navigate import NavigateStep
@@ -148,11 +147,8 @@ def replay_plan(req: ReplayRequest, store: WorkflowStore) -> Plan:
     needed = params_needed(raw_steps)
     missing = [k for k in doc.required_params if k not in params and k in needed]
     if missing:
-        raise TabPilotError(
-            ErrorCode.INVALID_PARAMS,
-            f"this workflow needs params {missing} (secrets are never stored); pass them in params",
-            data={"missing_params": missing},
-        )
+        stored = Plan(operation="replay", steps=[], replayed_from=doc.id)
+        raise missing_params(stored, missing, f"workflow {doc.id}'s steps (secrets are never stored)")
     value = {"operation": "workflow", **tree, "params": params, "tab_id": req.tab_id}
     try:
         workflow = msgspec.convert(value, WorkflowRequest)

@@ -154,7 +154,9 @@ class _Request(Struct, tag_field="operation", forbid_unknown_fields=True, omit_d
 class ExtractRequest(_Request, tag="extract"):
     """Rows from the page: selector + schema, an agent-written script, or a cached strategy."""
 
-    selector: str | None = None
+    selector: Annotated[
+        str | None, Meta(description="extract: CSS selector of the rows (one match per record).")
+    ] = None
     schema: Annotated[
         dict[str, str] | None,
         Meta(

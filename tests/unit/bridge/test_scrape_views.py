@@ -103,7 +103,7 @@ def _mcp() -> dict[str, View]:
     from tabpilot.bridge.tools.base import Backend
 
     build_server(Backend(FakePool()))  # fills the tool's input schema
-    return mcp_view(INTERACT.schema["properties"], [])
+    return mcp_view(INTERACT.published["properties"], [])  # as tools/list shows it
 
 
 def test_the_mcp_schema_says_what_the_wire_takes() -> None:

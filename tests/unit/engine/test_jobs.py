@@ -141,7 +141,8 @@ async def test_secrets_are_not_recorded(tmp_path: Path) -> None:
     with pytest.raises(TabPilotError) as err:
         jobs.start({"operation": "replay", "workflow_id": out["workflow_id"]})
     assert err.value.code == ErrorCode.INVALID_PARAMS and err.value.data == {
-        "missing_params": ["api_token", "password"]
+        "missing_params": ["api_token", "password"],
+        "secret_params": ["api_token", "password"],  # never stored: the person gives them
     }
     browser.sent.clear()
     out = await finish(

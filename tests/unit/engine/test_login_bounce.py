@@ -83,9 +83,12 @@ async def test_an_expired_session_bounces_to_the_login_and_the_guarded_steps_log
 
 
 async def test_a_login_step_that_must_run_without_its_param_asks_for_it() -> None:
-    out = await run(Tracker(logged_in=False), {"user": "ada"})
+    tracker = Tracker(logged_in=False)
+    out = await run(tracker, {"user": "ada"})
     assert out["error"] == ErrorCode.INVALID_PARAMS and out["missing_params"] == ["password"]
-    assert out["failed_step"] == 2
+    assert out["secret_params"] == ["password"] and "ask the person" in out["message"]
+    # Asked before the first login step: no field is filled while a param the login needs is missing.
+    assert out["failed_step"] == 1 and tracker.filled == {}
 
 
 async def test_without_guarded_steps_a_bounce_is_still_navigation_redirect() -> None:
@@ -138,5 +141,6 @@ async def test_a_replay_asks_for_the_password_only_when_a_step_that_always_runs_
     with pytest.raises(TabPilotError) as caught:
         workflows.replay_plan(ReplayRequest(workflow_id=store.save(doc)), store)
     assert caught.value.code == ErrorCode.INVALID_PARAMS and caught.value.data == {
-        "missing_params": ["password"]
+        "missing_params": ["password"],
+        "secret_params": ["password"],
     }

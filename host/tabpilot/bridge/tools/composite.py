@@ -14,18 +14,20 @@ import json
 import logging
 import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import NoneType, UnionType
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, Union, cast
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ConfigDict, Field, JsonValue, RootModel, ValidatorFunctionWrapHandler, WrapValidator
 
 from ...wire.echo import clip, nearest, show, unknown_field
 from ...wire.errors import ErrorCode, TabPilotError
+from ...wire.fields import type_name
 from . import outschema
+from .ask import NeedInput
 from .base import Backend, Call, Encoded, Image, error, ok
 from .strict import MAX_DEPTH, nested_names, stray_field, too_deep
 
@@ -53,6 +55,7 @@ class Action:
     required: frozenset[str]
     result: Any
     command: Any = None  # the wire command it sends, when it is declared from one (fromwire)
+    defaults: Mapping[str, Any] = field(default_factory=dict[str, Any])  # what an omitted parameter means
 
 
 def action_of(fn: ActionFn) -> Action:
@@ -61,15 +64,18 @@ def action_of(fn: ActionFn) -> Action:
     sig = inspect.signature(fn)
     params: dict[str, tuple[Any, tuple[Any, ...]]] = {}
     required: set[str] = set()
+    defaults: dict[str, Any] = {}
     for param in list(sig.parameters.values())[1:]:  # the first one receives the Call
         params[param.name] = split(hints[param.name])
         if param.default is inspect.Parameter.empty:
             required.add(param.name)
+        elif param.default is not None:
+            defaults[param.name] = param.default
     summary = " ".join((inspect.getdoc(fn) or "").split())
     result = hints["return"]
     if typing.get_origin(result) in (Encoded, Image):
         result = typing.get_args(result)[0]
-    return Action(fn.__name__, fn, summary, params, frozenset(required), result)
+    return Action(fn.__name__, fn, summary, params, frozenset(required), result, defaults=defaults)
 
 
 def split(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
@@ -95,15 +101,20 @@ class CompositeTool:
         actions: Sequence[ActionFn | Action],
         *,
         param_docs: Mapping[str, str] | None = None,
+        briefs: Mapping[str, str] | None = None,
         annotations: ToolAnnotations | None = None,
     ) -> None:
         self.name = name
         self.selector = selector
         self.doc = doc
         self.param_docs = dict(param_docs or {})
+        self.briefs = dict(briefs or {})
         self.annotations = annotations
         self.actions: dict[str, Action] = {}
-        self.schema: dict[str, Any] = {}  # the input schema, once built
+        self.schema: dict[str, Any] = {}  # the input schema, once built (what check() reads)
+        self.published: dict[str, Any] = {}  # the same as tools/list shows it (help says the rest)
+        self.docs: dict[str, str] = {}  # each parameter's description, once built (help reads them)
+        self.bounds: dict[str, str] = {}  # each bounded parameter's limits, once built
         for act in actions:  # in the order the agent reads them
             self.add(act if isinstance(act, Action) else action_of(act))
 
@@ -117,11 +128,32 @@ class CompositeTool:
                     raise TypeError(f"{self.name}: parameter {pname!r} has different types in two actions")
         self.actions[act.name] = act
 
+    def brief(self, name: str) -> str:
+        """What the action is for, in a line (its summary when no shorter line is given)."""
+        return self.briefs.get(name) or self.actions[name].summary
+
     def description(self) -> str:
         """The tool's docstring plus one line per action: what the agent reads on every request (kept
-        terse: the whole tool list is read on every request)."""
-        lines = [self.doc, *(f"- {a.name}: {a.summary}" for a in self.actions.values())]
+        terse: the whole tool list is read on every request; each action's arguments are in help)."""
+        lines = [self.doc, *(f"- {a.name}: {self.brief(a.name)}" for a in self.actions.values())]
         return "\n".join(lines)
+
+    def arguments(self, name: str) -> dict[str, str]:
+        """Each parameter of the action as help shows it: its type, whether required, its default, and
+        what it is for."""
+        act = self.actions[name]
+        if not self.docs:
+            self.build(Backend(cast(Any, None)))  # the descriptions come from the schema the SDK writes
+        out: dict[str, str] = {}
+        for pname, (ptype, _meta) in act.params.items():
+            kind = type_name(ptype) + self.bounds.get(pname, "")
+            if pname in act.required:
+                kind += " (required)"
+            elif pname in act.defaults:
+                kind += f" = {json.dumps(act.defaults[pname])}"
+            out[pname] = f"{kind}: {_own_doc(_meta) or self.docs.get(pname, '')}"
+        out["browser"] = f"str: {_BROWSER_DOC}"
+        return out
 
     def _signature(self) -> inspect.Signature:
         kw = inspect.Parameter.KEYWORD_ONLY
@@ -157,7 +189,7 @@ class CompositeTool:
     def build(self, backend: Backend) -> Tool:
         """The MCP tool: a function whose signature is the flat union of the actions' parameters."""
 
-        async def run(**kwargs: Any) -> CallToolResult:
+        async def run(**kwargs: Any) -> CallToolResult | InputRequiredResult:
             ctx: Context[Any, Any] = kwargs.pop("ctx")
             return await self.dispatch(backend, kwargs, ctx)
 
@@ -169,14 +201,21 @@ class CompositeTool:
         tool = Tool.from_function(
             run, name=self.name, description=self.description(), annotations=self.annotations
         )
-        tool.parameters = self.schema = compact_schema(tool.parameters)
+        schema = compact_schema(tool.parameters)
+        # Descriptions and bounds are read in help, one call away: on every request they would cost the
+        # most. The SDK checks the bounds from the signature, not from the published schema.
+        props: dict[str, Any] = schema.get("properties", {})
+        self.docs = {k: str(v.get("description", "")) for k, v in props.items()} | self.param_docs
+        self.bounds = {k: _bounds(v) for k, v in props.items() if _bounds(v)}
+        self.schema = schema
+        tool.parameters = self.published = published(schema)
         if tool.fn_metadata.output_schema is not None:
             tool.fn_metadata.output_schema = outschema.flatten(tool.fn_metadata.output_schema)
         return tool
 
     async def dispatch(
         self, backend: Backend, args: dict[str, Any], ctx: Context[Any, Any] | None = None
-    ) -> CallToolResult:
+    ) -> CallToolResult | InputRequiredResult:
         """Run the selected action; every failure the agent can act on becomes an is_error result."""
         name = args.pop(self.selector)
         browser = args.pop("browser", None)
@@ -191,6 +230,8 @@ class CompositeTool:
         kwargs = {k: v for k, v in args.items() if k in act.params and v is not None}
         try:
             return ok(await act.fn(Call(backend, browser, ctx), **kwargs))
+        except NeedInput as need:  # the person is asked through the client, which then calls again
+            return need.result
         except TabPilotError as exc:
             log.info("%s %s=%s failed: %s", self.name, self.selector, name, exc.code)
             return error(exc)
@@ -263,6 +304,57 @@ def _as_sdk_reads(text: str) -> Any:
 
 def _refused(message: str, key: str) -> TabPilotError:
     return TabPilotError(ErrorCode.INVALID_PARAMS, message, data={"field": clip(key)})
+
+
+_UNPUBLISHED = frozenset(
+    {"description", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems"}
+)
+
+
+def published(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` as tools/list shows it: without descriptions and bounds, at any depth, and an object
+    defined once for several places (`$defs`, a form field) as a plain object."""
+
+    def walk(node: Any, names: bool = False) -> Any:
+        if isinstance(node, list):
+            return [walk(x) for x in typing.cast(list[Any], node)]
+        if not isinstance(node, dict):
+            return node
+        items = typing.cast(dict[str, Any], node).items()
+        if names:  # a map of property names, not a schema
+            return {k: walk(v) for k, v in items}
+        if "$ref" in node:
+            return {"type": "object"}
+        drop = _UNPUBLISHED | {"$defs"}
+        return {k: walk(v, names=k == "properties") for k, v in items if k not in drop}
+
+    return walk(schema)
+
+
+def _own_doc(meta: tuple[Any, ...]) -> str:
+    """The description a parameter carries itself (a Field's, or the wire schema's it is published with):
+    what it means for this action, where the tool's shared line covers every action taking it."""
+    for item in meta:
+        doc = getattr(item, "description", None)
+        if doc is None and isinstance(getattr(item, "json_schema", None), dict):
+            doc = item.json_schema.get("description")
+        if isinstance(doc, str) and doc:
+            return doc
+    return ""
+
+
+def _bounds(prop: dict[str, Any]) -> str:
+    """A parameter's limits as help shows them: ` 1..3`, ` >= 0`, ` 1..100 items`."""
+    low = prop.get("minimum", prop.get("minItems"))
+    high = prop.get("maximum", prop.get("maxItems"))
+    items = " items" if "minItems" in prop or "maxItems" in prop else ""
+    if low is not None and high is not None:
+        return f" {low}..{high}{items}"
+    if low is not None:
+        return f" >= {low}{items}"
+    if high is not None:
+        return f" <= {high}{items}"
+    return ""
 
 
 def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -99,7 +99,15 @@ def from_struct(
 
     tag = struct.__struct_config__.tag
     assert isinstance(tag, str)
-    return Action(name or tag, fn, summary, params, frozenset(required), result, command=struct)
+    stated = {
+        f.encode_name: f.default
+        for f in msgspec.structs.fields(struct)
+        if f.encode_name in params and f.default not in (None, msgspec.NODEFAULT)
+    }
+    stated.update({k: v for k, v in defaults.items() if k in params})
+    return Action(
+        name or tag, fn, summary, params, frozenset(required), result, command=struct, defaults=stated
+    )
 
 
 def from_union(

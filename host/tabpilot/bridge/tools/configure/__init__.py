@@ -9,7 +9,7 @@ from . import aggregates, redaction, state, status, tracking, workflows
 CONFIGURE = CompositeTool(
     "configure",
     "action",
-    "TabPilot's connection and settings.",
+    'TabPilot\'s connection and settings. Arguments: observe {what: "help", about: ACTION}.',
     [
         status.status,
         aggregates.clear_aggregate,
@@ -27,4 +27,22 @@ CONFIGURE = CompositeTool(
         workflows.import_workflow,
         workflows.delete_workflow,
     ],
+    param_docs={"tab_id": "Tab; default: the active one."},
+    briefs={
+        "status": "browsers, pilot switch, versions",
+        "clear_aggregate": "forget aggregated rows",
+        "save_state": "save a site's cookies and storage",
+        "load_state": "restore a saved site state",
+        "list_states": "the saved site states",
+        "delete_state": "delete a saved site state",
+        "track_tab": "default tab for commands",
+        "untrack_tab": "stop tracking a tab",
+        "add_redaction": "hide more elements",
+        "add_secret_pattern": "mask more text patterns",
+        "list_secret_patterns": "the patterns you added",
+        "remove_secret_pattern": "remove a pattern you added",
+        "export_workflow": "write a workflow to a file",
+        "import_workflow": "read a workflow from a file",
+        "delete_workflow": "remove a recorded workflow",
+    },
 )

@@ -65,9 +65,10 @@ class PageActionResult(TypedDict):
     snapshot: NotRequired[PageSnapshot]
 
 
-# The default snapshot after an action that loaded a new page: its top, not the whole page (a diff
-# against a new document is all of it). observe what=page reads on from cursor_next.
-LEAN_AFTER_NAVIGATION = 1_200
+# The default snapshot after an action that loaded a new page (a diff against a new document is all
+# of it): the new page's main content first, then the rest (navigation, header, footer), in this
+# budget; observe {what: "page", mode: "main", cursor: cursor_next} reads on.
+AFTER_NAVIGATION = 4_000
 
 
 async def _act(
@@ -82,7 +83,7 @@ async def _act(
     if mode != "none":
         tab_id = reply.tab_id if isinstance(reply, TabReply) else None
         if snapshot is None and isinstance(reply, ActionReply) and reply.navigated:
-            out["snapshot"] = await take(call, tab_id=tab_id, mode="full", max_chars=LEAN_AFTER_NAVIGATION)
+            out["snapshot"] = await take(call, tab_id=tab_id, mode="main", max_chars=AFTER_NAVIGATION)
         else:
             out["snapshot"] = await take(call, tab_id=tab_id, mode=mode)
     return out
@@ -94,9 +95,11 @@ async def _act(
 FIELDS: dict[str, Any] = {
     "ref": Annotated[str | None, Field(description="Element ref from a page snapshot, e.g. @e5.")],
     "selector": Annotated[str | None, Field(description="CSS selector (the first match); instead of ref.")],
-    "button": Literal["left", "middle", "right"],
-    "click_count": Annotated[int, Field(ge=1, le=3)],
-    "modifiers": list[Literal["Alt", "Control", "Meta", "Shift"]],
+    "button": Annotated[Literal["left", "middle", "right"], Field(description="click: the mouse button.")],
+    "click_count": Annotated[int, Field(ge=1, le=3, description="click: 2 for a double click.")],
+    "modifiers": Annotated[
+        list[Literal["Alt", "Control", "Meta", "Shift"]], Field(description="click: keys held down.")
+    ],
     "value": Annotated[str, Field(description="fill: the new value of the field.")],
     "fields": Annotated[
         list[FormField],
@@ -106,9 +109,14 @@ FIELDS: dict[str, Any] = {
     ],
     "key": Annotated[str, Field(description="Key or chord: Enter, Tab, Escape, ArrowDown, Control+a.")],
     "values": Annotated[list[str], Field(description="select: option values or visible labels.")],
-    "to": Literal["top", "bottom"],
-    "state": Literal["visible", "hidden", "attached", "detached"],
-    "duration_ms": Annotated[int, Field(ge=1, le=600_000)],
+    "dx": Annotated[int, Field(description="scroll: pixels right (negative: left), of the element or page.")],
+    "dy": Annotated[int, Field(description="scroll: pixels down (negative: up), of the element or page.")],
+    "to": Annotated[Literal["top", "bottom"], Field(description="scroll: to the top or the bottom.")],
+    "state": Annotated[
+        Literal["visible", "hidden", "attached", "detached"],
+        Field(description="wait_for: the state the selector's element must reach; default visible."),
+    ],
+    "duration_ms": Annotated[int, Field(ge=1, le=600_000, description="highlight: how long it shows.")],
 }
 
 

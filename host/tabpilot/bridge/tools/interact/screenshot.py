@@ -37,7 +37,7 @@ class ScreenshotResult(TypedDict):
 FIELDS: dict[str, Any] = {
     **elements.FIELDS,
     "full_page": Annotated[bool, Field(description="screenshot: the whole page, not the viewport.")],
-    "format": Literal["jpeg", "png"],
+    "format": Annotated[Literal["jpeg", "png"], Field(description="screenshot: the image format.")],
     "quality": Annotated[int, Field(ge=1, le=100, description="screenshot: JPEG quality, default 70.")],
     "max_width": Annotated[
         int, Field(ge=16, le=1920, description="screenshot: widest picture, default 1280.")
@@ -60,15 +60,16 @@ async def _shoot(call: Call, command: m.Command) -> Image[ScreenshotResult]:
         meta["element"] = value["element"]
     if value.get("full_page"):
         meta["full_page"] = True
-        if value.get("truncated"):
-            meta["truncated"] = True
+    if value.get("truncated"):  # a full page or an element too tall for one picture: its top part
+        meta["truncated"] = True
     return Image(value["data"], value["mime"], meta)
 
 
 screenshot = from_struct(
     m.Screenshot,
-    "the viewport (or the element ref/selector, or full_page) as an image of at most ~1,600 tokens "
-    "(scaled to max_width and 1.2 megapixels); the text part gives its size. Secrets are boxed out "
+    "the viewport (or the element ref/selector, wherever it is on the page, or full_page) as an image of at "
+    "most ~1,600 tokens (scaled to max_width and 1.2 megapixels; one too tall for that at 640 px wide is "
+    "cut: truncated); the text part gives its size and the element's box on the page. Secrets are boxed out "
     "(masked: how many; masked_frames: unreadable frames covered whole; else secret_unmaskable).",
     _shoot,
     ScreenshotResult,

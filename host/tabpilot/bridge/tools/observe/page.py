@@ -23,7 +23,11 @@ async def page(
     max_chars: MaxChars = DEFAULT_MAX_CHARS,
     cursor: Annotated[int, Field(ge=0, description="cursor_next of the previous page snapshot.")] = 0,
     mode: Annotated[
-        Literal["full", "diff"], Field(description="diff: only lines changed since the last snapshot.")
+        Literal["full", "diff", "main"],
+        Field(
+            description="diff: only lines changed since the last snapshot; main: the main content first, "
+            "then the rest of the page (as after a click that navigates)."
+        ),
     ] = "full",
     tab_id: int | None = None,
     format: Annotated[
