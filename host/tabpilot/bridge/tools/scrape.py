@@ -16,7 +16,6 @@ from typing_extensions import TypedDict  # pydantic needs this one on Python < 3
 from ...wire.errors import TabPilotError
 from ...wire.messages import CancelJob, JobResult, Progress, Scrape
 from ...wire.scrape import REQUEST_TYPES, parse_request
-from . import ask
 from .base import Call
 from .fromwire import from_union
 
@@ -88,34 +87,9 @@ WaitMs = Annotated[
 ]
 
 
-# Secrets asked of the person in one call at most this many times (each run may need another guard's).
-_ASKS = 3
-
-
 async def _scrape(call: Call, request: dict[str, Any], wait_ms: int = DEFAULT_WAIT_MS) -> ScrapeResult:
-    for asked in range(_ASKS + 1):
-        typed = parse_request(request)  # as `tabpilot scrape FILE` reads it
-        try:
-            return await _run(call, Scrape(id=0, request=typed, wait_ms=wait_ms, progress=True), wait_ms)
-        except (Refused, ScrapeFailed) as exc:
-            wanted = _secrets_wanted(exc)
-            if not wanted or asked == _ASKS:
-                raise
-            # The person types them on a page of ours: they reach the host, never the agent.
-            name = request.get("workflow_id") or request.get("name") or "the workflow"
-            why = f"TabPilot needs {', '.join(wanted)} to run {name}."
-            values = await ask.ask_person(call.ctx, wanted, why)
-            if values is None:
-                raise
-            request = {**request, "params": {**(request.get("params") or {}), **values}}
-    raise AssertionError("unreachable")  # the loop returns or raises
-
-
-def _secrets_wanted(exc: TabPilotError) -> list[str]:
-    """The secret params a refusal or a failed run says it lacks."""
-    data: dict[str, Any] = exc.to_dict()
-    wanted: Any = data.get("secret_params")
-    return [str(k) for k in cast(list[Any], wanted)] if isinstance(wanted, list) else []
+    typed = parse_request(request)  # as `tabpilot scrape FILE` reads it
+    return await _run(call, Scrape(id=0, request=typed, wait_ms=wait_ms, progress=True), wait_ms)
 
 
 # Its arguments are the scrape request's fields (wire/scrape.py), plus how long to wait for the result.
