@@ -10,13 +10,8 @@ from types import FrameType
 
 import click
 
-from ..wire.errors import TabPilotError
 from . import process, profile, registry
 from .launch import CONNECT_TIMEOUT_S, launch_profile, stop_profile
-
-
-def _error(exc: TabPilotError) -> click.ClickException:
-    return click.ClickException(f"[{exc.code}] {exc.message}")
 
 
 class _Terminated(KeyboardInterrupt):
@@ -86,20 +81,17 @@ def launch(
     """Start a dedicated profile with the TabPilot extension loaded and its native host registered."""
     # Installed first, so a signal while waiting for the extension also takes the browser down.
     _stop_on_termination()
-    try:
-        launched = launch_profile(
-            name,
-            headless=headless,
-            # Explicit: a launch without --pilot switches it off (only the bridge's restart keeps it).
-            pilot=pilot,
-            sites=None if sites is None else profile.site_patterns(sites),
-            user_data_dir=user_data_dir,
-            url=url,
-            browser_binary=browser_binary,
-            timeout_s=timeout,
-        )
-    except TabPilotError as exc:
-        raise _error(exc) from exc
+    launched = launch_profile(
+        name,
+        headless=headless,
+        # Explicit: a launch without --pilot switches it off (only the bridge's restart keeps it).
+        pilot=pilot,
+        sites=None if sites is None else profile.site_patterns(sites),
+        user_data_dir=user_data_dir,
+        url=url,
+        browser_binary=browser_binary,
+        timeout_s=timeout,
+    )
     for note in launched.notes:
         click.echo(note, err=True)
     if detach:
@@ -132,10 +124,7 @@ def launch(
 @click.option("--timeout", default=10.0, show_default=True, help="Seconds after SIGINT before SIGKILL.")
 def stop(name: str, user_data_dir: Path | None, timeout: float) -> None:
     """Stop a profile started with `tabpilot browser launch` (SIGINT, then SIGKILL)."""
-    try:
-        result = stop_profile(name, user_data_dir=user_data_dir, timeout_s=timeout)
-    except TabPilotError as exc:
-        raise _error(exc) from exc
+    result = stop_profile(name, user_data_dir=user_data_dir, timeout_s=timeout)
     report = {"profile": name, "pid": result.pid, "stopped": result.stopped, "signal": result.signal}
     click.echo(json.dumps(report))
     if not result.stopped:
