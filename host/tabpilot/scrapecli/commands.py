@@ -105,14 +105,16 @@ def _browser(profile: str | None, headless: bool, pilot: bool) -> Generator[Targ
         yield Target()
         return
     from ..browser import profile as profiles
+    from ..browser import registry
     from ..browser.launch import launch_profile
 
-    instance = profiles.instance_id(profiles.profile_dir(profile))
+    instance = profiles.instance_id(registry.locate(profiles.check_name(profile)))
     launched = None
     if not _connected(instance):
         _err.print(f"starting profile {profile!r}{' headless' if headless else ''}")
         try:
-            launched = launch_profile(profile, headless=headless, pilot=pilot)
+            # Without --pilot the profile keeps its last choice: only a person's flag opts it in.
+            launched = launch_profile(profile, headless=headless, pilot=True if pilot else None)
         except TabPilotError as exc:
             raise _fail(exc) from exc
     try:
