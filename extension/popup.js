@@ -61,7 +61,7 @@ function showPilot(on, scope) {
 
 function showChoice(open) {
   $('pilot-choice').hidden = !open;
-  // The question is the one thing to answer: the site list and tracking wait (the popup is 600 px at most).
+  // The question is the one thing to answer: the site list waits (the popup is 600 px high at most).
   document.body.classList.toggle('choosing', open);
   const site = seen.tab && siteOf(seen.tab.url);
   const button = $('pilot-this-site');
