@@ -213,3 +213,30 @@ def test_every_command_fails_in_one_format_with_the_fix_in_its_first_line(
         [sys.executable, "-m", "tabpilot.cli", "status"], env=env, capture_output=True, text=True, timeout=60
     ).stderr
     assert "chmod 700" in said.splitlines()[0]
+
+
+def test_install_mcp_client_twice_writes_once(tp_dirs: dict[str, str], tmp_path: Path) -> None:
+    """As a person runs it (a `tabpilot` process, a HOME of its own): the second run changes nothing."""
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    (home / ".cursor").mkdir(parents=True)
+    config = home / ".cursor" / "mcp.json"
+    config.write_text('{"mcpServers": {"other": {"command": "x"}}}')
+    env = {**os.environ, **tp_dirs, "HOME": str(home)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-m", "tabpilot.cli", "install", "--mcp-client", "cursor"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        for _ in range(2)
+    ]
+    assert [r.returncode for r in runs] == [0, 0], [r.stderr for r in runs]
+    assert "backup" in runs[0].stdout and "unchanged" in runs[1].stdout
+    assert len(list(config.parent.glob("*.bak"))) == 1
+    assert set(json.loads(config.read_text())["mcpServers"]) == {"other", "tabpilot"}
