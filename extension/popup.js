@@ -43,17 +43,26 @@ function onHint(scope) {
   return `On for ${where} only: your AI agent can open pages, read them and run scripts there, nowhere else.`;
 }
 
+// While "where?" is open the pilot is not on yet: the switch stands half-way and the text says so, so
+// the two never disagree.
+const CHOOSING_HINT = 'Not on yet: choose where your AI agent may act, or Cancel to leave it off.';
+
 function showPilot(on, scope) {
-  const choosing = !$('pilot-choice').hidden;
-  toggle.checked = on || choosing;
+  const choosing = !on && !$('pilot-choice').hidden;
+  toggle.checked = on;
+  toggle.indeterminate = choosing;
   toggle.closest('.pilot').classList.toggle('on', on);
   $('pilot-hint').textContent = on
     ? onHint(scope)
-    : 'Off: your AI agent can see that TabPilot is here, but cannot read or act on pages.';
+    : choosing
+      ? CHOOSING_HINT
+      : 'Off: your AI agent can see that TabPilot is here, but cannot read or act on pages.';
 }
 
 function showChoice(open) {
   $('pilot-choice').hidden = !open;
+  // The question is the one thing to answer: the site list waits (the popup is 600 px high at most).
+  document.body.classList.toggle('choosing', open);
   const site = seen.tab && siteOf(seen.tab.url);
   const button = $('pilot-this-site');
   button.disabled = !site;
@@ -61,7 +70,7 @@ function showChoice(open) {
   const why = $('pilot-this-site-why');
   why.hidden = Boolean(site);
   why.textContent = site ? '' : 'This tab shows no web site (browser and extension pages have none): choose All sites, or open the site first.';
-  toggle.checked = seen.pilot || open;
+  showPilot(seen.pilot, seen.scope);
 }
 
 /** The pending request: the site the agent was refused, while it is still not allowed. */
@@ -95,7 +104,7 @@ function showSites(scope) {
   );
   $('sites-note').textContent = scope.all
     ? (scope.sites.length ? 'Every site is allowed; this list applies when you choose Only these.' : 'Your agent may act on any site you can open.')
-    : (scope.sites.length ? 'Your agent may act only on these sites.' : 'No site is allowed yet: allow this tab’s site, or add one.');
+    : (scope.sites.length ? '' : 'No site is allowed yet: allow this tab’s site, or add one.'); // "Only these" says it
   const site = seen.tab && siteOf(seen.tab.url);
   const row = $('this-site');
   row.hidden = !site;
@@ -301,6 +310,7 @@ $('redact-reset').addEventListener('click', async () => {
 async function setPilot(wanted, scope = null) {
   const answer = await ask({ type: 'set_pilot', enabled: wanted, ...(scope ? { scope } : {}) });
   const applied = Boolean(answer && answer.ok);
+  if (applied) seen.pilot = wanted;
   showChoice(false);
   if (!applied) {
     showPilot(!wanted, seen.scope);
@@ -312,8 +322,8 @@ async function setPilot(wanted, scope = null) {
 
 // Switching on asks where first: this site or all sites. Switching off is immediate.
 toggle.addEventListener('change', () => {
-  if (toggle.checked && !seen.pilot) showChoice(true);
-  else if (!toggle.checked && !$('pilot-choice').hidden) showChoice(false);
+  if (!$('pilot-choice').hidden) showChoice(false); // a second click on the half-way switch: not now
+  else if (toggle.checked && !seen.pilot) showChoice(true);
   else setPilot(toggle.checked);
 });
 $('pilot-this-site').addEventListener('click', () => setPilot(true, { site: siteOf(seen.tab && seen.tab.url), all: false }));

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from . import __version__
+from .wire.errors import TabPilotError
 
 # name -> "module:attribute" of a click command
 _COMMANDS = {
@@ -29,6 +30,12 @@ _COMMANDS = {
 _HIDDEN = {"native"}
 # Shells report a command ended by Ctrl-C (SIGINT) as 128 + 2.
 EXIT_INTERRUPTED = 130
+EXIT_FAILED = 1
+
+
+def error_line(exc: TabPilotError) -> str:
+    """How every command reports a failure: its code, then what happened and the fix, first line first."""
+    return f"Error: [{exc.code}] {exc.message}"
 
 
 class _LazyGroup(click.Group):
@@ -45,9 +52,13 @@ class _LazyGroup(click.Group):
         return command
 
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the subcommand; Ctrl-C ends it with status 130 (click's own default is 1)."""
+        """Run the subcommand; a TabPilotError is told in one format with status 1, and Ctrl-C ends it
+        with status 130 (click's own default is 1)."""
         try:
             return super().invoke(ctx)
+        except TabPilotError as exc:
+            click.echo(error_line(exc), err=True)
+            ctx.exit(EXIT_FAILED)
         except (KeyboardInterrupt, click.Abort):
             click.echo("interrupted", err=True)
             ctx.exit(EXIT_INTERRUPTED)

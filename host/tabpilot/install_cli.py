@@ -15,6 +15,7 @@ from tabpilot_installer.machine import Machine
 
 from . import paths
 from .browser import process, registry
+from .wire.errors import ErrorCode, TabPilotError
 
 _BROWSER_CHOICE = click.Choice([*browsers.BROWSERS, "all"])
 _CLIENT_CHOICE = click.Choice(list(mcp_clients.CLIENTS))
@@ -41,13 +42,17 @@ def _refuse_if_profiles_run() -> None:
     running = {n: pid for n, f in registry.known().items() if (pid := process.running_pid(f)) is not None}
     if running:
         names = ", ".join(f"{n} (pid {pid})" for n, pid in running.items())
-        raise click.ClickException(
-            f"stop these profiles first (tabpilot browser stop --profile NAME): {names}"
+        raise TabPilotError(
+            ErrorCode.INVALID_PARAMS,
+            f"dedicated profiles are running: {names}; "
+            "stop each first (tabpilot browser stop --profile NAME)",
         )
 
 
-def _fail(exc: Exception) -> click.ClickException:
-    return click.ClickException(str(exc))
+def _fail(exc: Exception) -> TabPilotError:
+    # A refused config file or an unknown name is the input's fault; a file that cannot be written is not.
+    code = ErrorCode.INTERNAL_ERROR if isinstance(exc, OSError) else ErrorCode.INVALID_PARAMS
+    return TabPilotError(code, str(exc))
 
 
 @click.command()

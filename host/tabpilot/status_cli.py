@@ -55,10 +55,7 @@ def _line(b: dict[str, Any]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(as_json: bool) -> None:
     """The browsers connected to TabPilot now, and whether AI Web Pilot is on in each."""
-    try:
-        found = asyncio.run(_browsers())
-    except TabPilotError as exc:
-        raise click.ClickException(f"[{exc.code}] {exc.message}") from exc
+    found = asyncio.run(_browsers())
     if as_json:
         click.echo(json.dumps({"connected": bool(found), "browsers": found}, indent=2))
         return

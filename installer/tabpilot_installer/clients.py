@@ -23,6 +23,11 @@ def install_clients(machine: Machine, names: list[str], python: str = sys.execut
             c = mcp_clients.client(name)
             path = concrete(mcp_clients.config_path(machine, name))
             entry = mcp_clients.server_entry(name, command)
+            recorded = any(m.config == str(path) for m in rec.mcp_clients)
+            if recorded and mcp_clients.has_server(path, c.key, entry):
+                # Nothing would change: no write, no new backup, and the record keeps the first one.
+                report.add(f"unchanged       {mcp_clients.SERVER_NAME!r} in {path}  ({c.title})")
+                continue
             fresh = not path.parent.exists()
             journal.make_dir(path.parent)  # noted, so uninstall removes a folder made for this file
             try:

@@ -131,6 +131,13 @@ def _write(path: Path, data: dict[str, Any]) -> None:
     atomic_write(path, json.dumps(data, indent=2) + "\n", mode=mode)
 
 
+def has_server(path: Path, key: str, entry: dict[str, Any]) -> bool:
+    """Whether the config already holds exactly this entry (so adding it again would change nothing)."""
+    data = _load(path)
+    servers: Any = None if data is None else data.get(key)
+    return isinstance(servers, dict) and cast(dict[str, Any], servers).get(SERVER_NAME) == entry
+
+
 def add_server(path: Path, key: str, entry: dict[str, Any], now: datetime | None = None) -> Path | None:
     """Merge our entry under `key`; back up an existing file first. Returns the backup path."""
     data = _load(path)

@@ -293,7 +293,7 @@ def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def test_launch_with_sites_sets_the_scope_and_a_relaunch_without_pilot_turns_it_off(
+async def test_launch_with_sites_sets_the_scope_and_a_relaunch_with_no_pilot_turns_it_off(
     env: dict[str, str], site: str
 ) -> None:
     bad = _cli(env, "browser", "launch", "--profile", "scoped", "--headless", "--pilot", "--sites", "a b")
@@ -325,7 +325,8 @@ async def test_launch_with_sites_sets_the_scope_and_a_relaunch_without_pilot_tur
         assert f"sites: {_netloc(site)}" in _cli(env, "status").stdout
         assert _cli(env, "browser", "stop", "--profile", "scoped").returncode == 0
 
-        again = _cli(env, *launch)
+        # A plain relaunch keeps the person's last choice; --no-pilot is how they take it back.
+        again = _cli(env, *launch, "--no-pilot")
         assert again.returncode == 0, again.stderr
         async with mcp_client(env) as client:
             status = await call(client, "configure", action="status", browser=instance)

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from tabpilot import cli, paths
+from tabpilot.bridge.server import command as mcp_command
 from tabpilot.engine.store import FORMAT, WorkflowDoc, WorkflowStore
 from tabpilot.scrapecli.commands import cli_words, replay_command, scrape_command
 from tabpilot.wire.errors import ErrorCode
@@ -144,8 +145,8 @@ def test_engine_errors_are_told_in_command_line_words() -> None:
     assert cli_words("override_params: 'x' is not a path", None).startswith("--override 'x'")
 
 
-def test_scrape_and_replay_name_a_running_browser_with_target() -> None:
-    for name, command in (("scrape", scrape_command), ("replay", replay_command)):
+def test_every_command_names_a_running_browser_with_target() -> None:
+    for name, command in (("scrape", scrape_command), ("replay", replay_command), ("mcp", mcp_command)):
         options = {o for p in command.params for o in p.opts}
         assert "--target" in options and "--browser" in options
         hidden = [p for p in command.params if "--browser" in p.opts]
@@ -169,4 +170,73 @@ def test_a_scrape_file_the_request_type_refuses_fails_before_any_browser_starts(
     path.write_text(json.dumps(request_json))
     # --target names a browser that is not running: reaching the browser step would fail differently.
     done = CliRunner().invoke(cli.main, ["scrape", str(path), "--target", "nowhere", "-q"])
-    assert done.exit_code == 1 and f"{ErrorCode.INVALID_PARAMS}:" in done.output, done.output
+    assert done.exit_code == 1 and f"[{ErrorCode.INVALID_PARAMS}]" in done.output, done.output
+
+
+def _failing_commands(base: Path) -> list[tuple[list[str], str]]:
+    request = base / "bad.json"
+    request.write_text(json.dumps({"operation": "teleport"}))
+    return [
+        (["replay", "wf-nope-20261123"], ErrorCode.WORKFLOW_NOT_FOUND),
+        (["workflows", "delete", "wf-nope-20261123"], ErrorCode.WORKFLOW_NOT_FOUND),
+        (["scrape", str(request)], ErrorCode.INVALID_PARAMS),
+        (["browser", "stop", "--profile", "no/such"], ErrorCode.INVALID_PARAMS),
+        (["status"], ErrorCode.INSECURE_SOCKET_DIR),
+        (["install", "--mcp-client", "claude-code"], ErrorCode.INVALID_PARAMS),
+    ]
+
+
+def test_every_command_fails_in_one_format_with_the_fix_in_its_first_line(
+    tp_dirs: dict[str, str], tmp_path: Path
+) -> None:
+    """A real `tabpilot` process per failure: stderr's first line is `Error: [code] …`, in CLI words."""
+    import os
+    import subprocess
+    import sys
+
+    Path(tp_dirs[paths.ENV_RUNTIME]).mkdir(mode=0o755)
+    os.chmod(tp_dirs[paths.ENV_RUNTIME], 0o755)  # the umask may have narrowed it
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".claude.json").write_text("{not json")
+    env = {**os.environ, **tp_dirs, "HOME": str(home)}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    for args, code in _failing_commands(tmp_path):
+        done = subprocess.run(
+            [sys.executable, "-m", "tabpilot.cli", *args], env=env, capture_output=True, text=True, timeout=60
+        )
+        first = done.stderr.splitlines()[0] if done.stderr else ""
+        assert done.returncode == 1, (args, done.stderr)
+        assert first.startswith(f"Error: [{code}] "), (args, done.stderr)
+        assert "{what:" not in done.stderr and "observe" not in done.stderr, "MCP syntax in a CLI message"
+    said = subprocess.run(
+        [sys.executable, "-m", "tabpilot.cli", "status"], env=env, capture_output=True, text=True, timeout=60
+    ).stderr
+    assert "chmod 700" in said.splitlines()[0]
+
+
+def test_install_mcp_client_twice_writes_once(tp_dirs: dict[str, str], tmp_path: Path) -> None:
+    """As a person runs it (a `tabpilot` process, a HOME of its own): the second run changes nothing."""
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    (home / ".cursor").mkdir(parents=True)
+    config = home / ".cursor" / "mcp.json"
+    config.write_text('{"mcpServers": {"other": {"command": "x"}}}')
+    env = {**os.environ, **tp_dirs, "HOME": str(home)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-m", "tabpilot.cli", "install", "--mcp-client", "cursor"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        for _ in range(2)
+    ]
+    assert [r.returncode for r in runs] == [0, 0], [r.stderr for r in runs]
+    assert "backup" in runs[0].stdout and "unchanged" in runs[1].stdout
+    assert len(list(config.parent.glob("*.bak"))) == 1
+    assert set(json.loads(config.read_text())["mcpServers"]) == {"other", "tabpilot"}

@@ -57,7 +57,7 @@ def test_every_page_the_readme_links_exists() -> None:
 def test_install_names_no_file_that_no_step_makes() -> None:
     install = _readme().split("## Install")[1].split("\n## ")[0]
     assert ".whl" not in install
-    assert "pipx install ." in install
+    assert "pipx install ." in install and "./dev dist" in install and "tabpilot --version" in install
 
 
 def test_the_performance_page_is_generated_from_every_scenario() -> None:

@@ -28,14 +28,20 @@ log = logging.getLogger("tabpilot.bridge")
 )
 @click.option("--headless", is_flag=True, help="Launch that profile headless.")
 @click.option(
-    "--browser",
+    "--target",
     "pinned",
     metavar="BROWSER",
-    help="Send every call to this browser (instance id, label or profile) unless the call names another.",
+    help="Send every call to this running browser (instance id, label or profile) unless the call "
+    "names another.",
 )
+# The older spelling; `--browser` on the command line names a browser kind (install, doctor).
+@click.option("--browser", "pinned_alias", hidden=True)
 @click.option("--log-file", is_flag=True, help="Log at INFO to bridge.log in TabPilot's log directory.")
-def command(launch: str | None, headless: bool, pinned: str | None, log_file: bool) -> None:
+def command(
+    launch: str | None, headless: bool, pinned: str | None, pinned_alias: str | None, log_file: bool
+) -> None:
     """Serve TabPilot's MCP tools on stdio (your MCP client starts this)."""
+    pinned = pinned or pinned_alias
     _setup_logging(log_file)
     import anyio
 

@@ -10,13 +10,8 @@ from types import FrameType
 
 import click
 
-from ..wire.errors import TabPilotError
 from . import process, profile, registry
 from .launch import CONNECT_TIMEOUT_S, launch_profile, stop_profile
-
-
-def _error(exc: TabPilotError) -> click.ClickException:
-    return click.ClickException(f"[{exc.code}] {exc.message}")
 
 
 class _Terminated(KeyboardInterrupt):
@@ -48,10 +43,11 @@ def group() -> None:
 @click.option("--profile", "name", default=profile.DEFAULT_PROFILE, show_default=True, help="Profile name.")
 @click.option("--headless", is_flag=True, help="No window (--headless=new).")
 @click.option(
-    "--pilot",
-    is_flag=True,
-    help="Switch AI Web Pilot on in this profile (without it, the pilot is off). By passing it, you "
-    "(the person typing this command) opt this profile in; nothing the agent sends can do that.",
+    "--pilot/--no-pilot",
+    default=None,
+    help="Switch AI Web Pilot on (or off) in this profile; without either, the profile's last choice "
+    "(off for a new one). By passing --pilot, you (the person typing this command) opt this profile in; "
+    "nothing the agent sends can do that.",
 )
 @click.option(
     "--sites",
@@ -62,7 +58,7 @@ def group() -> None:
 @click.option(
     "--user-data-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Use this folder instead of <data dir>/profiles/NAME.",
+    help="Use this folder (default: the one its last launch used, else <data dir>/profiles/NAME).",
 )
 @click.option("--detach", is_flag=True, help="Return once the extension has connected; print JSON.")
 @click.option("--url", help="Open this URL (checked and retried through the extension when --pilot is on).")
@@ -75,7 +71,7 @@ def group() -> None:
 def launch(
     name: str,
     headless: bool,
-    pilot: bool,
+    pilot: bool | None,
     sites: str | None,
     user_data_dir: Path | None,
     detach: bool,
@@ -86,22 +82,20 @@ def launch(
     """Start a dedicated profile with the TabPilot extension loaded and its native host registered."""
     # Installed first, so a signal while waiting for the extension also takes the browser down.
     _stop_on_termination()
-    try:
-        launched = launch_profile(
-            name,
-            headless=headless,
-            # Explicit: a launch without --pilot switches it off (only the bridge's restart keeps it).
-            pilot=pilot,
-            sites=None if sites is None else profile.site_patterns(sites),
-            user_data_dir=user_data_dir,
-            url=url,
-            browser_binary=browser_binary,
-            timeout_s=timeout,
-        )
-    except TabPilotError as exc:
-        raise _error(exc) from exc
+    launched = launch_profile(
+        name,
+        headless=headless,
+        pilot=pilot,
+        sites=None if sites is None else profile.site_patterns(sites),
+        user_data_dir=user_data_dir,
+        url=url,
+        browser_binary=browser_binary,
+        timeout_s=timeout,
+    )
     for note in launched.notes:
         click.echo(note, err=True)
+    if pilot is None:
+        click.echo(_kept_pilot(name, launched.pilot), err=True)
     if detach:
         click.echo(json.dumps(launched.to_dict()))
         return
@@ -122,6 +116,15 @@ def launch(
     sys.exit(0 if code == 0 else 1)
 
 
+def _kept_pilot(name: str, on: bool) -> str:
+    if on:
+        return "AI Web Pilot is on, as at this profile's last launch (--no-pilot switches it off)."
+    return (
+        f"AI Web Pilot is off in profile {name!r}: the agent can only read its status. "
+        f"To opt it in: tabpilot browser launch --profile {name} --pilot"
+    )
+
+
 @group.command()
 @click.option("--profile", "name", default=profile.DEFAULT_PROFILE, show_default=True, help="Profile name.")
 @click.option(
@@ -132,10 +135,7 @@ def launch(
 @click.option("--timeout", default=10.0, show_default=True, help="Seconds after SIGINT before SIGKILL.")
 def stop(name: str, user_data_dir: Path | None, timeout: float) -> None:
     """Stop a profile started with `tabpilot browser launch` (SIGINT, then SIGKILL)."""
-    try:
-        result = stop_profile(name, user_data_dir=user_data_dir, timeout_s=timeout)
-    except TabPilotError as exc:
-        raise _error(exc) from exc
+    result = stop_profile(name, user_data_dir=user_data_dir, timeout_s=timeout)
     report = {"profile": name, "pid": result.pid, "stopped": result.stopped, "signal": result.signal}
     click.echo(json.dumps(report))
     if not result.stopped:

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
-from ..link import localsock
+from ..link import localsock, refusal
 from ..wire.errors import ErrorCode, TabPilotError
 from . import argv, process, profile, registry
 from .urlcheck import ensure_url
@@ -37,6 +38,7 @@ class LaunchedBrowser:
     log: Path
     process: subprocess.Popen[bytes] | None = None
     notes: list[str] = field(default_factory=list[str])
+    pilot: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """What `tabpilot browser launch --detach` prints."""
@@ -46,6 +48,7 @@ class LaunchedBrowser:
             "user_data_dir": str(self.user_data_dir),
             "instance_id": self.instance_id,
             "socket": str(self.socket),
+            "pilot": self.pilot,
         }
 
     def wait(self) -> int:
@@ -67,12 +70,17 @@ class LaunchedBrowser:
         return result
 
 
+# Chromium's complaints about a missing session bus: in every log of a machine without one, never the cause.
+_NOISE = ("dbus/", "D-Bus", "Failed to connect to the bus")
+
+
 def _tail(path: Path, lines: int = 15) -> str:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-    return "\n".join(text.strip().splitlines()[-lines:])
+    kept = [line for line in text.strip().splitlines() if not any(n in line for n in _NOISE)]
+    return "\n".join(kept[-lines:])
 
 
 def _failed(message: str, log: Path) -> TabPilotError:
@@ -107,17 +115,26 @@ def _default_roots() -> set[Path]:
     return {Path(str(browsers.user_data_root(machine, n))) for n in browsers.BROWSERS}
 
 
-def wait_connected(proc: subprocess.Popen[bytes], sock: Path, log: Path, timeout_s: float) -> None:
-    """Wait until the extension's host listens on `sock`; fail fast if the browser exits first."""
+def wait_connected(
+    proc: subprocess.Popen[bytes], sock: Path, log: Path, timeout_s: float, instance: str = ""
+) -> None:
+    """Wait until the extension's host listens on `sock`; fail fast if the browser exits first or
+    the host refuses to listen (it writes why: link/refusal.py)."""
+    started = time.time()
     deadline = time.monotonic() + timeout_s
     while not (sock.exists() and localsock.is_live(sock)):
         code = proc.poll()
         if code is not None:
             raise _failed(f"the browser exited with code {code} before the extension connected", log)
+        refused = refusal.read(instance, since=started) if instance else None
+        if refused is not None:
+            raise refused
         if time.monotonic() >= deadline:
+            folder = shlex.quote(str(log.parent))
             raise _failed(
-                f"the extension did not connect within {timeout_s:.0f} s (no host listening on {sock}); "
-                "`tabpilot doctor --user-data-dir` checks the registration",
+                f"the extension did not connect within {timeout_s:.0f} s: no TabPilot host answered for "
+                f"this browser (extension not loaded, or its host not starting). Fix: run "
+                f"`tabpilot doctor --user-data-dir {folder}`; host log: {paths.log_dir() / 'host.log'}",
                 log,
             )
         # The socket appears in another process tree with no event to await: poll, bounded.
@@ -139,8 +156,10 @@ def launch_profile(
 
     `pilot=True` writes a launch config that switches AI Web Pilot on in this profile, for `sites`
     only when given (host patterns; None: every site): only the person (or program) calling this
-    can create it. `pilot=False` switches it off. `pilot=None` (a restart by the bridge) keeps the
-    profile's last config, so the extension changes neither the pilot nor its sites. The browser
+    can create it. `pilot=False` switches it off. `pilot=None` keeps the profile's last choice (off
+    for a new profile), and with no `sites` its last config as it was, so the extension changes
+    neither the pilot nor its sites. Without `user_data_dir`, the profile runs in the folder it was
+    last launched with (the registry remembers it), else in its default one. The browser
     runs in its own session, so it outlives the caller unless stopped. With the pilot on, `url` is
     loaded through the extension and checked (retried: the first tab of a new browser sometimes
     never loads).
@@ -149,7 +168,7 @@ def launch_profile(
     from tabpilot_installer.machine import Machine
 
     profile.check_name(name)
-    folder = profile.profile_dir(name, user_data_dir)
+    folder = profile.profile_dir(name, user_data_dir) if user_data_dir else registry.locate(name)
     if folder in _default_roots():
         raise TabPilotError(
             ErrorCode.LAUNCH_FAILED,
@@ -170,9 +189,12 @@ def launch_profile(
 
     profile.write_prefs(folder)
     install_hosts(Machine.current(), ["chromium"], user_data_dir=folder)
-    config = profile.previous_config(folder) if pilot is None else None
-    if config is None:
-        config = profile.launch_config(name, instance, bool(pilot), sites)
+    previous = profile.previous_config(folder)
+    if pilot is None and sites is None and previous is not None:
+        config = previous  # its nonce already applied: the extension keeps what the popup has since set
+    else:
+        kept = previous is not None and previous.get("pilot") is True
+        config = profile.launch_config(name, instance, kept if pilot is None else pilot, sites)
     extension = profile.copy_extension(folder, config)
     piloted = config.get("pilot") is True
     log = folder / LOG_FILE
@@ -191,11 +213,11 @@ def launch_profile(
         )
     process.write_pid(folder, proc.pid)
     registry.remember(name, folder)
-    launched = LaunchedBrowser(proc.pid, name, folder, instance, sock, log, proc)
+    launched = LaunchedBrowser(proc.pid, name, folder, instance, sock, log, proc, pilot=piloted)
     if binary.note:
         launched.notes.append(binary.note.format(extension=extension))
     try:
-        wait_connected(proc, sock, log, timeout_s)
+        wait_connected(proc, sock, log, timeout_s, instance)
         if url:
             launched.notes += ensure_url(sock, url, piloted)
     except BaseException:

@@ -18,7 +18,7 @@ from .. import paths
 from ..wire import messages as m
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.framing import FramingError, encode_frame, read_frame
-from . import localsock
+from . import localsock, refusal
 
 log = logging.getLogger("tabpilot.link")
 
@@ -267,7 +267,13 @@ class BrowserPool:
             if now - started >= wait:
                 if conns:
                     return _choose(conns, browser)  # the call goes on without it, or names who is here
-                raise TabPilotError(ErrorCode.EXTENSION_NOT_CONNECTED, NOT_CONNECTED_FIX)
+                # A browser whose host refused to listen is there but unreachable: say why instead.
+                refused = refusal.standing()
+                raise (
+                    refused[0]
+                    if refused
+                    else TabPilotError(ErrorCode.EXTENSION_NOT_CONNECTED, NOT_CONNECTED_FIX)
+                )
             # A restarting browser takes ~0.6 s to bring its host back: look again shortly.
             await asyncio.sleep(_POLL_S)
 

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import shlex
 import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from typing import Protocol
 import msgspec
 
 from ..engine import regex, urlscrub
-from ..link import localsock
+from ..link import localsock, refusal
 from ..wire import messages as m
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.framing import FramingError, OversizedFrame, encode_frame, read_frame
@@ -34,11 +35,25 @@ class Bridge:
 
     writer: asyncio.StreamWriter
     ext_ids: set[int] = field(default_factory=lambda: set[int]())
+    # The dedicated profile this host's browser runs ("" for an everyday browser).
+    profile: str = ""
 
     def send(self, msg: m.Message) -> None:
         """Write one message to the bridge, unless it has gone."""
+        if self.profile and isinstance(msg, m.Error) and msg.code == ErrorCode.AI_WEB_PILOT_DISABLED:
+            msg = msgspec.structs.replace(msg, message=pilot_off_fix(msg.message, self.profile))
         if not self.writer.is_closing():
             self.writer.write(encode_frame(m.encoder.encode(msg)))
+
+
+def pilot_off_fix(message: str, profile: str) -> str:
+    """The pilot-off refusal of a dedicated profile, naming the command by which its person opts it in
+    (a headless profile has no popup to click)."""
+    name = shlex.quote(profile)
+    return (
+        f"{message}, or, for this dedicated profile, run: tabpilot browser launch --profile {name} --pilot "
+        f"(after tabpilot browser stop --profile {name} if it runs)"
+    )
 
 
 class Host(Protocol):
@@ -89,13 +104,24 @@ class BridgeListener:
         return self._server is not None
 
     async def listen(self, instance_id: str) -> None:
-        """Create the socket of this browser instance; a directory that is not private is refused."""
+        """Create the socket of this browser instance; a directory that is not private is refused, and
+        the refusal is written where the command waiting for this socket reads it."""
         try:
-            localsock.ensure_private_dir(self._runtime_dir)
-            path = localsock.socket_path(self._runtime_dir, instance_id)
+            await self._listen(instance_id)
+        except OSError as exc:
+            self._refuse(instance_id, TabPilotError(ErrorCode.LAUNCH_FAILED, f"cannot listen: {exc}"))
         except TabPilotError as exc:
-            log.error("not listening for bridges: %s", exc.message)
-            return
+            self._refuse(instance_id, exc)
+        else:
+            refusal.clear(instance_id)
+
+    def _refuse(self, instance_id: str, exc: TabPilotError) -> None:
+        log.error("not listening for bridges: %s", exc.message)
+        refusal.write(instance_id, exc)
+
+    async def _listen(self, instance_id: str) -> None:
+        localsock.ensure_private_dir(self._runtime_dir)
+        path = localsock.socket_path(self._runtime_dir, instance_id)
         localsock.remove_stale(self._runtime_dir)
         # A host of the same instance may linger for a moment after a reload: the newer one wins.
         with contextlib.suppress(FileNotFoundError):
@@ -116,7 +142,7 @@ class BridgeListener:
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """One bridge's connection, from the peer check to its end."""
-        bridge = Bridge(writer)
+        bridge = Bridge(writer, profile=self._host.info().profile)
         self._bridges.add(bridge)
         sock: socket.socket = writer.get_extra_info("socket")
         try:

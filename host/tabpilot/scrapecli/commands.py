@@ -4,7 +4,8 @@ A scrape file holds the same JSON as the MCP call's arguments, e.g.
 `{"operation": "extract", "selector": "table tr", "schema": {"name": "td:nth-child(1)"}}` or a
 workflow `{"operation": "workflow", "name": "daily", "record": true, "steps": [...]}`. Rows go to
 stdout or `--out` (json, jsonl or csv by its suffix); progress and errors go to stderr. The exit
-status is 0 when the scrape completed, 1 when it failed (the partial rows are still written). A result
+status is 0 when the scrape completed, 1 when it failed, 130 after Ctrl-C (in both, the rows read so
+far are still written). A result
 that may be short of the whole list (status partial: a walk stopped with no proof of the list's end)
 exits 0 and says on stderr why, and which option would read on.
 """
@@ -21,6 +22,7 @@ from typing import Any, cast
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .. import paths
@@ -28,9 +30,19 @@ from ..link import localsock
 from ..wire.errors import TabPilotError
 from ..wire.scrape import ReplayRequest, ScrapeRequest, parse_request
 from . import output, workflowfiles
-from .run import Bar, Target, describe_error, scrape, workflow_op
+from .run import Bar, Interrupted, Target, describe_error, scrape, workflow_op
 
 _err = Console(stderr=True)
+# Ctrl-C: what shells report for a command ended by SIGINT (128 + 2), rows kept or not.
+EXIT_INTERRUPTED = 130
+
+
+# The engine speaks to the agent; here the same advice in the words of this command line.
+_CLI_WORDS = (
+    ("override_params: ", "--override "),
+    ('observe {what: "workflows"}', "`tabpilot workflows list`"),
+    ("operation replay needs workflow_id", "replay needs a WORKFLOW_ID"),
+)
 
 
 def cli_words(message: str, data: Any = None) -> str:
@@ -39,7 +51,9 @@ def cli_words(message: str, data: Any = None) -> str:
     if isinstance(missing, list) and missing:
         wanted = " ".join(f"--param {k}=…" for k in cast(list[Any], missing))
         return f"this workflow needs {wanted} (secrets are never stored)"
-    return message.replace("override_params: ", "--override ")
+    for mcp, cli in _CLI_WORDS:
+        message = message.replace(mcp, cli)
+    return message
 
 
 def partial_words(meta: dict[str, Any]) -> str:
@@ -57,8 +71,8 @@ def partial_words(meta: dict[str, Any]) -> str:
     return line
 
 
-def _fail(exc: TabPilotError) -> click.ClickException:
-    return click.ClickException(f"{exc.code}: {cli_words(exc.message, exc.data)}")
+def _fail(exc: TabPilotError) -> TabPilotError:
+    return TabPilotError(exc.code, cli_words(exc.message, exc.data), data=exc.data)
 
 
 def _pairs(values: tuple[str, ...], what: str) -> dict[str, Any]:
@@ -91,14 +105,16 @@ def _browser(profile: str | None, headless: bool, pilot: bool) -> Generator[Targ
         yield Target()
         return
     from ..browser import profile as profiles
+    from ..browser import registry
     from ..browser.launch import launch_profile
 
-    instance = profiles.instance_id(profiles.profile_dir(profile))
+    instance = profiles.instance_id(registry.locate(profiles.check_name(profile)))
     launched = None
     if not _connected(instance):
         _err.print(f"starting profile {profile!r}{' headless' if headless else ''}")
         try:
-            launched = launch_profile(profile, headless=headless, pilot=pilot)
+            # Without --pilot the profile keeps its last choice: only a person's flag opts it in.
+            launched = launch_profile(profile, headless=headless, pilot=True if pilot else None)
         except TabPilotError as exc:
             raise _fail(exc) from exc
     try:
@@ -128,11 +144,40 @@ _param = click.option("--param", "params", multiple=True, help="KEY=VALUE for {{
 def _run(
     request: ScrapeRequest, target: Target, out: Path | None, fmt: str | None, full: bool, quiet: bool
 ) -> None:
+    interrupted = False
     with Bar(_err, enabled=not quiet and _err.is_terminal) as bar:
         try:
             value = asyncio.run(scrape(request, target, bar))
+        except Interrupted as stopped:
+            value, interrupted = stopped.value, True
         except TabPilotError as exc:
             raise _fail(exc) from exc
+    _write(value, out, fmt, full)
+    meta: dict[str, Any] = value.get("metadata") or {}
+    rows, pages, ms = (meta.get(k, 0) for k in ("rows_extracted", "pages_scraped", "duration_ms"))
+    summary = f"{rows} rows, {pages} pages, {ms} ms"
+    if value.get("workflow_id"):
+        summary += f", workflow {value['workflow_id']}"
+    if meta.get("truncated"):
+        summary += " (truncated: raise options.max_bytes)"
+    if interrupted:
+        kept = f"written to {out}" if out else "written above"
+        _err.print(
+            f"[yellow]interrupted[/]: the rows read so far are kept ({kept}); {summary}", highlight=False
+        )
+        sys.exit(EXIT_INTERRUPTED)
+    if value.get("status") == "partial":
+        _err.print(f"[yellow]partial[/]: {escape(partial_words(meta))}; {summary}", highlight=False)
+        return
+    if value.get("status") != "complete":
+        reason = cli_words(describe_error(value), value)
+        _err.print(f"[red]Error:[/] {escape(reason)}; {summary}", highlight=False)
+        sys.exit(1)
+    if not quiet:
+        _err.print(summary, highlight=False)
+
+
+def _write(value: dict[str, Any], out: Path | None, fmt: str | None, full: bool) -> None:
     kind = output.format_for(out, fmt)
     text = (
         json.dumps(value, ensure_ascii=False, indent=2) + "\n"
@@ -143,22 +188,6 @@ def _run(
         sys.stdout.write(text)
     else:
         out.write_text(text)
-    meta: dict[str, Any] = value.get("metadata") or {}
-    rows, pages, ms = (meta.get(k, 0) for k in ("rows_extracted", "pages_scraped", "duration_ms"))
-    summary = f"{rows} rows, {pages} pages, {ms} ms"
-    if value.get("workflow_id"):
-        summary += f", workflow {value['workflow_id']}"
-    if meta.get("truncated"):
-        summary += " (truncated: raise options.max_bytes)"
-    if value.get("status") == "partial":
-        _err.print(f"[yellow]partial[/]: {partial_words(meta)}; {summary}", highlight=False)
-        return
-    if value.get("status") != "complete":
-        reason = cli_words(describe_error(value), value)
-        _err.print(f"[red]{value.get('status')}[/]: {reason}; {summary}", highlight=False)
-        sys.exit(1)
-    if not quiet:
-        _err.print(summary, highlight=False)
 
 
 @click.command("scrape")
@@ -218,6 +247,11 @@ def replay_command(
     profile: str | None, headless: bool, pilot: bool, quiet: bool,
 ) -> None:  # fmt: skip
     """Replay a recorded workflow (see `tabpilot workflows list`)."""
+    try:
+        # The store is this user's files: a wrong id is told now, before any browser is started.
+        workflowfiles.store().get(workflow_id, touch=False)
+    except TabPilotError as exc:
+        raise _fail(exc) from exc
     request = ReplayRequest(
         workflow_id=workflow_id,
         params=_pairs(params, "--param") if params else None,

@@ -28,6 +28,14 @@ class Target:
     browser: str | None = None
 
 
+class Interrupted(Exception):
+    """Ctrl-C stopped the scrape; `value` is the host's answer to the cancel, with the rows so far."""
+
+    def __init__(self, value: dict[str, Any]) -> None:
+        super().__init__("interrupted")
+        self.value = value
+
+
 class Bar:
     """A rich progress bar on stderr (nothing when stderr is not a terminal or --quiet)."""
 
@@ -59,7 +67,8 @@ class Bar:
 async def scrape(
     request: ScrapeRequest, target: Target, bar: Bar, pool: BrowserPool | None = None
 ) -> dict[str, Any]:
-    """Start the scrape and wait for its end; Ctrl-C (SIGINT) cancels it and returns the partial data."""
+    """Start the scrape and wait for its end; Ctrl-C (SIGINT) cancels it and raises Interrupted with
+    the partial data."""
     own = pool is None
     pool = pool or BrowserPool(connect_wait_s=5.0)
     loop = asyncio.get_running_loop()
@@ -88,8 +97,10 @@ async def scrape(
             stop.cancel()
             if not call.done():
                 call.cancel()
-                return await pool.call(
-                    m.CancelJob(id=0, correlation_id=cid), browser=target.browser, timeout_s=_MARGIN_S
+                raise Interrupted(
+                    await pool.call(
+                        m.CancelJob(id=0, correlation_id=cid), browser=target.browser, timeout_s=_MARGIN_S
+                    )
                 )
             value = call.result()
         return value
@@ -115,4 +126,4 @@ def describe_error(value: dict[str, Any]) -> str:
     """One line for stderr about a scrape that did not complete."""
     code = value.get("error") or str(ErrorCode.INTERNAL_ERROR)
     extra = f" (redirect_url: {value['redirect_url']})" if value.get("redirect_url") else ""
-    return f"{code}: {value.get('message', '')}{extra}"
+    return f"[{code}] {value.get('message', '')}{extra}"

@@ -177,11 +177,13 @@ def _cli_reads(request: dict[str, Any], tmp_path: Path, monkeypatch: pytest.Monk
     """What `tabpilot scrape FILE` would run for this file (None: it refused it)."""
     ran: list[ScrapeRequest] = []
     monkeypatch.setattr(commands, "_run", lambda typed, *_a: ran.append(typed))  # pyright: ignore
+    # The command looks the id up on disk before anything else: here, as if it were recorded.
+    monkeypatch.setattr(commands.workflowfiles, "store", lambda: _Recorded())
     path = tmp_path / "req.json"
     path.write_text(json.dumps(request))
     done = CliRunner().invoke(cli.main, ["scrape", str(path), "-q"])
     if not ran:
-        assert done.exit_code == 1 and f"{ErrorCode.INVALID_PARAMS}:" in done.output, done.output
+        assert done.exit_code == 1 and f"[{ErrorCode.INVALID_PARAMS}]" in done.output, done.output
         return None
     return msgspec.to_builtins(ran[0])
 
@@ -227,11 +229,18 @@ async def test_mcp_and_cli_refuse_a_value_of_the_wrong_kind_alike(
         assert await _mcp_reads(request) is None, path
 
 
+class _Recorded:
+    def get(self, workflow_id: str, *, touch: bool = True) -> None:
+        """Any id is recorded."""
+
+
 def test_the_replay_command_builds_the_request_the_wire_reads(
     monkeypatch: pytest.MonkeyPatch, tp_dirs: dict[str, str]
 ) -> None:
     ran: list[ScrapeRequest] = []
     monkeypatch.setattr(commands, "_run", lambda typed, *_a: ran.append(typed))  # pyright: ignore
+    # The command looks the id up on disk before anything else: here, as if it were recorded.
+    monkeypatch.setattr(commands.workflowfiles, "store", lambda: _Recorded())
     flags = ["--param", "user=ann", "--override", 'steps[0].url="https://b.test/"', "--allow-domain-change"]
     for args, fields in (
         ([], {}),

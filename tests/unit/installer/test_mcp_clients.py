@@ -148,6 +148,23 @@ def test_install_and_uninstall_clients_with_record(tmp_path: Path) -> None:
     assert not record.record_path(tmp_path / "data").exists()
 
 
+def test_installing_a_client_again_changes_nothing(tmp_path: Path) -> None:
+    machine = Machine("linux", tmp_path / "home", {}, tmp_path / "data")
+    cursor = tmp_path / "home" / ".cursor" / "mcp.json"
+    cursor.parent.mkdir(parents=True)
+    cursor.write_text('{"mcpServers": {"keep": {"command": "k"}}}')
+    install_clients(machine, ["cursor"], python=str(tmp_path / "py"))
+    first = record.load(tmp_path / "data").mcp_clients
+    written, backups = cursor.read_text(), sorted(cursor.parent.glob("*.bak"))
+    again = install_clients(machine, ["cursor"], python=str(tmp_path / "py"))
+    assert "unchanged" in again.lines[0]
+    assert cursor.read_text() == written and sorted(cursor.parent.glob("*.bak")) == backups
+    assert record.load(tmp_path / "data").mcp_clients == first
+    # Another interpreter is a real change: written again, with a backup of what was there.
+    install_clients(machine, ["cursor"], python=str(tmp_path / "other-py"))
+    assert len(list(cursor.parent.glob("*.bak"))) == len(backups) + 1
+
+
 def test_cli_refuses_invalid_json(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
