@@ -61,6 +61,29 @@
     return raw - heads;
   }
 
+  // A count a grid prints beside its rows: "Showing 1 to 20 of 2,000 entries", "1–20 of 2000",
+  // "2,000 rows". Thousands may be grouped with a comma, a dot or a (narrow, no-break) space.
+  const NUMBER = String.raw`(\d{1,3}(?:[,.\u00a0\u202f ]\d{3})+|\d+)`;
+  const OF_TOTAL = new RegExp(String.raw`\bof\s+${NUMBER}(?!\s*[\d%])`, 'i');
+  const COUNTED = new RegExp(String.raw`${NUMBER}\s+(?:rows?|entries|items|records|results)\b`, 'i');
+  const PRINT_LEVELS = 3;
+
+  /** The count printed next to the grid's box (outside its rows): the nearest of the box's first
+   * PRINT_LEVELS ancestors whose own text (not the box's) holds one; null when none does. A hint, not a
+   * declaration: it counts as evidence only when the read matches it (a page may print a page size). */
+  function printedCount(box) {
+    let cur = box.parentElement;
+    for (let level = 0; cur && level < PRINT_LEVELS && cur !== document.body; level += 1, cur = cur.parentElement) {
+      let text = '';
+      const walk = document.createTreeWalker(cur, NodeFilter.SHOW_TEXT, { acceptNode: (n) => (box.contains(n) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT) });
+      for (let n = walk.nextNode(); n && text.length < 2_000; n = walk.nextNode()) text += ` ${n.nodeValue}`;
+      text = text.replace(/\s+/g, ' ');
+      const m = OF_TOTAL.exec(text) || COUNTED.exec(text);
+      if (m) return Number(m[1].replace(/[^\d]/g, ''));
+    }
+    return null;
+  }
+
   /** Whether rows lie across both the top and the bottom line of the box's view (drawn, no blank). */
   function covered(box, selector) {
     const r = box.getBoundingClientRect();
@@ -134,7 +157,7 @@
   /**
    * Rows of a virtualised grid: `read(row)` gives one row's JSON text, `keyOf(text)` a row's key when it
    * carries no index (null: the text itself); at most `limit` rows; stops at `deadline` (then
-   * `complete` is false). Returns {texts in order, scrolls, complete, gaps, at_end, declared, keyed_by}.
+   * `complete` is false). Returns {texts in order, scrolls, complete, gaps, at_end, declared, printed, keyed_by}.
    */
   agent.collectVirtual = async (selector, box, read, { limit, deadline, resume, keyOf = null }) => {
     // A read that ran out of time keeps what it had, here in the page; `resume` goes on from there.
@@ -273,7 +296,8 @@
     const top = document.querySelector(selector);
     const aria = indexed && top !== null && top.hasAttribute('aria-rowindex') && seen.size ? Math.min(...seen.keys()) : null;
     const declared = top ? declaredCount(top, aria) : null;
-    const out = { scrolls, at_end: atEnd, declared, keyed_by: indexed ? 'index' : keyOf ? 'key_fields' : 'values' };
+    const printed = declared === null ? printedCount(box) : null;
+    const out = { scrolls, at_end: atEnd, declared, printed, keyed_by: indexed ? 'index' : keyOf ? 'key_fields' : 'values' };
     if (!indexed) {
       const texts = [...seen.values()].sort((a, b) => a.y - b.y || a.n - b.n).map((v) => v.text);
       return { ...out, texts: limit === null ? texts : texts.slice(0, limit), complete, gaps: 0 };
