@@ -207,7 +207,7 @@
     const got = await agent.collectVirtual(selector, box, read, { limit, deadline, resume, keyOf });
     // Out of time: the rows stay in the page until the host asks again with resume.
     if (got.resume) return answer([], 0, [], { virtual: { rows: got.read, scrolls: got.scrolls, complete: false, resume: true } });
-    const { texts, scrolls, complete, gaps, at_end: atEnd, declared, keyed_by: keyedBy } = got;
+    const { texts, scrolls, complete, gaps, at_end: atEnd, declared, printed, keyed_by: keyedBy } = got;
     let size = 0;
     texts.forEach((text, i) => {
       size += text.length + 1;
@@ -216,7 +216,7 @@
     const warnings = fieldWarnings(plans, texts.length);
     if (gaps) warnings.push({ field: '', message: `${gaps} rows between the first and the last were never drawn while the grid scrolled: the data has holes` });
     else if (!complete) warnings.push({ field: '', message: `the grid was still scrolling after ${timeoutMs} ms: ${texts.length} rows read; give a longer options.timeout_ms` });
-    return answer(texts, texts.length, warnings, { virtual: { rows: texts.length, scrolls, complete, at_end: atEnd, declared, keyed_by: keyedBy } });
+    return answer(texts, texts.length, warnings, { virtual: { rows: texts.length, scrolls, complete, at_end: atEnd, declared, printed, keyed_by: keyedBy } });
   }
 
   // `max_chars`: the most JSON text the host takes for one result (the worker passes the wire's

@@ -61,6 +61,29 @@
     return raw - heads;
   }
 
+  // A count a grid prints beside its rows: "Showing 1 to 20 of 2,000 entries", "1–20 of 2000",
+  // "2,000 rows". Thousands may be grouped with a comma, a dot or a (narrow, no-break) space.
+  const NUMBER = String.raw`(\d{1,3}(?:[,.\u00a0\u202f ]\d{3})+|\d+)`;
+  const OF_TOTAL = new RegExp(String.raw`\bof\s+${NUMBER}(?!\s*[\d%])`, 'i');
+  const COUNTED = new RegExp(String.raw`${NUMBER}\s+(?:rows?|entries|items|records|results)\b`, 'i');
+  const PRINT_LEVELS = 3;
+
+  /** The count printed next to the grid's box (outside its rows): the nearest of the box's first
+   * PRINT_LEVELS ancestors whose own text (not the box's) holds one; null when none does. A hint, not a
+   * declaration: it counts as evidence only when the read matches it (a page may print a page size). */
+  function printedCount(box) {
+    let cur = box.parentElement;
+    for (let level = 0; cur && level < PRINT_LEVELS && cur !== document.body; level += 1, cur = cur.parentElement) {
+      let text = '';
+      const walk = document.createTreeWalker(cur, NodeFilter.SHOW_TEXT, { acceptNode: (n) => (box.contains(n) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT) });
+      for (let n = walk.nextNode(); n && text.length < 2_000; n = walk.nextNode()) text += ` ${n.nodeValue}`;
+      text = text.replace(/\s+/g, ' ');
+      const m = OF_TOTAL.exec(text) || COUNTED.exec(text);
+      if (m) return Number(m[1].replace(/[^\d]/g, ''));
+    }
+    return null;
+  }
+
   /** Whether rows lie across both the top and the bottom line of the box's view (drawn, no blank). */
   function covered(box, selector) {
     const r = box.getBoundingClientRect();
@@ -77,16 +100,30 @@
     return false;
   }
 
-  /** How far below the top of the box's view the lowest drawn row starts (px; 0 when none does). */
-  function lowestDrawn(box, selector) {
-    const top = box.getBoundingClientRect().top;
-    let low = 0;
-    for (const row of document.querySelectorAll(selector)) low = Math.max(low, row.getBoundingClientRect().top - top);
-    return Math.floor(low);
+  /** Where the drawn rows lie in the box's content (px from its top): the highest row's top, the
+   * lowest row's top, and the tallest row's height. Rows not laid out (hidden) do not count. */
+  function drawnSpan(box, selector) {
+    const top = box.getBoundingClientRect().top - box.scrollTop;
+    let high = Infinity;
+    let low = -Infinity;
+    let tall = 0;
+    for (const row of document.querySelectorAll(selector)) {
+      const b = row.getBoundingClientRect();
+      if (b.height === 0) continue;
+      high = Math.min(high, b.top - top);
+      low = Math.max(low, b.top - top);
+      tall = Math.max(tall, b.height);
+    }
+    return low === -Infinity ? null : { high, low, tall };
   }
 
+  // A hidden tab renders no frames, so a wait for one ends after a moment there; in a shown tab it
+  // waits for the frame itself, however late a busy machine draws it (a grid draws in its frames: a
+  // read taken "a frame later" that came early would take half-drawn rows for settled ones).
+  const frameLimit = () => (document.visibilityState === 'hidden' ? 50 : 1_000);
+
   const frame = () => new Promise((resolve) => {
-    const fallback = setTimeout(resolve, 50); // a hidden tab renders no frames
+    const fallback = setTimeout(resolve, frameLimit());
     requestAnimationFrame(() => {
       clearTimeout(fallback);
       resolve();
@@ -100,10 +137,27 @@
     channel.port2.postMessage(0);
   });
 
+  /** The next change under `box` (answers 'change', once the task that made it is done) or the next
+   * frame ('frame'), whichever comes first: a grid that draws in a task of its own is seen at once. */
+  const changeOrFrame = (box) => new Promise((resolve) => {
+    let done = false;
+    const finish = (how) => {
+      if (done) return;
+      done = true;
+      watch.disconnect();
+      clearTimeout(fallback);
+      resolve(how);
+    };
+    const watch = new MutationObserver(() => finish('change'));
+    watch.observe(box, { childList: true, subtree: true, attributes: true, characterData: true });
+    const fallback = setTimeout(() => finish('frame'), frameLimit());
+    requestAnimationFrame(() => finish('frame'));
+  });
+
   /**
    * Rows of a virtualised grid: `read(row)` gives one row's JSON text, `keyOf(text)` a row's key when it
    * carries no index (null: the text itself); at most `limit` rows; stops at `deadline` (then
-   * `complete` is false). Returns {texts in order, scrolls, complete, gaps, at_end, declared, keyed_by}.
+   * `complete` is false). Returns {texts in order, scrolls, complete, gaps, at_end, declared, printed, keyed_by}.
    */
   agent.collectVirtual = async (selector, box, read, { limit, deadline, resume, keyOf = null }) => {
     // A read that ran out of time keeps what it had, here in the page; `resume` goes on from there.
@@ -112,16 +166,43 @@
     const seen = kept ? kept.seen : new Map();
     const first = document.querySelector(selector);
     const indexed = kept ? kept.indexed : first !== null && indexOf(first) !== null;
-    // Every read of an indexed row replaces the one before: grids recycle row elements, and a recycled
-    // row can carry its new index a frame before its cells show the new row's values. The last read, a
-    // frame or more later (the row is still in view at the next position), is the settled one.
-    const grabIndexed = () => {
-      let added = 0;
+    // Indexed rows count once they read the same a frame apart: grids recycle row elements, and a
+    // recycled row can carry its new index a frame before its cells show the new row's values (AG Grid
+    // fills cells in animation frames). Every settled read of a row replaces the one before.
+    const readIndexed = () => {
+      const now = [];
       for (const row of document.querySelectorAll(selector)) {
         const k = indexOf(row);
-        if (k === null) continue;
+        if (k !== null) now.push([k, read(row)]);
+      }
+      return now;
+    };
+    const same = (a, b) => a !== null && a.length === b.length && a.every(([k, t], i) => k === b[i][0] && t === b[i][1]);
+    const highest = () => {
+      let top = -1;
+      for (const row of document.querySelectorAll(selector)) top = Math.max(top, indexOf(row) ?? -1);
+      return top;
+    };
+    // Drawn after a step: rows cover the view and the grid has answered the scroll (a row index past
+    // the last one seen, or two frames); then settled once the rows read the same a frame apart.
+    let past = -1; // the highest row index drawn before the step
+    const settleIndexed = async (until, step) => {
+      let frames = 0;
+      while (!(covered(box, selector) && (!step || frames >= 2 || highest() > past)) && Date.now() < until) {
+        if ((await changeOrFrame(box)) === 'frame') frames += 1;
+      }
+      let last = readIndexed();
+      for (;;) {
+        if (Date.now() >= until) break;
+        await frame();
+        const now = readIndexed();
+        if (same(last, now)) break;
+        last = now;
+      }
+      let added = 0;
+      for (const [k, text] of last) {
         if (!seen.has(k)) added += 1;
-        seen.set(k, read(row));
+        seen.set(k, text);
       }
       return added;
     };
@@ -132,9 +213,9 @@
     const grabKeyed = () => {
       const top = box.getBoundingClientRect().top - box.scrollTop;
       const now = [...document.querySelectorAll(selector)].map((row) => [row.getBoundingClientRect().top - top, read(row)]);
-      const same = last !== null && last.length === now.length && last.every(([, t], i) => t === now[i][1]);
+      const stable = last !== null && last.length === now.length && last.every(([, t], i) => t === now[i][1]);
       last = now;
-      if (!same) return { added: 0, stable: false };
+      if (!stable) return { added: 0, stable: false };
       let added = 0;
       for (const [y, text] of now) {
         const k = keyOf ? keyOf(text) : text;
@@ -144,67 +225,79 @@
       }
       return { added, stable: true };
     };
-    // Settled: an indexed grid once a frame brings no new row, the others once the rows read the same twice.
-    const grab = indexed ? () => {
-      const added = grabIndexed();
-      return { added, stable: added === 0 };
-    } : grabKeyed;
-    const full = () => limit !== null && seen.size >= limit;
-    const start = kept ? kept.start : box.scrollTop;
-    let scrolls = kept ? kept.scrolls : 0;
-    let complete = true;
-    let atEnd = false;
-    // Drawn: rows cover the view, and a frame passed with no new row (a grid may draw over frames).
-    // `step`: after a scroll of ours. Rows known by their values must read the same twice, a task
-    // apart when the grid drew them in its scroll handler (told it at once, below), else frames apart.
-    const settle = async (until, step = false) => {
-      let ticks = step && !indexed ? 2 : 0;
+    // Drawn: rows cover the view and read the same twice, a task apart when the grid drew them in its
+    // scroll handler (told it at once, below) after a step of ours, else frames apart.
+    const settleKeyed = async (until, step) => {
+      let ticks = step ? 2 : 0;
       await (ticks ? tick() : frame());
-      let got = grab();
+      let got = grabKeyed();
       let added = got.added;
       while (!got.stable || !covered(box, selector)) {
         if (Date.now() >= until) break;
         ticks -= 1;
         await (ticks > 0 && !got.stable ? tick() : frame());
-        got = grab();
+        got = grabKeyed();
         added += got.added;
       }
       return added;
     };
+    const settle = indexed ? settleIndexed : settleKeyed;
+    const full = () => limit !== null && seen.size >= limit;
+    const start = kept ? kept.start : box.scrollTop;
+    let scrolls = kept ? kept.scrolls : 0;
+    // Whether a step may also count on the rows the grid draws above its view (its buffer): until a
+    // step so long left a hole (the rows drawn no longer reach the lowest row of the position before).
+    let reach = kept ? kept.reach : true;
+    let complete = true;
+    let atEnd = false;
     // From the top: the rows in view when asked may be anywhere in the grid.
     if (!kept) box.scrollTop = 0;
-    await settle(Math.min(deadline, Date.now() + STEP_MS));
+    await settle(Math.min(deadline, Date.now() + STEP_MS), false);
     while (!full()) {
       if (Date.now() > deadline) {
         if (resume !== undefined) {
-          agent.virtualRun = { selector, seen, start, scrolls, indexed };
+          agent.virtualRun = { selector, seen, start, scrolls, indexed, reach };
           return { texts: [], scrolls, complete: false, resume: true, read: seen.size, gaps: 0 };
         }
         complete = false;
         break;
       }
       const before = box.scrollTop;
+      const span = drawnSpan(box, selector);
+      if (indexed) past = highest();
       // On to the lowest row drawn (grids draw a buffer past the view), which stays in view so none is
-      // skipped; at least most of a screen.
-      box.scrollTop = before + Math.max(1, Math.floor(box.clientHeight * 0.8), lowestDrawn(box, selector));
+      // skipped; past it by the rows the grid draws above its view, less a row, while that held; at
+      // least most of a screen.
+      const buffer = reach && span ? Math.max(0, before - span.high) - span.tall : 0;
+      const onward = span ? Math.max(0, span.low - before + Math.max(0, buffer)) : 0;
+      box.scrollTop = before + Math.max(1, Math.floor(box.clientHeight * 0.8), Math.floor(onward));
       if (box.scrollTop === before) {
         atEnd = true; // the end
         break;
       }
       scrolls += 1;
       // The browser tells the grid at its next frame; grids that draw in their scroll handler draw now.
-      if (!indexed) box.dispatchEvent(new Event('scroll'));
+      box.dispatchEvent(new Event('scroll'));
       await settle(Math.min(deadline, Date.now() + STEP_MS), true);
+      const after = drawnSpan(box, selector);
+      if (buffer > 0 && span && after && after.high > span.low + 1) {
+        // A hole: the rows drawn start below the lowest of the last position. Back to it, by safe steps.
+        reach = false;
+        box.scrollTop = Math.max(before, Math.floor(span.low));
+        box.dispatchEvent(new Event('scroll'));
+        await settle(Math.min(deadline, Date.now() + STEP_MS), true);
+      }
     }
     // The rows drawn at the end get their settled read too (within the time the worker gives the call):
     // the end counts once this last look brings no new row.
-    const late = await settle(Math.min(Date.now() + STEP_MS, Math.max(deadline, Date.now()) + 300));
+    const late = await settle(Math.min(Date.now() + STEP_MS, Math.max(deadline, Date.now()) + 300), false);
     if (late > 0) atEnd = false;
     box.scrollTop = start;
     const top = document.querySelector(selector);
     const aria = indexed && top !== null && top.hasAttribute('aria-rowindex') && seen.size ? Math.min(...seen.keys()) : null;
     const declared = top ? declaredCount(top, aria) : null;
-    const out = { scrolls, at_end: atEnd, declared, keyed_by: indexed ? 'index' : keyOf ? 'key_fields' : 'values' };
+    const printed = declared === null ? printedCount(box) : null;
+    const out = { scrolls, at_end: atEnd, declared, printed, keyed_by: indexed ? 'index' : keyOf ? 'key_fields' : 'values' };
     if (!indexed) {
       const texts = [...seen.values()].sort((a, b) => a.y - b.y || a.n - b.n).map((v) => v.text);
       return { ...out, texts: limit === null ? texts : texts.slice(0, limit), complete, gaps: 0 };

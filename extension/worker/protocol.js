@@ -542,7 +542,7 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [url]
  */
 /**
- * How a virtualised grid was read: rows seen, scrolls, whether whole; `resume` when time ran out; the evidence for its end (`at_end`, `declared`).
+ * How a virtualised grid was read: rows seen, scrolls, whether whole; `resume` when time ran out; the evidence for its end (`at_end`, `declared`, `printed`).
  * @typedef {Object} VirtualRead
  * @property {number} [rows]
  * @property {number} [scrolls]
@@ -550,6 +550,7 @@ export const DEFAULTS = Object.freeze({
  * @property {boolean} [resume]
  * @property {boolean} [at_end]
  * @property {(number|null)} [declared]
+ * @property {(number|null)} [printed]
  * @property {string} [keyed_by]
  */
 /**

@@ -3,8 +3,9 @@
 The page agent scrolls the grid and collects rows as they are drawn; when its timeout runs out it
 answers what it has with `virtual.resume`, and the next call (`resume: true`) goes on from there. A
 grid still unread after MAX_RESUMES more calls is a timeout: every call answered, so none is a hang.
-A grid read whole says so by its own row count (aria-rowcount: grid_row_count), else by its box at its
-end with one step more bringing no row (grid_end); short of either, the read is partial.
+A grid read whole says so by its own row count (aria-rowcount, or a count it prints that the read
+matches: grid_row_count), else by its box at its end with one step more bringing no row (grid_end);
+short of either, the read is partial.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ async def finish(ctx: Context, command: Extract, answer: ExtractReply, timeout_m
         # Rows read while the grid scrolled, over this many calls.
         read_at = {"rows": v.rows, "scrolls": v.scrolls, "complete": v.complete, "at_end": v.at_end}
         read_at |= {"keyed_by": v.keyed_by} | ({} if v.declared is None else {"declared": v.declared})
+        read_at |= {} if v.printed is None else {"printed": v.printed}
         ctx.state.meta["virtual"] = read_at | {"calls": resumed + 1}
     return answer
 
@@ -53,6 +55,9 @@ def end(ctx: Context, read: VirtualRead, limit: int | None, timeout_ms: int) -> 
         return stop.short(ctx, "limit", 1, limit, 0, None)
     if read.complete and read.declared is not None and read.rows == read.declared:
         detail = f"the grid's own row count was read ({read.rows} rows)"
+        return stop.record(ctx, "grid_end", 1, detail, evidence="grid_row_count")
+    if read.complete and read.declared is None and read.printed is not None and read.rows == read.printed:
+        detail = f"the count the grid prints was read ({read.rows} rows)"
         return stop.record(ctx, "grid_end", 1, detail, evidence="grid_row_count")
     if read.complete and read.declared is not None:
         detail = f"the grid says it has {read.declared} rows, and {read.rows} were read"

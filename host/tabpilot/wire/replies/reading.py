@@ -51,7 +51,7 @@ class FieldWarning(Reply):
 
 class VirtualRead(Reply):
     """How a virtualised grid was read: rows seen, scrolls, whether whole; `resume` when time ran out;
-    the evidence for its end (`at_end`, `declared`)."""
+    the evidence for its end (`at_end`, `declared`, `printed`)."""
 
     rows: int = 0
     scrolls: int = 0
@@ -59,8 +59,11 @@ class VirtualRead(Reply):
     resume: bool = False
     # The rows' scrolling box reached its end, and one more step there brought no new row.
     at_end: bool = False
-    # The grid's own row count (aria-rowcount less its header rows, or a count it prints), when it has one.
+    # The grid's own row count (aria-rowcount less its header rows), when it declares one.
     declared: int | None = None
+    # Without a declared count, a count printed beside the rows ("Showing 1 to 20 of 2,000", "2,000
+    # rows"): evidence only when the rows read match it (a page may print a page size instead).
+    printed: int | None = None
     # How rows were told apart: "index" (a row-index attribute), "key_fields", or "values" (whole rows).
     keyed_by: str = "index"
 

@@ -41,10 +41,22 @@ async def test_a_grid_at_its_end_without_a_count_is_complete_by_its_end() -> Non
     assert out["metadata"]["virtual"]["keyed_by"] == "values"
 
 
+async def test_a_count_the_grid_prints_and_the_read_matches_is_its_row_count() -> None:
+    out, _ = await read({"printed": 20, "at_end": False, "keyed_by": "values"})
+    assert (out["status"], out["metadata"]["complete_because"]) == ("complete", "grid_row_count")
+    assert out["metadata"]["virtual"]["printed"] == 20
+
+
+async def test_a_printed_count_the_read_does_not_match_is_no_evidence_either_way() -> None:
+    # A page may print a page size ("20 rows per page"): the grid's end still decides.
+    out, _ = await read({"printed": 50, "at_end": True, "keyed_by": "values"})
+    assert (out["status"], out["metadata"]["complete_because"]) == ("complete", "grid_end")
+
+
 @pytest.mark.parametrize(
     "virtual",
-    [{"declared": 25, "at_end": True}, {"at_end": False}],
-    ids=["short_of_its_count", "not_at_its_end"],
+    [{"declared": 25, "at_end": True}, {"at_end": False}, {"printed": 50, "at_end": False}],
+    ids=["short_of_its_count", "not_at_its_end", "short_of_a_printed_count"],
 )
 async def test_a_grid_read_without_its_evidence_is_partial(virtual: dict[str, Any]) -> None:
     out, _ = await read(virtual)
