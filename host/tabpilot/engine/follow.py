@@ -95,8 +95,7 @@ async def follow_rows(ctx: Context, spec: Follow, rows: list[dict[str, Any]], ti
     try:
         await _follow(ctx, spec, rows, timeout_ms)
     except asyncio.CancelledError:
-        ctx.state.data += rows
-        ctx.state.rows += len(rows)
+        ctx.state.add_rows(rows, None, page=False)
         raise
 
 

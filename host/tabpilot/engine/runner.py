@@ -103,6 +103,9 @@ async def _steps(plan: Plan, ctx: Context, outcome: Outcome) -> None:
         try:
             if executed and plan.options.delay_ms:
                 await asyncio.sleep(plan.options.delay_ms / 1000)  # the pace the user asked for, not a wait
+            if _journaled(step, i, state):
+                state.steps_completed += 1  # resumed: its rows are in the journal already
+                continue
             if ctx.allowed_hosts is not None and state.url is None and not isinstance(step, NavigateStep):
                 await _check_current_host(ctx)
             # The condition first: a step that does not run needs no params (a login step's password).
@@ -124,8 +127,17 @@ async def _steps(plan: Plan, ctx: Context, outcome: Outcome) -> None:
             output = None
         else:
             _keep(step, i, output, ctx)
+            if isinstance(step, ExtractStep) and state.journal is not None:
+                state.journal.step_done(i)
         state.steps_completed += 1
     ctx.progress()
+
+
+def _journaled(step: StepBase, index: int, state: RunState) -> bool:
+    """A resumed run's extract step that finished before: not run again (a step that saves its rows
+    for later steps runs again, as does every other step: they set up the page the next ones read)."""
+    found = None if state.journal is None else state.journal.recovered
+    return found is not None and index in found.done and isinstance(step, ExtractStep) and not step.save_as
 
 
 # After these there is no page to ask for its telemetry, no answer to expect, or nothing ran.

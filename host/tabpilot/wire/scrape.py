@@ -140,6 +140,7 @@ class _Request(Struct, tag_field="operation", forbid_unknown_fields=True, omit_d
     name: str | None = None
     record: bool = False
     tab_id: int | None = None
+    resume: str | None = None  # a stopped run's correlation_id: the same call goes on from its last page
 
     @property
     def operation(self) -> str:

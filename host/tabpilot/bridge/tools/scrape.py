@@ -38,6 +38,7 @@ class ScrapeResult(TypedDict):
     failed_step: NotRequired[int]
     redirect_url: NotRequired[str]
     data: NotRequired[list[Any]]
+    result: NotRequired[dict[str, Any]]  # rows over options.max_bytes: uri (a resource), rows, schema
     outputs: NotRequired[dict[str, Any]]
     candidates: NotRequired[list[dict[str, Any]]]
     skeleton: NotRequired[dict[str, Any]]
@@ -96,10 +97,11 @@ async def _scrape(call: Call, request: dict[str, Any], wait_ms: int = DEFAULT_WA
 SCRAPE = from_union(
     REQUEST_TYPES,
     "structured data from the page: operation extract (selector + schema, options.paginate/scroll), "
-    "workflow (steps; record: true with a name stores it) or replay (workflow_id, override_params, params); "
-    "returns {status, correlation_id, data, metadata}, or status running + correlation_id after wait_ms; "
-    "status partial: metadata.partial_because.hint names the option to pass. operation suggest (query?, "
-    "css_selector?) returns call (the extract to send as is, paging included), candidates and a skeleton.",
+    "workflow (steps; record + name stores it) or replay (workflow_id, params) -> {status, "
+    "correlation_id, data, metadata}; running + correlation_id after wait_ms; partial: "
+    "metadata.partial_because.hint names the option to pass; big: data has the first rows, "
+    "resources/read of result.uri all. suggest (query?, css_selector?) returns call (send it "
+    "as is), candidates, skeleton.",
     _scrape,
     ScrapeResult,
     name="scrape",

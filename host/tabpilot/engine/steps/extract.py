@@ -27,6 +27,7 @@ from ..schema import FieldSpec, parse_schema
 from ..where import RowFilter
 from .base import Selector, StepBase
 from .extract_script import check_script, run_script
+from .navigate import NavigateStep
 
 _specs_cache: dict[tuple[tuple[str, str], ...], list[FieldSpec]] = {}
 
@@ -134,6 +135,9 @@ class ExtractStep(StepBase, tag="extract"):
             else outschema.RowCheck(self.output_schema, len(ctx.state.data))
         )
         t = self.timeout()
+        point = ctx.state.resume_point()  # resuming a run that stopped in this step: where it was
+        if point is not None and point.url is not None:
+            await NavigateStep(url=point.url, timeout_ms=t).run(ctx)
         if self.wait_for:
             await ctx.call(WaitFor(id=0, selector=self.wait_for, timeout_ms=t), t)
         walk = Walk(
@@ -147,13 +151,19 @@ class ExtractStep(StepBase, tag="extract"):
             timeout_ms=t,
             filtered=keep is not None,
             key_fields=self.key_fields,
+            first_page=1 if point is None else point.first,
         )
         rows: list[dict[str, Any]] = []
+        # Resumed: pages journaled before are read again only to reach the next; their rows stay once.
+        skip, before = (0, 0) if point is None else (point.skip, point.rows)
         try:
             async with contextlib.aclosing(walk.pages()) as pages:
                 async for answer in pages:
-                    rows += await self._page(ctx, conv, keep, check, answer, len(rows))
-                    walk.kept(len(rows))
+                    if skip:
+                        skip -= 1
+                        continue
+                    rows += await self._page(ctx, conv, keep, check, answer, before + len(rows))
+                    walk.kept(before + len(rows))
         finally:
             walk.close()
             for w in conv.warnings():
@@ -188,8 +198,6 @@ class ExtractStep(StepBase, tag="extract"):
             page = await asyncio.to_thread(check.page, page)  # validation: off the loop
         for w in answer.warnings:
             ctx.state.warn({"field": w.field, "message": w.message})
-        ctx.state.data += page
-        ctx.state.pages += 1
-        ctx.state.rows += len(page)
+        ctx.state.add_rows(page, answer.url)
         ctx.progress()
         return page
