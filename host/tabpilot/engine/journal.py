@@ -121,7 +121,7 @@ class Tally:
     origins: set[str] = field(default_factory=set[str])
     url: str | None = None  # the last page's
 
-    def add(self, url: str | None, n: int, raw_len: int, rows: list[dict[str, Any]] | None = None) -> None:
+    def add(self, url: str | None, n: int, raw_len: int, rows: list[Any] | None = None) -> None:
         """A page of `n` rows whose JSON array is `raw_len` bytes (`rows`: to learn their fields' types)."""
         if n:
             self.bytes += raw_len - 2 + (1 if self.rows else 0)
@@ -249,10 +249,10 @@ class Journal:
         if written != len(line):
             os.write(self._fd, line[written:])
 
-    def page(self, step: int, url: str | None, rows: list[dict[str, Any]], secrets: list[str]) -> None:
+    def page(self, step: int, url: str | None, rows: list[Any], secrets: list[str]) -> None:
         """One page's rows, scrubbed as answers are, appended and counted."""
         url = urlscrub.scrub_url(url) if url else url
-        rows = cast(list[dict[str, Any]], urlscrub.scrub_value(scrub(rows, secrets)))
+        rows = cast(list[Any], urlscrub.scrub_value(scrub(rows, secrets)))
         raw = _encoder.encode(rows)
         if self._fd is not None:
             head = _encoder.encode({"k": "page", "step": step, "url": url, "n": len(rows)})
