@@ -24,6 +24,8 @@ MAX_SCROLLS = 500
 DEFAULT_DELAY_MS = 0  # between the pages of a paginated extract: none unless asked, for politeness
 DEFAULT_QUIET_MS = 500  # the end of an infinite feed
 DEFAULT_MAX_BYTES = 1_000_000
+# Rows over this many bytes of JSON are answered by reference (result.uri), not inline.
+DEFAULT_INLINE_BYTES = 256 * 1024
 MAX_CONCURRENCY = 8  # detail pages a follow reads at once
 DEFAULT_CONCURRENCY = 4
 
@@ -89,7 +91,7 @@ class Options(Struct, forbid_unknown_fields=True):
     # scrolled through and read whole; null finds out, false never scrolls it.
     virtual: bool | None = None
     delay_ms: Ms = 0
-    max_bytes: Annotated[int, Meta(ge=1_000, le=64 * 1024 * 1024)] = DEFAULT_MAX_BYTES
+    max_bytes: Annotated[int, Meta(ge=1_000, le=64 * 1024 * 1024)] = DEFAULT_INLINE_BYTES
     telemetry: bool | None = None  # summarise page errors and requests (default: all but 1-page extracts)
 
 

@@ -136,8 +136,10 @@ class ExtractStep(StepBase, tag="extract"):
         )
         t = self.timeout()
         point = ctx.state.resume_point()  # resuming a run that stopped in this step: where it was
-        if point is not None and point.url is not None:
-            await NavigateStep(url=point.url, timeout_ms=t).run(ctx)
+        if point is not None:
+            ctx.state.meta["resumed"] = {"from_page": point.first, "pages_read_again": point.skip}
+            if point.url is not None:
+                await NavigateStep(url=point.url, timeout_ms=t).run(ctx)
         if self.wait_for:
             await ctx.call(WaitFor(id=0, selector=self.wait_for, timeout_ms=t), t)
         walk = Walk(
