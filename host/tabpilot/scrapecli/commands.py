@@ -134,15 +134,12 @@ def _run(
         except TabPilotError as exc:
             raise _fail(exc) from exc
     kind = output.format_for(out, fmt)
-    text = (
-        json.dumps(value, ensure_ascii=False, indent=2) + "\n"
-        if full
-        else output.render(value.get("data") or [], kind)
-    )
-    if out is None:
-        sys.stdout.write(text)
+    if not full:
+        output.write_result(value, kind, out)  # every row, the ones a big result hands over by reference too
+    elif out is None:
+        sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
     else:
-        out.write_text(text)
+        out.write_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
     meta: dict[str, Any] = value.get("metadata") or {}
     rows, pages, ms = (meta.get(k, 0) for k in ("rows_extracted", "pages_scraped", "duration_ms"))
     summary = f"{rows} rows, {pages} pages, {ms} ms"
