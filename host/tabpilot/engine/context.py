@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 # A browser implementation has its own deadline per command (the host: timeout + 5 s); this one only
 # guards against an implementation that has none.
 DEFAULT_GRACE_S = 6.0
+# A journaled run holds this many of its rows in memory (for the strategy cache's aggregate, which keeps
+# no more); its answer reads the journal.
+DATA_KEPT = 10_000
 
 
 @dataclass
@@ -59,7 +62,10 @@ class RunState:
 
     def add_rows(self, rows: list[dict[str, Any]], url: str | None, *, page: bool = True) -> None:
         """A page's rows join the run's data, and its journal the moment they are read."""
-        self.data += rows
+        if self.journal is None:
+            self.data += rows
+        elif len(self.data) < DATA_KEPT:  # the rest are on disk only: memory stays flat as rows grow
+            self.data += rows[: DATA_KEPT - len(self.data)]
         self.rows += len(rows)
         self.pages += page
         if self.journal is not None:

@@ -121,7 +121,7 @@ async def _each(
     ctx: Context, spec: Follow, rows: list[dict[str, Any]], reader: DetailReader, conv: Conversions
 ) -> None:
     info = reader.info
-    base = len(ctx.state.data)  # row numbers in follow_errors are indexes into `data`
+    base = ctx.state.rows  # row numbers in follow_errors are indexes into `data`
     gate = asyncio.Semaphore(spec.concurrency)
 
     async def one(i: int, row: dict[str, Any]) -> None:

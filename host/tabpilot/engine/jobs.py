@@ -223,6 +223,10 @@ class Jobs:
         finally:
             if job.state.journal is not None:
                 job.state.journal.close()
+            # Answered: the rows it held go (its journal and kept result have them), so finished jobs
+            # kept for command_result cost no memory.
+            job.state.data = []
+            job.state.journal = None
             job.done.set()
             job.notify()
 

@@ -6,7 +6,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 
@@ -115,6 +115,7 @@ async def _steps(plan: Plan, ctx: Context, outcome: Outcome) -> None:
                 continue
             step = _resolved(original, ctx.variables)
             executed += 1
+            rows_before = state.rows
             output = await step.run(ctx)
         except TabPilotError as exc:
             if await _login_bounce(plan, i, step, exc, ctx):
@@ -126,7 +127,7 @@ async def _steps(plan: Plan, ctx: Context, outcome: Outcome) -> None:
             state.errors.append({"step": i, "error": str(exc.code), "message": exc.message})
             output = None
         else:
-            _keep(step, i, output, ctx)
+            _keep(step, i, output, ctx, state.rows - rows_before)
             if isinstance(step, ExtractStep) and state.journal is not None:
                 state.journal.step_done(i)
         state.steps_completed += 1
@@ -226,11 +227,10 @@ async def _check_current_host(ctx: Context) -> None:
         )
 
 
-def _keep(step: StepBase, index: int, output: Any, ctx: Context) -> None:
+def _keep(step: StepBase, index: int, output: Any, ctx: Context, rows: int) -> None:
     if step.save_as:
         ctx.variables[step.save_as] = output
     if isinstance(step, ExtractStep):
-        rows = len(cast(list[Any], output)) if isinstance(output, list) else 0
         ctx.state.extracts.append((index, step, ctx.state.url, rows))
         return
     if step.save_as or step.KEEP_OUTPUT:

@@ -132,7 +132,7 @@ class ExtractStep(StepBase, tag="extract"):
         check = (
             None
             if self.output_schema is None
-            else outschema.RowCheck(self.output_schema, len(ctx.state.data))
+            else outschema.RowCheck(self.output_schema, ctx.state.rows)
         )
         t = self.timeout()
         point = ctx.state.resume_point()  # resuming a run that stopped in this step: where it was
@@ -156,6 +156,9 @@ class ExtractStep(StepBase, tag="extract"):
             first_page=1 if point is None else point.first,
         )
         rows: list[dict[str, Any]] = []
+        # The rows are in the run's journal: the step holds them too only for whoever reads its output.
+        hold = check is not None or bool(self.save_as)
+        taken = 0
         # Resumed: pages journaled before are read again only to reach the next; their rows stay once.
         skip, before = (0, 0) if point is None else (point.skip, point.rows)
         try:
@@ -164,8 +167,11 @@ class ExtractStep(StepBase, tag="extract"):
                     if skip:
                         skip -= 1
                         continue
-                    rows += await self._page(ctx, conv, keep, check, answer, before + len(rows))
-                    walk.kept(before + len(rows))
+                    page = await self._page(ctx, conv, keep, check, answer, before + taken)
+                    taken += len(page)
+                    if hold:
+                        rows += page
+                    walk.kept(before + taken)
         finally:
             walk.close()
             for w in conv.warnings():
