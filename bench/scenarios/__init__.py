@@ -23,7 +23,7 @@ class Scenario:
 
 
 def _all() -> list[Scenario]:
-    from . import extract, feed, follow, latency, markdown, sidebyside, snapshot
+    from . import extract, feed, follow, latency, markdown, scale, sidebyside, snapshot
 
     return [
         *latency.SCENARIOS,
@@ -33,6 +33,7 @@ def _all() -> list[Scenario]:
         snapshot.SCENARIO,
         markdown.SCENARIO,
         feed.SCENARIO,
+        scale.SCENARIO,
     ]
 
 

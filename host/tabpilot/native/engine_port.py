@@ -216,9 +216,14 @@ class EnginePort:
                 text = f"step {step}/{s.steps_total}: {s.pages} pages, {s.rows} rows"
                 if follow:
                     text += f", {details}/{follow.get('total', 0)} detail pages"
-                send(m.Progress(id=msg_id, progress=value, total=total, message=text))
+                send(
+                    m.Progress(
+                        id=msg_id, progress=value, total=total, message=text, correlation_id=j.correlation_id
+                    )
+                )
 
         stop = job.watch(report)
+        report(job)  # at once: the caller learns the correlation id before anything can go wrong
         try:
             return await self.jobs.wait(job, wait_ms)
         finally:

@@ -129,11 +129,7 @@ class ExtractStep(StepBase, tag="extract"):
         specs = compiled(self.schema)
         conv = Conversions(specs)
         keep = None if self.where is None else RowFilter(self.where, conv.names)
-        check = (
-            None
-            if self.output_schema is None
-            else outschema.RowCheck(self.output_schema, ctx.state.rows)
-        )
+        check = None if self.output_schema is None else outschema.RowCheck(self.output_schema, ctx.state.rows)
         t = self.timeout()
         point = ctx.state.resume_point()  # resuming a run that stopped in this step: where it was
         if point is not None:
