@@ -18,7 +18,7 @@ from mcp import Client
 from tests.fixtures.scale import site as scale
 
 from tabpilot.link.client import BrowserConnection
-from tabpilot.wire.scrape import MAX_PAGES
+from tabpilot.wire import scrape as wire_scrape
 
 from ..client import call_ok, progress, spawn, text_of
 from ..session import TABPILOT, Options, Session
@@ -32,7 +32,9 @@ def _shape(smoke: bool) -> tuple[int, int]:
     """(pages, rows a page): 1,000 × 100, or as few pages as paginate.max_pages allows."""
     if smoke:
         return 20, 100
-    pages = min(1_000, MAX_PAGES)
+    pages = min(
+        1_000, getattr(wire_scrape, "MAX_PAGES", 1_000)
+    )  # paginate.max_pages' cap, where there is one
     return pages, ROWS // pages
 
 
