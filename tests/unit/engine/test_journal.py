@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from tabpilot.engine import journal
-from tabpilot.engine.jobs import Jobs
+from tabpilot.engine.jobs import Job, Jobs
 from tabpilot.engine.store import WorkflowStore
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
@@ -64,6 +64,15 @@ async def journaled_pages(tmp_path: Path, cid: str, pages: int) -> None:
             await asyncio.sleep(0.01)
 
 
+async def stopped(live: Jobs, dead: Jobs, job: Job) -> None:
+    """The test's end: the live host's writes done, then the "dead" one's hung task ended (it shares
+    this process, so it would otherwise write on after the test)."""
+    await live.shutdown()
+    assert job.task is not None
+    job.task.cancel()
+    await dead.shutdown()
+
+
 async def test_a_host_that_died_mid_run_keeps_its_pages_and_resume_goes_on_without_duplicates(
     tmp_path: Path,
 ) -> None:
@@ -87,8 +96,7 @@ async def test_a_host_that_died_mid_run_keeps_its_pages_and_resume_goes_on_witho
     assert out["status"] == "complete" and out["correlation_id"] == job.correlation_id
     assert out["data"] == EXPECTED and out["metadata"]["rows_extracted"] == len(EXPECTED)
     assert site.extracted.count(3) == 1 and 0 not in site.extracted, "page 4 read again, pages 1-3 not"
-    assert job.task is not None
-    job.task.cancel()
+    await stopped(again, dying, job)
 
 
 async def test_resume_refuses_another_call_and_answers_a_finished_run_as_it_ended(tmp_path: Path) -> None:
@@ -158,3 +166,26 @@ async def test_a_journal_line_cut_short_is_ignored(tmp_path: Path) -> None:
     )
     found = journal.load(tmp_path / "data", out["correlation_id"])
     assert found is not None and found.tally.rows == 3 and found.end is None
+
+
+async def test_a_workflow_resumes_in_its_extract_step_after_running_the_steps_before_again(
+    tmp_path: Path,
+) -> None:
+    workflow = {
+        "operation": "workflow",
+        "steps": [
+            {"type": "navigate", "url": "https://data.example/table?page=1"},
+            {"type": "extract", "selector": "tr", "schema": SCHEMA, "paginate": {"next_selector": "a.next"}},
+        ],
+    }
+    workflow["steps"][1]["paginate"]["max_pages"] = 50
+    dying = host(tmp_path, TableSite(PAGES), hang_at=2)
+    job = dying.start(workflow)
+    await journaled_pages(tmp_path, job.correlation_id, 2)
+    site = TableSite(PAGES)
+    again = host(tmp_path, site)
+    out = await again.wait(again.start(workflow | {"resume": job.correlation_id}), 5_000)
+    assert out["status"] == "complete" and out["data"] == EXPECTED
+    assert out["metadata"]["resumed"] == {"from_page": 2, "pages_read_again": 1}
+    assert site.extracted[0] == 1 and 0 not in site.extracted, "page 2 read again, page 1 not"
+    await stopped(again, dying, job)
