@@ -23,7 +23,7 @@ class Scenario:
 
 
 def _all() -> list[Scenario]:
-    from . import extract, feed, feedgrid, follow, latency, markdown, sidebyside, snapshot
+    from . import extract, feed, feedgrid, follow, latency, markdown, scale, sidebyside, snapshot
 
     return [
         *latency.SCENARIOS,
@@ -34,6 +34,7 @@ def _all() -> list[Scenario]:
         markdown.SCENARIO,
         feed.SCENARIO,
         feedgrid.SCENARIO,
+        scale.SCENARIO,
     ]
 
 

@@ -6,7 +6,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
@@ -16,9 +16,15 @@ from ..wire.scrape import ErrorRecovery
 from . import trace
 from .browser import Browser
 
+if TYPE_CHECKING:
+    from .journal import Journal, Point
+
 # A browser implementation has its own deadline per command (the host: timeout + 5 s); this one only
 # guards against an implementation that has none.
 DEFAULT_GRACE_S = 6.0
+# A journaled run holds this many of its rows in memory (for the strategy cache's aggregate, which keeps
+# no more); its answer reads the journal.
+DATA_KEPT = 10_000
 
 
 @dataclass
@@ -52,6 +58,23 @@ class RunState:
     extracts: list[tuple[int, Any, str | None, int]] = field(
         default_factory=list[tuple[int, Any, str | None, int]]
     )
+    journal: Journal | None = None  # the run's rows on disk (engine/journal.py), page by page
+
+    def add_rows(self, rows: list[dict[str, Any]], url: str | None, *, page: bool = True) -> None:
+        """A page's rows join the run's data, and its journal the moment they are read."""
+        if self.journal is None:
+            self.data += rows
+        elif len(self.data) < DATA_KEPT:  # the rest are on disk only: memory stays flat as rows grow
+            self.data += rows[: DATA_KEPT - len(self.data)]
+        self.rows += len(rows)
+        self.pages += page
+        if self.journal is not None:
+            self.journal.page(self.step or 0, url, rows, self.secrets)
+
+    def resume_point(self) -> Point | None:
+        """Where the running step goes on when this run resumes one that stopped part way."""
+        found = None if self.journal is None else self.journal.recovered
+        return None if found is None else found.point(self.step or 0)
 
     def typed_secret(self, text: str, *, keystroke: bool = False) -> None:
         """The running step typed `text` into a secret field. Keystrokes of consecutive steps make one

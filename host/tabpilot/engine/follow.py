@@ -95,8 +95,7 @@ async def follow_rows(ctx: Context, spec: Follow, rows: list[dict[str, Any]], ti
     try:
         await _follow(ctx, spec, rows, timeout_ms)
     except asyncio.CancelledError:
-        ctx.state.data += rows
-        ctx.state.rows += len(rows)
+        ctx.state.add_rows(rows, None, page=False)
         raise
 
 
@@ -122,7 +121,7 @@ async def _each(
     ctx: Context, spec: Follow, rows: list[dict[str, Any]], reader: DetailReader, conv: Conversions
 ) -> None:
     info = reader.info
-    base = len(ctx.state.data)  # row numbers in follow_errors are indexes into `data`
+    base = ctx.state.rows  # row numbers in follow_errors are indexes into `data`
     gate = asyncio.Semaphore(spec.concurrency)
 
     async def one(i: int, row: dict[str, Any]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import secrets
 from collections import OrderedDict
@@ -16,9 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import msgspec
+
 from ..wire.errors import ErrorCode, TabPilotError
-from ..wire.scrape import ReplayRequest, parse_request
-from . import result, urlscrub, workflows
+from ..wire.scrape import ReplayRequest, ScrapeRequest, parse_request
+from . import journal, result, urlscrub, workflows
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, RunState, obj
 from .orchestrator import ScrapeOrchestrator
@@ -30,6 +33,14 @@ log = logging.getLogger("tabpilot.engine")
 DEFAULT_WAIT_MS = 20_000
 _KEPT_IN_MEMORY = 10
 _OWNER = "_browser"  # in a kept result's file: the instance id of the browser that made it
+_FINAL = ("complete", "partial")  # a resumed run that ended so has nothing more to read
+_encoder = msgspec.json.Encoder()
+
+
+def _digest(req: ScrapeRequest) -> str:
+    """What makes two calls the same run (`resume`): the request but its tab and its resume."""
+    same = msgspec.structs.replace(req, resume=None, tab_id=None)
+    return hashlib.sha256(msgspec.json.encode(msgspec.to_builtins(same), order="sorted")).hexdigest()[:32]
 
 
 @dataclass(eq=False)
@@ -96,6 +107,10 @@ class Jobs:
         req = parse_request(request)
         replay = isinstance(req, ReplayRequest)
         plan = workflows.replay_plan(req, self.store) if replay else self.orchestrator.plan(req)
+        digest = _digest(req)
+        found = None if req.resume is None else self._resumable(req.resume, digest)
+        if found is not None and found.end is not None and found.end.get("status") in _FINAL:
+            return self._answered(req.resume or "", found)
         busy = self._busy(plan.tab_id)
         if busy is not None:
             raise TabPilotError(
@@ -106,16 +121,57 @@ class Jobs:
                     "correlation_id": busy.correlation_id,
                 },
             )
-        job = Job(
-            correlation_id=f"corr-{secrets.token_hex(6)}",
-            plan=plan,
-            state=RunState(steps_total=len(plan.steps)),
-            workflow_id=plan.replayed_from,
-        )
+        cid = req.resume or f"corr-{secrets.token_hex(6)}"
+        state = RunState(steps_total=len(plan.steps))
+        budget = plan.options.max_bytes
+        root = self.store.root
+        try:
+            if found is not None:
+                state.journal = journal.Journal.reopen(root, found, cid, budget)
+                state.pages, state.rows = found.tally.pages, found.tally.rows
+            else:
+                state.journal = journal.Journal.create(root, cid, self.owner(), digest, budget)
+        except OSError as exc:  # a full or read-only disk: the run goes on, kept in memory as before
+            log.error("cannot journal %s: %s", cid, exc)
+        job = Job(correlation_id=cid, plan=plan, state=state, workflow_id=plan.replayed_from)
         self._jobs[job.correlation_id] = job
         while len(self._jobs) > _KEPT_IN_MEMORY and next(iter(self._jobs.values())).result is not None:
             self._jobs.popitem(last=False)
         job.task = asyncio.get_running_loop().create_task(self._run(job))
+        return job
+
+    def _resumable(self, correlation_id: str, digest: str) -> journal.Recovered:
+        """The journal of the run `resume` names, when this call may go on with it."""
+        if any(j.correlation_id == correlation_id for j in self.running()):
+            raise TabPilotError(
+                ErrorCode.WORKFLOW_IN_PROGRESS,
+                f"{correlation_id} is still running; wait for it (observe command_result) or cancel it",
+                data={"correlation_id": correlation_id},
+            )
+        found = journal.load(self.store.root, correlation_id, fields=False)
+        if found is None or found.owner != self.owner():
+            raise TabPilotError(
+                ErrorCode.WORKFLOW_NOT_FOUND,
+                f"no run {correlation_id!r} to resume in this browser "
+                f"(the last {journal.RUNS_KEPT} are kept)",
+            )
+        if found.digest != digest:
+            raise TabPilotError(
+                ErrorCode.INVALID_PARAMS,
+                f"resume: this call is not the one {correlation_id} ran; send the same call with resume "
+                "(only wait_ms and tab_id may differ)",
+            )
+        return journal.load(self.store.root, correlation_id) or found
+
+    def _answered(self, correlation_id: str, found: journal.Recovered) -> Job:
+        """A run `resume` names that had ended with all it could read: its answer again, nothing rerun."""
+        job = self._jobs.get(correlation_id)
+        if job is None:
+            req = journal.Journal.reopen(self.store.root, found, correlation_id, write=False)
+            state = RunState(steps_total=0, journal=req)
+            job = Job(correlation_id, Plan(operation="resume", steps=[]), state)
+            job.result = result.recovered(correlation_id, req)
+            job.done.set()
         return job
 
     def _busy(self, tab_id: int | None) -> Job | None:
@@ -147,6 +203,8 @@ class Jobs:
             if plan.record:
                 value["metadata"]["recorded"] = recorded is not None
             job.result = value
+            if job.state.journal is not None:
+                job.state.journal.end(value)
             # Kept on disk off the caller's path: it is waiting for this very result.
             self._keep(job.correlation_id, value)
             if plan.operation == "extract" or job.state.extracts:
@@ -163,6 +221,12 @@ class Jobs:
             }
             job.result = urlscrub.scrub_value(result.scrub(failed, job.state.secrets))
         finally:
+            if job.state.journal is not None:
+                job.state.journal.close()
+            # Answered: the rows it held go (its journal and kept result have them), so finished jobs
+            # kept for command_result cost no memory.
+            job.state.data = []
+            job.state.journal = None
             job.done.set()
             job.notify()
 
@@ -199,11 +263,46 @@ class Jobs:
         if kept is not None and kept.pop(_OWNER, None) != self.owner():
             kept = None  # another browser's: its pilot and its scope decide, not this one's
         if kept is None:
+            # A run whose host died before it ended: what its journal holds.
+            run = journal.load(self.store.root, correlation_id)
+            if run is not None and run.owner == self.owner():
+                read = journal.Journal.reopen(self.store.root, run, correlation_id, write=False)
+                return urlscrub.scrub_value(result.recovered(correlation_id, read))
             raise TabPilotError(
                 ErrorCode.WORKFLOW_NOT_FOUND,
                 f"no scrape with correlation_id {correlation_id!r} (only the last 10 results are kept)",
             )
         return kept
+
+    def rows(self, correlation_id: str, offset: int, limit: int, max_bytes: int) -> dict[str, Any]:
+        """Rows offset.. of a run (running or ended), as many as fit `max_bytes`; `origins`: the sites
+        its pages came from, for the caller's scope check."""
+        run = journal.load(self.store.root, correlation_id, fields=False)
+        if run is None or run.owner != self.owner():
+            raise TabPilotError(
+                ErrorCode.WORKFLOW_NOT_FOUND,
+                f"no rows kept for {correlation_id!r} in this browser "
+                f"(the last {journal.RUNS_KEPT} runs are kept)",
+            )
+        rows: list[Any] = []
+        used = 2
+        for row in journal.rows_of(self.store.root, correlation_id, offset, limit):
+            size = len(_encoder.encode(row)) + 1
+            if used + size > max_bytes and rows:
+                break
+            rows.append(row)
+            used += size
+        end = offset + len(rows)
+        running = any(j.correlation_id == correlation_id for j in self.running())
+        return {
+            "correlation_id": correlation_id,
+            "offset": offset,
+            "rows": rows,
+            "total": run.tally.rows,
+            "next_offset": end if end < run.tally.rows else None,
+            "finished": not running and run.end is not None,
+            "origins": sorted(run.tally.origins),
+        }
 
     async def cancel(self, correlation_id: str) -> dict[str, Any]:
         """Stop a scrape; its answer is the data it had (a finished one answers as it ended)."""

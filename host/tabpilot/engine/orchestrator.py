@@ -144,6 +144,8 @@ class ScrapeOrchestrator:
                 pages=state.pages,
                 key_fields=plan.key_fields or found.key_fields,
             )
+            # A big run's rows past those it held in memory are not merged (its journal has them all).
+            agg.doc.dropped += state.rows - len(state.data)
             plan.extraction_id, plan.aggregate = found.extraction_id, agg.summary()
         return outcome
 

@@ -2,42 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 
 from ..wire.errors import ErrorCode
 from .context import obj
+from .journal import Journal, uri
+from .journal import scrub as scrub
 from .plan import Plan
 from .runner import Outcome
 from .steps import suggest
 
 _encoder = msgspec.json.Encoder()
-
-
-REDACTED = "[REDACTED]"
-# Shorter values are too common to replace wherever they occur (a PIN's digits in prices).
-_MIN_SCRUB = 3
-
-
-def scrub(value: Any, secrets: list[str]) -> Any:
-    """`value` with every text typed into a secret field during the run replaced by [REDACTED]: what a
-    script read back from such a field (an execute_js output) is neither returned nor kept."""
-    wanted = sorted({s for s in secrets if len(s) >= _MIN_SCRUB}, key=len, reverse=True)
-    return _scrub(value, wanted) if wanted else value
-
-
-def _scrub(value: Any, secrets: list[str]) -> Any:
-    if isinstance(value, str):
-        for secret in secrets:
-            if secret in value:
-                value = value.replace(secret, REDACTED)
-        return value
-    if isinstance(value, dict):
-        return {_scrub(k, secrets): _scrub(v, secrets) for k, v in cast(dict[str, Any], value).items()}
-    if isinstance(value, list):
-        return [_scrub(v, secrets) for v in cast(list[Any], value)]
-    return value
 
 
 def fit(rows: list[dict[str, Any]], budget: int) -> tuple[list[dict[str, Any]], bool]:
@@ -69,10 +46,15 @@ def response(
     meta.update(state.meta)
     budget = plan.options.max_bytes
     outputs = state.outputs
-    if outputs:
-        budget -= len(_encoder.encode(outputs))
-    data, truncated = fit(state.data, max(budget, 2))
+    extra = len(_encoder.encode(outputs)) if outputs else 0
     warnings = list(state.warnings)
+    handle: dict[str, Any] | None = None
+    if state.journal is not None:
+        data, truncated = state.journal.inline(extra), False
+        if data is None:
+            data, handle = state.journal.head(), by_reference(state.journal, correlation_id, meta, warnings)
+    else:
+        data, truncated = fit(state.data, max(budget - extra, 2))
     if truncated:
         meta["truncated"] = True
         meta["rows_returned"] = len(data)
@@ -106,8 +88,74 @@ def response(
     if outcome.error is not None:
         _error(outcome, out, with_step=plan.operation != "extract")
     out["data"] = data
+    if handle is not None:
+        out["result"] = handle
     if outputs:
         out["outputs"] = outputs
+    out["metadata"] = meta
+    return out
+
+
+def by_reference(
+    journal: Journal, correlation_id: str, meta: dict[str, Any], warnings: list[dict[str, str]]
+) -> dict[str, Any]:
+    """The rows as a handle: where to read them (an MCP resource, a page at a time), how many, their
+    fields. The answer carries the first few; nothing is cut."""
+    tally = journal.tally
+    head = journal.head()
+    meta["rows_returned"] = len(head)
+    warnings.append(
+        {
+            "message": f"{tally.rows:,} rows ({tally.bytes:,} bytes) are over options.max_bytes "
+            f"({journal.budget:,}): data holds the first {len(head)}; read them all through "
+            "resources/read of result.uri (a page at a time, next in each page) or "
+            f"`tabpilot results export {correlation_id}`"
+        }
+    )
+    return {
+        "uri": uri(correlation_id, journal.owner),
+        "rows": tally.rows,
+        "pages": tally.pages,
+        "bytes": tally.bytes,
+        "schema": tally.schema(),
+        "mime_type": "application/json",
+    }
+
+
+def recovered(correlation_id: str, journal: Journal) -> dict[str, Any]:
+    """A run's answer rebuilt from its journal: as it ended, or, when its host died before it ended,
+    partial with the rows read so far and the `resume` that goes on from there."""
+    found = journal.recovered
+    assert found is not None
+    tally = journal.tally
+    warnings: list[dict[str, str]] = []
+    out: dict[str, Any]
+    meta: dict[str, Any]
+    if found.end is not None:
+        out = dict(found.end)
+        meta = dict(obj(out.get("metadata")))
+        warnings = list(meta.pop("warnings", []))
+    else:
+        meta = {"pages_scraped": tally.pages, "rows_extracted": tally.rows, "url": tally.url}
+        meta["partial_because"] = {
+            "reason": "interrupted",
+            "detail": f"the run stopped after page {tally.pages} (its host or browser went away); "
+            "the rows read until then are kept",
+            "hint": {
+                "option": "resume",
+                "value": correlation_id,
+                "why": "the same call with resume goes on from the last page read",
+            },
+        }
+        out = {"status": "partial", "correlation_id": correlation_id}
+    data = journal.inline()
+    if data is None:
+        data = journal.head()
+        if "result" not in out:
+            out["result"] = by_reference(journal, correlation_id, meta, warnings)
+    out["data"] = data
+    if warnings:
+        meta["warnings"] = warnings
     out["metadata"] = meta
     return out
 

@@ -6,7 +6,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 
@@ -103,6 +103,9 @@ async def _steps(plan: Plan, ctx: Context, outcome: Outcome) -> None:
         try:
             if executed and plan.options.delay_ms:
                 await asyncio.sleep(plan.options.delay_ms / 1000)  # the pace the user asked for, not a wait
+            if _journaled(step, i, state):
+                state.steps_completed += 1  # resumed: its rows are in the journal already
+                continue
             if ctx.allowed_hosts is not None and state.url is None and not isinstance(step, NavigateStep):
                 await _check_current_host(ctx)
             # The condition first: a step that does not run needs no params (a login step's password).
@@ -114,6 +117,7 @@ async def _steps(plan: Plan, ctx: Context, outcome: Outcome) -> None:
                 params_ahead(plan, i, ctx.variables["params"])
             step = _resolved(original, ctx.variables)
             executed += 1
+            rows_before = state.rows
             output = await step.run(ctx)
         except TabPilotError as exc:
             if await _login_bounce(plan, i, step, exc, ctx):
@@ -125,9 +129,18 @@ async def _steps(plan: Plan, ctx: Context, outcome: Outcome) -> None:
             state.errors.append({"step": i, "error": str(exc.code), "message": exc.message})
             output = None
         else:
-            _keep(step, i, output, ctx)
+            _keep(step, i, output, ctx, state.rows - rows_before)
+            if isinstance(step, ExtractStep) and state.journal is not None:
+                state.journal.step_done(i)
         state.steps_completed += 1
     ctx.progress()
+
+
+def _journaled(step: StepBase, index: int, state: RunState) -> bool:
+    """A resumed run's extract step that finished before: not run again (a step that saves its rows
+    for later steps runs again, as does every other step: they set up the page the next ones read)."""
+    found = None if state.journal is None else state.journal.recovered
+    return found is not None and index in found.done and isinstance(step, ExtractStep) and not step.save_as
 
 
 # After these there is no page to ask for its telemetry, no answer to expect, or nothing ran.
@@ -216,11 +229,10 @@ async def _check_current_host(ctx: Context) -> None:
         )
 
 
-def _keep(step: StepBase, index: int, output: Any, ctx: Context) -> None:
+def _keep(step: StepBase, index: int, output: Any, ctx: Context, rows: int) -> None:
     if step.save_as:
         ctx.variables[step.save_as] = output
     if isinstance(step, ExtractStep):
-        rows = len(cast(list[Any], output)) if isinstance(output, list) else 0
         ctx.state.extracts.append((index, step, ctx.state.url, rows))
         return
     if step.save_as or step.KEEP_OUTPUT:

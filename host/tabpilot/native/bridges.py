@@ -187,7 +187,14 @@ class BridgeListener:
                 bridge.send(m.Result(id=msg.id, value=msgspec.Raw(m.encoder.encode(self._host.info()))))
             case _ if mismatch is not None:
                 bridge.send(m.Error(id=msg.id, code=ErrorCode.PROTOCOL_MISMATCH, message=mismatch))
-            case m.Scrape() | m.JobResult() | m.CancelJob() | m.WorkflowOp() | m.ExtractionOp():
+            case (
+                m.Scrape()
+                | m.JobResult()
+                | m.CancelJob()
+                | m.ResultRows()
+                | m.WorkflowOp()
+                | m.ExtractionOp()
+            ):
                 self._host.engine.handle(bridge.send, msg)
             case m.Cancel():
                 cancelled = self._host.cancel(bridge, msg.target)

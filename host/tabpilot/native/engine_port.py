@@ -26,6 +26,8 @@ Send = Callable[[m.Message], None]
 _encoder = msgspec.json.Encoder()
 _ANNOUNCE_EVERY_S = 0.25
 _STATUS_TIMEOUT_S = 2.0
+_ROWS_MAX = 10_000  # rows of a result read back at once...
+_BYTES_MAX = 4 * 1024 * 1024  # ...and bytes
 
 
 class EnginePort:
@@ -94,6 +96,16 @@ class EnginePort:
                 )
             case m.CancelJob():
                 return await self.jobs.cancel(msg.correlation_id)
+            case m.ResultRows():
+                limit, budget = max(0, min(msg.limit, _ROWS_MAX)), max(1_000, min(msg.max_bytes, _BYTES_MAX))
+                page = await asyncio.to_thread(
+                    self.jobs.rows, msg.correlation_id, max(0, msg.offset), limit, budget
+                )
+                sites = await self._sites()
+                outside = [o for o in page.pop("origins") if not scope.allows_url(sites, o)]
+                if outside:
+                    raise scope.refused(scope.site_of(outside[0]))
+                return page
             case m.WorkflowOp():
                 return self._workflow_op(msg, await self._sites())
             case m.ExtractionOp():
@@ -204,9 +216,14 @@ class EnginePort:
                 text = f"step {step}/{s.steps_total}: {s.pages} pages, {s.rows} rows"
                 if follow:
                     text += f", {details}/{follow.get('total', 0)} detail pages"
-                send(m.Progress(id=msg_id, progress=value, total=total, message=text))
+                send(
+                    m.Progress(
+                        id=msg_id, progress=value, total=total, message=text, correlation_id=j.correlation_id
+                    )
+                )
 
         stop = job.watch(report)
+        report(job)  # at once: the caller learns the correlation id before anything can go wrong
         try:
             return await self.jobs.wait(job, wait_ms)
         finally:

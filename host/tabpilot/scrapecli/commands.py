@@ -179,15 +179,12 @@ def _run(
 
 def _write(value: dict[str, Any], out: Path | None, fmt: str | None, full: bool) -> None:
     kind = output.format_for(out, fmt)
-    text = (
-        json.dumps(value, ensure_ascii=False, indent=2) + "\n"
-        if full
-        else output.render(value.get("data") or [], kind)
-    )
-    if out is None:
-        sys.stdout.write(text)
+    if not full:
+        output.write_result(value, kind, out)  # every row, the ones a big result hands over by reference too
+    elif out is None:
+        sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
     else:
-        out.write_text(text)
+        out.write_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
 
 
 @click.command("scrape")

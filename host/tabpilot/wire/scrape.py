@@ -23,6 +23,8 @@ DEFAULT_DELAY_MS = 0  # between the pages of a paginated extract: none unless as
 DEFAULT_QUIET_MS = 500  # the end of an infinite feed
 DEFAULT_MAX_BYTES = 1_000_000
 MAX_BYTES = 64 * 1024 * 1024  # of rows one run holds in memory and answers with
+# Rows over this many bytes of JSON are answered by reference (result.uri), not inline.
+DEFAULT_INLINE_BYTES = 256 * 1024
 MAX_CONCURRENCY = 8  # detail pages a follow reads at once
 DEFAULT_CONCURRENCY = 4
 
@@ -91,7 +93,7 @@ class Options(Struct, forbid_unknown_fields=True):
     # scrolled through and read whole; null finds out, false never scrolls it.
     virtual: bool | None = None
     delay_ms: Ms = 0
-    max_bytes: Annotated[int, Meta(ge=1_000, le=MAX_BYTES)] = DEFAULT_MAX_BYTES
+    max_bytes: Annotated[int, Meta(ge=1_000, le=MAX_BYTES)] = DEFAULT_INLINE_BYTES
     telemetry: bool | None = None  # summarise page errors and requests (default: all but 1-page extracts)
 
 
@@ -142,6 +144,7 @@ class _Request(Struct, tag_field="operation", forbid_unknown_fields=True, omit_d
     name: str | None = None
     record: bool = False
     tab_id: int | None = None
+    resume: str | None = None  # a stopped run's correlation_id: the same call goes on from its last page
 
     @property
     def operation(self) -> str:

@@ -247,3 +247,23 @@ async def test_export_never_overwrites_another_file(tmp_path: Path) -> None:
             pool, "configure", action="export_workflow", workflow_id="wf-a-20260101", path=str(again)
         )
         assert not result.is_error
+
+
+class DyingPool(FakePool):
+    """A host that starts the scrape (its first Progress names the run), then goes away."""
+
+    async def call(self, command: m.Command, *, on_progress: Any = None, **kw: Any) -> Any:
+        if on_progress is not None:
+            await on_progress(m.Progress(id=0, progress=0.0, total=1.0, correlation_id="corr-0123456789ab"))
+        raise TabPilotError(ErrorCode.EXTENSION_DISCONNECTED, "the host went away")
+
+
+async def test_a_scrape_whose_host_died_names_its_run_to_resume() -> None:
+    result = await call(
+        DyingPool(), "interact", action="scrape", operation="extract", selector="tr", schema={"a": "td"}
+    )
+    assert result.is_error and result.structured_content is not None
+    error = result.structured_content
+    assert (
+        error["error"] == ErrorCode.EXTENSION_DISCONNECTED and error["correlation_id"] == "corr-0123456789ab"
+    )

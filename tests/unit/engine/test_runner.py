@@ -195,7 +195,7 @@ async def test_conditions_skip_or_run_steps() -> None:
     assert out["steps_completed"] == 4 and out["metadata"]["skipped_steps"] == [1, 2, 3]
 
 
-async def test_result_over_the_cap_is_truncated_with_metadata() -> None:
+async def test_result_over_the_cap_without_a_journal_is_truncated_with_metadata() -> None:
     rows = [[f"row-{i}-" + "x" * 1000, str(i)] for i in range(1500)]
     site = TableSite([rows])
     out = await run(plan(operation="extract", selector="tr", schema=SCHEMA), site.install(ScriptedBrowser()))
@@ -204,8 +204,10 @@ async def test_result_over_the_cap_is_truncated_with_metadata() -> None:
     assert 0 < meta["rows_returned"] == len(out["data"]) < 1500
     import msgspec
 
-    assert len(msgspec.json.encode(out["data"])) <= 1_000_000
-    assert len(msgspec.json.encode(out["data"] + [{"name": rows[0][0], "points": 0}])) > 1_000_000 - 1100
+    from tabpilot.wire.scrape import DEFAULT_INLINE_BYTES as cap
+
+    assert len(msgspec.json.encode(out["data"])) <= cap
+    assert len(msgspec.json.encode(out["data"] + [{"name": rows[0][0], "points": 0}])) > cap - 1100
 
 
 async def test_bytes_to_the_agent_stay_close_to_the_rows() -> None:

@@ -12,7 +12,14 @@ from tabpilot.engine import result, runner
 from tabpilot.engine.plan import build_plan
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
-from tabpilot.wire.scrape import MAX_BYTES, MAX_TIMER_MS, ExtractRequest, Options, parse_request
+from tabpilot.wire.scrape import (
+    DEFAULT_INLINE_BYTES,
+    MAX_BYTES,
+    MAX_TIMER_MS,
+    ExtractRequest,
+    Options,
+    parse_request,
+)
 from tests.support.fake_browser import ScriptedBrowser
 from tests.unit.bridge.test_scrape import DONE, ProgressPool, call, payload
 from tests.unit.engine.paging.test_links import SCHEMA, LinkedSite
@@ -65,7 +72,7 @@ def test_what_protects_memory_or_makes_no_sense_is_refused(options: dict[str, An
 def test_the_defaults_stay_small() -> None:
     options = parse_request(extract(paginate={"next_selector": "a.next"})).options
     assert isinstance(options, Options) and options.paginate is not None
-    assert (options.paginate.max_pages, options.max_bytes) == (10, 1_000_000)
+    assert (options.paginate.max_pages, options.max_bytes) == (10, DEFAULT_INLINE_BYTES)
 
 
 async def test_a_1000_page_extract_reads_every_page() -> None:

@@ -25,7 +25,7 @@ from ...wire.echo import show
 from ...wire.errors import ErrorCode, TabPilotError
 from ..stdio import Wire
 from ..transport import Incoming, Outgoing
-from . import TOOLS, metadata
+from . import TOOLS, metadata, resources
 from .base import Backend, error
 from .composite import CompositeTool
 from .strict import MAX_DEPTH, too_deep
@@ -72,8 +72,8 @@ class BridgeTools(MCPServer[Any]):
 
 
 def build_server(backend: Backend) -> Server[Any]:
-    """The bridge's MCP server. It offers tools only: no tool list changes while it runs, so it
-    declares none and sends none."""
+    """The bridge's MCP server: its tools, and the rows of big scrape results as resources. No tool list
+    changes while it runs, so it declares none and sends none."""
     tools = BridgeTools(backend)
 
     async def list_tools(
@@ -86,7 +86,12 @@ def build_server(backend: Backend) -> Server[Any]:
     ) -> CallToolResult | InputRequiredResult:
         context = Context(request_context=ctx, mcp_server=tools, input_params=params)
         try:
-            return await tools.call_tool(params.name, params.arguments or {}, context)
+            answer = await tools.call_tool(params.name, params.arguments or {}, context)
+            if isinstance(answer, CallToolResult):
+                found = resources.link(answer.structured_content)
+                if found is not None:  # the rows that did not fit, as a resource the client can read
+                    answer.content = [*answer.content, found]
+            return answer
         except MCPError:
             raise
         except Exception as exc:  # every action reports its own failures: this one is ours
@@ -98,7 +103,13 @@ def build_server(backend: Backend) -> Server[Any]:
                 )
             )
 
-    return Server("tabpilot", version=__version__, on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(
+        "tabpilot",
+        version=__version__,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        **resources.handlers(backend),
+    )
 
 
 async def serve_stdio(server: Server[Any], wire: Wire) -> None:

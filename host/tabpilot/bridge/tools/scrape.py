@@ -13,7 +13,7 @@ from typing import Annotated, Any, NotRequired, cast
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ...wire.errors import TabPilotError
+from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import CancelJob, JobResult, Progress, Scrape
 from ...wire.scrape import REQUEST_TYPES, parse_request
 from .base import Call
@@ -38,6 +38,7 @@ class ScrapeResult(TypedDict):
     failed_step: NotRequired[int]
     redirect_url: NotRequired[str]
     data: NotRequired[list[Any]]
+    result: NotRequired[dict[str, Any]]  # rows over options.max_bytes: uri (a resource), rows, schema
     outputs: NotRequired[dict[str, Any]]
     candidates: NotRequired[list[dict[str, Any]]]
     skeleton: NotRequired[dict[str, Any]]
@@ -66,13 +67,28 @@ class Refused(TabPilotError):
         return out | extra
 
 
+# The host or its browser went away while the scrape ran: its rows so far are in its journal.
+_LOST = frozenset({ErrorCode.EXTENSION_DISCONNECTED, ErrorCode.EXTENSION_NOT_CONNECTED, ErrorCode.TIMEOUT})
+
+
 async def _run(call: Call, command: Scrape | JobResult, wait_ms: int) -> ScrapeResult:
+    started: list[str] = []
+
     async def relay(p: Progress) -> None:
+        if p.correlation_id and not started:
+            started.append(p.correlation_id)
         await call.progress(p.progress, p.total, p.message or None)
 
     try:
         value = await call.send(command, timeout_s=wait_ms / 1000 + _REPLY_MARGIN_S, on_progress=relay)
     except TabPilotError as exc:
+        if started and exc.code in _LOST:
+            cid = started[0]
+            hint = (
+                f'observe {{what: "command_result", correlation_id: "{cid}"}} answers the rows read so far; '
+                f'the same call with resume: "{cid}" goes on from the last page read'
+            )
+            raise Refused(exc.code, f"{exc.message}. {hint}", data={"correlation_id": cid}) from None
         details: Any = exc.data
         if isinstance(details, dict) and details:
             raise Refused(exc.code, exc.message, retryable=exc.retryable, data=details) from None
@@ -96,10 +112,11 @@ async def _scrape(call: Call, request: dict[str, Any], wait_ms: int = DEFAULT_WA
 SCRAPE = from_union(
     REQUEST_TYPES,
     "structured data from the page: operation extract (selector + schema, options.paginate/scroll), "
-    "workflow (steps; record: true with a name stores it) or replay (workflow_id, override_params, params); "
-    "returns {status, correlation_id, data, metadata}, or status running + correlation_id after wait_ms; "
-    "status partial: metadata.partial_because.hint names the option to pass. operation suggest (query?, "
-    "css_selector?) returns call (the extract to send as is, paging included), candidates and a skeleton.",
+    "workflow (steps; record + name stores it) or replay (workflow_id, params) -> {status, "
+    "correlation_id, data, metadata}; running + correlation_id after wait_ms; partial: "
+    "metadata.partial_because.hint names the option to pass; big: data has the first rows, "
+    "resources/read of result.uri all. suggest (query?, css_selector?) returns call (send it "
+    "as is), candidates, skeleton.",
     _scrape,
     ScrapeResult,
     name="scrape",

@@ -35,13 +35,14 @@ class Walk:
         timeout_ms: int,
         filtered: bool = False,
         key_fields: list[str] | None = None,
+        first_page: int = 1,
     ) -> None:
         self.ctx, self.selector, self.fields = ctx, selector, fields
         self.paginate, self.scroll, self.virtual = paginate, scroll, virtual
         self.limit, self.timeout_ms, self.key_fields = limit, timeout_ms, key_fields
         # Rows a filter drops are counted by the step: the page cannot know how many of its rows pass.
         self.filtered = filtered
-        self.count = 0  # pages yielded
+        self.count = first_page - 1  # pages yielded (a resumed walk starts at the page it had reached)
         self._kept = 0
         self._pager = None if paginate is None else self._make_pager(paginate)
         self.stop: stop.Stop | None = None  # why the walk ended (None: a plain one-page extract)

@@ -27,6 +27,7 @@ from ..schema import FieldSpec, parse_schema
 from ..where import RowFilter
 from .base import Selector, StepBase
 from .extract_script import check_script, run_script
+from .navigate import NavigateStep
 
 _specs_cache: dict[tuple[tuple[str, str], ...], list[FieldSpec]] = {}
 
@@ -128,12 +129,13 @@ class ExtractStep(StepBase, tag="extract"):
         specs = compiled(self.schema)
         conv = Conversions(specs)
         keep = None if self.where is None else RowFilter(self.where, conv.names)
-        check = (
-            None
-            if self.output_schema is None
-            else outschema.RowCheck(self.output_schema, len(ctx.state.data))
-        )
+        check = None if self.output_schema is None else outschema.RowCheck(self.output_schema, ctx.state.rows)
         t = self.timeout()
+        point = ctx.state.resume_point()  # resuming a run that stopped in this step: where it was
+        if point is not None:
+            ctx.state.meta["resumed"] = {"from_page": point.first, "pages_read_again": point.skip}
+            if point.url is not None:
+                await NavigateStep(url=point.url, timeout_ms=t).run(ctx)
         if self.wait_for:
             await ctx.call(WaitFor(id=0, selector=self.wait_for, timeout_ms=t), t)
         walk = Walk(
@@ -147,13 +149,25 @@ class ExtractStep(StepBase, tag="extract"):
             timeout_ms=t,
             filtered=keep is not None,
             key_fields=self.key_fields,
+            first_page=1 if point is None else point.first,
         )
         rows: list[dict[str, Any]] = []
+        # The rows are in the run's journal: the step holds them too only for whoever reads its output.
+        hold = check is not None or bool(self.save_as)
+        taken = 0
+        # Resumed: pages journaled before are read again only to reach the next; their rows stay once.
+        skip, before = (0, 0) if point is None else (point.skip, point.rows)
         try:
             async with contextlib.aclosing(walk.pages()) as pages:
                 async for answer in pages:
-                    rows += await self._page(ctx, conv, keep, check, answer, len(rows))
-                    walk.kept(len(rows))
+                    if skip:
+                        skip -= 1
+                        continue
+                    page = await self._page(ctx, conv, keep, check, answer, before + taken)
+                    taken += len(page)
+                    if hold:
+                        rows += page
+                    walk.kept(before + taken)
         finally:
             walk.close()
             for w in conv.warnings():
@@ -188,8 +202,6 @@ class ExtractStep(StepBase, tag="extract"):
             page = await asyncio.to_thread(check.page, page)  # validation: off the loop
         for w in answer.warnings:
             ctx.state.warn({"field": w.field, "message": w.message})
-        ctx.state.data += page
-        ctx.state.pages += 1
-        ctx.state.rows += len(page)
+        ctx.state.add_rows(page, answer.url)
         ctx.progress()
         return page

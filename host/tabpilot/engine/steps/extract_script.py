@@ -74,9 +74,7 @@ async def run_script(
     meta["redacted"] = int(meta.get("redacted", 0)) + (answer.redacted or 0)
     if shape is not None:
         meta["result"] = shape
-    ctx.state.data += rows
-    ctx.state.pages += 1
-    ctx.state.rows += len(rows)
+    ctx.state.add_rows(rows, ctx.state.url)
     ctx.progress()
     if check is not None:
         await asyncio.to_thread(check.verdict, rows)  # after the (coerced) rows are in the run's data

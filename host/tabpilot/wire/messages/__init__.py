@@ -59,7 +59,7 @@ from .session import (
     Telemetry,
 )
 from .tabs import CloseTab, History, Navigate, NewTab, SwitchTab, TrackTab
-from .to_host import BrowserInfo, CancelJob, ExtractionOp, HostInfo, JobResult, Scrape, WorkflowOp
+from .to_host import BrowserInfo, CancelJob, ExtractionOp, HostInfo, JobResult, ResultRows, Scrape, WorkflowOp
 from .unions import (
     EXTENSION_COMMANDS,
     HOST_COMMANDS,
@@ -135,6 +135,7 @@ __all__ = [
     "ReleaseTabs",
     "Result",
     "ResultChunk",
+    "ResultRows",
     "Scrape",
     "Screenshot",
     "Scroll",

@@ -86,6 +86,7 @@ class Progress(Message, tag="progress"):
     progress: float
     total: float | None = None
     message: str = ""
+    correlation_id: str | None = None  # the scrape's, so a caller whose host dies mid-run can find its rows
 
 
 def result_value(result: Result) -> msgspec.Raw:

@@ -36,6 +36,16 @@ class CancelJob(Command, tag="cancel_job"):
     correlation_id: str
 
 
+class ResultRows(Command, tag="result_rows"):
+    """Rows `offset`.. of a scrape's result as its journal holds them (the result of a run too big to
+    answer inline): at most `limit` rows and `max_bytes` of JSON."""
+
+    correlation_id: str
+    offset: int = 0
+    limit: int = 1_000
+    max_bytes: int = 262_144
+
+
 class WorkflowOp(Command, tag="workflow_op"):
     """Recorded workflows: `op` list | get | import (`document`: exported JSON text) | delete."""
 

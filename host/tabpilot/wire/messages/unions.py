@@ -34,7 +34,7 @@ from .session import (
     Telemetry,
 )
 from .tabs import CloseTab, History, Navigate, NewTab, SwitchTab, TrackTab
-from .to_host import CancelJob, ExtractionOp, HostInfo, JobResult, Scrape, WorkflowOp
+from .to_host import CancelJob, ExtractionOp, HostInfo, JobResult, ResultRows, Scrape, WorkflowOp
 
 # Each command joins the unions (and EXTENSION_COMMANDS) together with its extension handler.
 ExtensionCommand = (
@@ -79,7 +79,7 @@ ExtensionCommand = (
 )
 ToExtension = Welcome | Chunk | ExtensionCommand
 FromExtension = Hello | Result | ResultChunk | Error | Event
-HostCommand = HostInfo | Scrape | JobResult | CancelJob | WorkflowOp | ExtractionOp
+HostCommand = HostInfo | Scrape | JobResult | CancelJob | ResultRows | WorkflowOp | ExtractionOp
 ToHost = HostCommand | ExtensionCommand
 FromHost = Result | Error | Event | Progress
 
@@ -125,7 +125,15 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
 )
 
 
-HOST_COMMANDS: tuple[type[Command], ...] = (HostInfo, Scrape, JobResult, CancelJob, WorkflowOp, ExtractionOp)
+HOST_COMMANDS: tuple[type[Command], ...] = (
+    HostInfo,
+    Scrape,
+    JobResult,
+    CancelJob,
+    ResultRows,
+    WorkflowOp,
+    ExtractionOp,
+)
 
 
 class _IdOnly(msgspec.Struct):

@@ -1,0 +1,175 @@
+"""100,000 rows in one call: the generated scale catalogue (tests/fixtures/scale: linked pages of 100 rows,
+each answered after ~5 ms) read by one `interact scrape extract` with `options.paginate`, against the
+plain-HTTP time of the same requests one after another, with the peak resident memory of the host and
+the bridge sampled through the run; every row read back (resources/read) and compared."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import os
+import threading
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+from mcp import Client
+from tests.fixtures.scale import site as scale
+
+from tabpilot.link.client import BrowserConnection
+from tabpilot.wire import scrape as wire_scrape
+
+from ..client import call_ok, progress, spawn, text_of
+from ..session import TABPILOT, Options, Session
+from ..stats import children_of, rss_mb
+from . import Scenario
+
+ROWS = 100_000
+
+
+def _shape(smoke: bool) -> tuple[int, int]:
+    """(pages, rows a page): 1,000 × 100, or as few pages as paginate.max_pages allows."""
+    if smoke:
+        return 20, 100
+    pages = min(
+        1_000, getattr(wire_scrape, "MAX_PAGES", 1_000)
+    )  # paginate.max_pages' cap, where there is one
+    return pages, ROWS // pages
+
+
+def plain_http(base: str, pages: int) -> float:
+    """Seconds to GET every page in series on one keep-alive connection (what a script would do)."""
+    parts = urlsplit(base)
+    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=30)
+    started = time.perf_counter()
+    for n in range(1, pages + 1):
+        conn.request("GET", f"/list?page={n}")
+        body = conn.getresponse().read()
+        if b"<tbody>" not in body:
+            raise RuntimeError(f"page {n} has no table")
+    elapsed = time.perf_counter() - started
+    conn.close()
+    return elapsed
+
+
+class Peaks:
+    """The most resident memory each process had while sampling (every 50 ms), in MiB."""
+
+    def __init__(self, pids: dict[str, int]) -> None:
+        self.pids = pids
+        self.peak = {k: rss_mb(p) or 0.0 for k, p in pids.items()}
+        self.start = dict(self.peak)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.05):
+            for k, p in self.pids.items():
+                self.peak[k] = max(self.peak[k], rss_mb(p) or 0.0)
+
+    def __enter__(self) -> Peaks:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+async def read_all(client: Client, uri: str) -> list[Any]:
+    rows: list[Any] = []
+    at: str | None = uri
+    while at is not None:
+        [content] = (await client.read_resource(at)).contents
+        page = json.loads(getattr(content, "text", "{}"))
+        rows += page["rows"]
+        at = page["next"]
+    return rows
+
+
+async def measure(s: Session, catalogue: scale.Catalogue, runs: int) -> dict[str, Any]:
+    launched = s.browser()
+    conn = await BrowserConnection.open(launched.socket)
+    try:
+        assert conn.info is not None
+        host = conn.info.pid
+    finally:
+        await conn.aclose()
+    pages = catalogue.pages
+    request = {
+        "action": "scrape",
+        "operation": "extract",
+        "selector": scale.SELECTOR,
+        "schema": scale.SCHEMA,
+        "options": {"paginate": {"next_selector": scale.NEXT, "max_pages": pages}},
+        "wait_ms": 600_000,
+    }
+    out: dict[str, Any] = {"pages": pages, "rows": pages * catalogue.per_page, "runs": []}
+    async with spawn(s.params(), s.errlog) as client:
+        [bridge] = children_of(os.getpid(), TABPILOT, "mcp")
+        expected = catalogue.expected()
+        for n in range(runs):
+            http_s = plain_http(catalogue.url, pages)
+            await call_ok(client, "interact", {"action": "navigate", "url": catalogue.first()})
+            progress(f"run {n + 1}/{runs}: {pages} pages x {catalogue.per_page} rows in one call")
+            with Peaks({"host": host, "bridge": bridge}) as peaks:
+                started = time.perf_counter()
+                result = await call_ok(client, "interact", request)
+                took = time.perf_counter() - started
+            answer = json.loads(text_of(result))
+            rows = (
+                answer["data"] if "result" not in answer else await read_all(client, answer["result"]["uri"])
+            )
+            out["runs"].append(
+                {
+                    "s": round(took, 2),
+                    "http_s": round(http_s, 2),
+                    "ratio": round(took / http_s, 2),
+                    "status": answer["status"],
+                    "because": answer["metadata"].get("complete_because"),
+                    "rows": len(rows),
+                    "exact": rows == expected,
+                    "answer_bytes": len(text_of(result).encode()),
+                    "rss_start_mb": {k: round(v, 1) for k, v in peaks.start.items()},
+                    "rss_peak_mb": {k: round(v, 1) for k, v in peaks.peak.items()},
+                }
+            )
+            progress(f"  {out['runs'][-1]}")
+    return out
+
+
+def run(s: Session, o: Options) -> dict[str, Any]:
+    """The catalogue on its own loopback server; `runs` one-call reads of it."""
+    pages, per_page = _shape(o.smoke)
+    with scale.serve(pages, per_page, delay_ms=5) as catalogue:
+        return asyncio.run(measure(s, catalogue, 1 if o.smoke else o.runs))
+
+
+def table(r: dict[str, Any]) -> str:
+    """Markdown: one line per run."""
+    lines = [
+        f"{r['rows']:,} rows over {r['pages']:,} linked pages, one `interact scrape extract` call:",
+        "",
+        "| run | one call s | plain HTTP in series s | ratio | rows, exact | answer bytes "
+        "| host RSS start → peak MB | bridge RSS start → peak MB |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for n, v in enumerate(r["runs"], 1):
+        st, pk = v["rss_start_mb"], v["rss_peak_mb"]
+        lines.append(
+            f"| {n} | {v['s']} | {v['http_s']} | {v['ratio']} | {v['rows']:,}, {v['exact']} | "
+            f"{v['answer_bytes']:,} | {st['host']} → {pk['host']} | {st['bridge']} → {pk['bridge']} |"
+        )
+    return "\n".join(lines)
+
+
+SCENARIO = Scenario(
+    "scale",
+    "100,000 rows in one call",
+    "The generated scale catalogue (1,000 linked pages × 100 rows, or as many pages as paginate.max_pages "
+    "allows, ~5 ms a page on the server) in one extract call, against plain HTTP GETs of the same pages in "
+    "series; host and bridge resident memory sampled every 50 ms; every row read back and compared.",
+    run,
+    table,
+)
