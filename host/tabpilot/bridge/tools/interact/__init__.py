@@ -40,10 +40,12 @@ INTERACT = CompositeTool(
         "operation": "extract: rows by selector + schema, a script or an extraction_id; workflow: steps; "
         "replay: a recorded workflow; suggest: draft extracts of the page's repeated records.",
         "workflow_id": 'replay: the recorded workflow (observe {what: "workflows"} lists them).',
-        "params": "workflow/replay: values for {{params.x}}; a replay asks the person for a missing secret "
-        "when the client can, else names it in missing_params (ask the person, not the page).",
+        "params": "workflow/replay: values for {{params.x}}; a missing secret is named in missing_params "
+        "and secret_params (ask the person, not the page).",
         "name": "workflow: the name a recording is stored under (with record: true).",
         "record": "workflow: store the run as a workflow to replay (secrets are never stored).",
+        "resume": "a stopped run's correlation_id: the same call goes on from its last page read, "
+        "no row twice.",
         "allow_domain_change": "replay: run on other hosts than the recorded ones.",
         "error_recovery": "workflow/replay: on_timeout fail|retry_step, max_retries, "
         "on_failure abort_with_partial|continue.",
