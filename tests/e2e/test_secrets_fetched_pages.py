@@ -74,7 +74,10 @@ def pages(cors: Logged, closed: Logged) -> Iterator[Logged]:
         for n in (1, 2)
     }
     served["/sig/details"] = _links("/file/d/1", "/gone?sig=SIGSECRET789")
+    served |= {f"/lhop/{n}": _list(n, f"/lhop/{n + 1}", "") for n in (1, 2)}
+    served["/login?session=S3SSLOGIN77&next=x"] = "<!doctype html><title>Sign in</title><form></form>"
     redirects = {"/hop-cors/3": f"{cors.url}/stolen", "/hop-closed/3": f"{closed.url}/stolen"}
+    redirects["/lhop/3"] = "/login?session=S3SSLOGIN77&next=x"
     with serve_logged(served, redirects) as s:
         yield s
 
@@ -156,3 +159,21 @@ async def test_signed_links_stay_out_of_errors_on_later_and_detail_pages(client:
     # The row keeps the link it was asked for; the error about following it does not quote its query.
     assert out["metadata"]["follow_errors"], out["metadata"]
     assert "SIGSECRET789" not in json.dumps(out["metadata"]), out["metadata"]
+
+
+async def test_a_login_redirect_keeps_its_query_out_of_stops_and_errors(client: Any, pages: Logged) -> None:
+    await call(client, "interact", action="navigate", url=f"{pages.url}/lhop/1")
+    out = await call_error(
+        client, "interact", action="scrape", operation="extract", selector="tr", schema={"n": ".n"},
+        options={"paginate": PAGINATE},
+    )  # fmt: skip
+    assert out["error"] == "navigation_redirect", out
+    assert "/login?" in json.dumps(out) and "S3SSLOGIN77" not in json.dumps(out), out
+    # A workflow's navigate that lands there: its error's data names where it landed, scrubbed.
+    err = await call_error(
+        client, "interact", action="scrape", operation="workflow",
+        steps=[{"type": "navigate", "url": f"{pages.url}/lhop/3"}],
+    )  # fmt: skip
+    assert err["error"] == "navigation_redirect", err
+    assert "/login?" in json.dumps(err), err
+    assert "S3SSLOGIN77" not in json.dumps(err), err
