@@ -117,10 +117,10 @@
     return out;
   };
 
-  /** Whether `url` answers with a redirect (asked once more without following it). */
+  /** Whether `url` (a URL of this page's origin) answers with a redirect (asked once more, not followed). */
   async function redirects(url, timeoutMs) {
     try {
-      const r = await fetch(url, { credentials: 'same-origin', redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+      const r = await fetch(url.href, { credentials: 'same-origin', redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
       return r.type === 'opaqueredirect';
     } catch {
       return false;
@@ -157,11 +157,17 @@
     return new RegExp(out.join('|'), 'i');
   }
 
-  function scriptNames(src, re, timeoutMs) {
+  /**
+   * Whether the script file at `src` names a marker (null: it cannot be read). Only files of this page's
+   * origin, or ones this page has loaded already (`loaded`), are asked for: no request to another site
+   * is made that rendering would not make.
+   */
+  function scriptNames(src, re, loaded, timeoutMs) {
     const key = `${re.source}\n${src}`;
     if (!scanned.has(key)) {
-      const same = new URL(src).origin === location.origin;
-      const read = fetch(src, { credentials: same ? 'same-origin' : 'omit', cache: 'force-cache', signal: AbortSignal.timeout(timeoutMs) })
+      const file = new URL(src);
+      const ours = file.origin === location.origin;
+      const read = !(ours || loaded.has(file.href)) ? Promise.resolve(null) : fetch(file.href, { credentials: ours ? 'same-origin' : 'omit', cache: 'force-cache', signal: AbortSignal.timeout(timeoutMs) })
         .then((r) => (r.ok ? r.text() : null))
         .then((text) => (text === null ? null : re.test(text)), () => null);
       scanned.set(key, read);
@@ -184,12 +190,17 @@
         }
       } else if (re.test(s.textContent)) return 'an inline script';
     }
-    for (const el of doc.querySelectorAll('*')) {
-      for (const a of el.attributes) if (a.name.startsWith('on') && re.test(a.value)) return `an ${a.name} handler`;
+    // Handler attributes, found by the parser's own index rather than a walk over every element.
+    const handlers = doc.evaluate("//@*[starts-with(name(), 'on')]", doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    for (let i = 0; i < handlers.snapshotLength; i += 1) {
+      const a = handlers.snapshotItem(i);
+      if (re.test(a.value)) return `an ${a.name} handler`;
     }
     // What this page's scripts loaded besides (chunks, modules): a fetched page of it loads them too.
-    for (const e of performance.getEntriesByType('resource')) if (e.initiatorType === 'script') files.add(e.name);
-    const named = await Promise.all([...files].map((f) => scriptNames(f, re, timeoutMs)));
+    const loaded = new Set();
+    for (const e of performance.getEntriesByType('resource')) if (e.initiatorType === 'script') loaded.add(e.name);
+    for (const f of loaded) files.add(f);
+    const named = await Promise.all([...files].map((f) => scriptNames(f, re, loaded, timeoutMs)));
     const i = named.findIndex((v) => v !== false);
     if (i < 0) return null;
     const file = [...files][i];
@@ -237,7 +248,7 @@
       if (err instanceof agent.PageError) throw err;
       if (controller.signal.aborted) throw new agent.PageError('timeout', `fetching ${url.href} took longer than ${timeoutMs} ms`, { url: url.href });
       // A redirect to another origin lands here too (the fetch is refused without CORS headers).
-      if (await redirects(url.href, timeoutMs)) {
+      if (await redirects(url, timeoutMs)) {
         throw new agent.PageError('navigation_redirect', `${url.href} redirected, and could not be followed on this page's origin; the run stops before reading it`, { url: url.href });
       }
       throw new agent.PageError('navigation_failed', `fetching ${url.href} failed: ${err && err.message ? err.message : String(err)}`, { url: url.href, reason: 'fetch_failed' });
