@@ -6,7 +6,7 @@
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
-    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'secretRoots'],
+    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'secretRoots', 'sensitiveSelector'],
     provides: ['nextTarget', 'pagerUrls', 'fetchDocument', 'fetchExtract', 'commands.fetch_extract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
@@ -117,6 +117,96 @@
     return out;
   };
 
+  /** Whether `url` (a URL of this page's origin) answers with a redirect (asked once more, not followed). */
+  async function redirects(url, timeoutMs) {
+    try {
+      const r = await fetch(url.href, { credentials: 'same-origin', redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+      return r.type === 'opaqueredirect';
+    } catch {
+      return false;
+    }
+  }
+
+  // ---- scripts that could make secrets -------------------------------------------------------------
+  // A parsed page runs no script, so what its scripts would make secret (a data-sensitive set later, a
+  // field turned into a password) would read in clear. Such a script has to name what it sets: a class
+  // or an attribute of the redaction list, or a password in a string. So every fetched page's scripts
+  // are read (inline, handler attributes, and the files it or this page loads, once each) and a page
+  // whose scripts name one, or whose script files cannot be read, is refused: it is to be rendered.
+  const GENERIC_ATTRS = new Set(['type', 'autocomplete', 'name', 'id', 'class', 'value']);
+  const PASSWORDISH = String.raw`["'\`][^"'\`\n]{0,60}?(?:passw|pwd)`;
+  const scanned = new Map(); // markers + script URL -> Promise of whether it names one (null: unreadable)
+  const reEscape = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  /** The regex of what a script that makes secrets names, from the redaction list in force. */
+  function markers() {
+    const words = new Set();
+    const list = agent.sensitiveSelector().replace(/\[[^\]]*=[^\]]*\]/g, (m) => m.split('=')[0]);
+    for (const m of list.matchAll(/\.(-?[_a-zA-Z][\w-]*)/g)) words.add(m[1]);
+    const out = [PASSWORDISH];
+    for (const m of list.matchAll(/\[\s*([\w-]+)/g)) {
+      const attr = m[1].toLowerCase();
+      if (GENERIC_ATTRS.has(attr)) continue;
+      words.add(attr);
+      if (attr.startsWith('data-')) {
+        const prop = reEscape(attr.slice(5).replace(/-([a-z])/g, (_, c) => c.toUpperCase()));
+        out.push(String.raw`dataset\s*(?:\.\s*${prop}\b|\[\s*["'\`]${prop}["'\`])`);
+      }
+    }
+    for (const w of words) out.push(String.raw`(?<![\w-])${reEscape(w)}(?![\w-])`);
+    return new RegExp(out.join('|'), 'i');
+  }
+
+  /**
+   * Whether the script file at `src` names a marker (null: it cannot be read). Only files of this page's
+   * origin, or ones this page has loaded already (`loaded`), are asked for: no request to another site
+   * is made that rendering would not make.
+   */
+  function scriptNames(src, re, loaded, timeoutMs) {
+    const key = `${re.source}\n${src}`;
+    if (!scanned.has(key)) {
+      const file = new URL(src);
+      const ours = file.origin === location.origin;
+      const read = !(ours || loaded.has(file.href)) ? Promise.resolve(null) : fetch(file.href, { credentials: ours ? 'same-origin' : 'omit', cache: 'force-cache', signal: AbortSignal.timeout(timeoutMs) })
+        .then((r) => (r.ok ? r.text() : null))
+        .then((text) => (text === null ? null : re.test(text)), () => null);
+      scanned.set(key, read);
+      read.then((v) => v === null && scanned.delete(key)); // a failure is asked again next time
+    }
+    return scanned.get(key);
+  }
+
+  /** Why `doc`'s scripts could make secrets its markup does not show, or null when they cannot. */
+  async function scriptSecrets(doc, timeoutMs) {
+    const re = markers();
+    const files = new Set();
+    for (const s of doc.querySelectorAll('script')) {
+      if (s.hasAttribute('src')) {
+        try {
+          const u = new URL(s.getAttribute('src').trim(), s.baseURI);
+          if (/^(https?|data):$/.test(u.protocol)) files.add(u.href);
+        } catch {
+          // not a URL: the browser loads nothing either
+        }
+      } else if (re.test(s.textContent)) return 'an inline script';
+    }
+    // Handler attributes, found by the parser's own index rather than a walk over every element.
+    const handlers = doc.evaluate("//@*[starts-with(name(), 'on')]", doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    for (let i = 0; i < handlers.snapshotLength; i += 1) {
+      const a = handlers.snapshotItem(i);
+      if (re.test(a.value)) return `an ${a.name} handler`;
+    }
+    // What this page's scripts loaded besides (chunks, modules): a fetched page of it loads them too.
+    const loaded = new Set();
+    for (const e of performance.getEntriesByType('resource')) if (e.initiatorType === 'script') loaded.add(e.name);
+    for (const f of loaded) files.add(f);
+    const named = await Promise.all([...files].map((f) => scriptNames(f, re, loaded, timeoutMs)));
+    const i = named.findIndex((v) => v !== false);
+    if (i < 0) return null;
+    const file = [...files][i];
+    return named[i] === null ? `a script file that could not be read (${file})` : `a script file (${file})`;
+  }
+
   /**
    * Fetch `url` (same origin as this page) and parse it: {doc, url, status, redirected}. `cacheFirst`:
    * a copy in the HTTP cache, fresh or stale, is taken without asking the server (re-reading the
@@ -158,6 +248,9 @@
       if (err instanceof agent.PageError) throw err;
       if (controller.signal.aborted) throw new agent.PageError('timeout', `fetching ${url.href} took longer than ${timeoutMs} ms`, { url: url.href });
       // A redirect to another origin lands here too (the fetch is refused without CORS headers).
+      if (await redirects(url, timeoutMs)) {
+        throw new agent.PageError('navigation_redirect', `${url.href} redirected, and could not be followed on this page's origin; the run stops before reading it`, { url: url.href });
+      }
       throw new agent.PageError('navigation_failed', `fetching ${url.href} failed: ${err && err.message ? err.message : String(err)}`, { url: url.href, reason: 'fetch_failed' });
     } finally {
       clearTimeout(timer);
@@ -199,6 +292,10 @@
       if (live > fetched) {
         throw new agent.PageError('secret_unmaskable', `${live - fetched} secret element(s) on this page are made secret by its scripts, which a fetched page does not run: pages must be rendered`, { reason: 'secrets_by_script' });
       }
+    }
+    const why = await scriptSecrets(page.doc, timeoutMs);
+    if (why) {
+      throw new agent.PageError('secret_unmaskable', `${page.url}: ${why} may mark secrets, which a fetched page does not run: it is to be rendered`, { url: page.url, reason: 'secrets_by_script' });
     }
     const extra = { status: page.status, redirected: page.redirected };
     if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);

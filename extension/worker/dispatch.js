@@ -4,7 +4,7 @@ import { HANDLERS } from './commands/index.js';
 import { actingEnded, actingStarted, record } from './lib/activity.js';
 import { CommandError, asCommandError, pilotOff } from './lib/errors.js';
 import { JsonText, errorMessage, resultMessages } from './lib/reply.js';
-import { commandStarted, siteOf } from './lib/sites.js';
+import { commandStarted, forgetRefusal, siteOf } from './lib/sites.js';
 import { getPilot } from './lib/state.js';
 
 // Commands in flight in this worker, id -> AbortController (they die with the worker and its port).
@@ -60,6 +60,7 @@ export async function dispatch(msg, send) {
     outcome = e.code;
     if (tab === null && e.data && Number.isInteger(e.data.tab_id)) tab = e.data.tab_id;
     if (e.data && typeof e.data.site === 'string') site = e.data.site;
+    if (e.data && e.data.stopped_earlier === true) await forgetRefusal(e.data.tab_id).catch(() => {}); // told now
     send(timed(errorMessage(id, e), true));
   } finally {
     unguard?.();

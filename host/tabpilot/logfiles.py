@@ -13,6 +13,7 @@ import logging
 import logging.handlers
 import os
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -43,7 +44,12 @@ class _NoData(logging.Formatter):
 
 class _OwnMessagesOnly(logging.Filter):
     """Other libraries' warnings and errors keep their logger and place, not their text; their
-    chatter below that (the SDK notes every request) is left out."""
+    chatter below that (the SDK notes every request) is left out. Our own lines go through `scrub`
+    (a URL an error message quotes is scrubbed as on every other channel)."""
+
+    def __init__(self, scrub: Callable[[str], str] | None) -> None:
+        super().__init__()
+        self.scrub = scrub
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.name != _OURS and not record.name.startswith(f"{_OURS}."):
@@ -51,6 +57,8 @@ class _OwnMessagesOnly(logging.Filter):
                 return False
             record.msg = "message of %s at %s:%d not logged (it may quote data)"
             record.args = (record.name, record.pathname, record.lineno)
+        elif self.scrub is not None:
+            record.msg, record.args = self.scrub(record.getMessage()), None
         return True
 
 
@@ -61,14 +69,18 @@ def private_dir(directory: Path) -> Path:
     return directory
 
 
-def without_data(handler: logging.Handler) -> logging.Handler:
-    """`handler` with the formatter and filter above (for stderr as much as for files)."""
+def without_data(handler: logging.Handler, scrub: Callable[[str], str] | None = None) -> logging.Handler:
+    """`handler` with the formatter and filter above (for stderr as much as for files); `scrub`
+    cleans our own lines (the engine's URL and title scrubbing: this layer cannot import it)."""
     handler.setFormatter(_NoData("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(_OwnMessagesOnly())
+    handler.addFilter(_OwnMessagesOnly(scrub))
     return handler
 
 
-def file_handler(name: str, *, backups: int = 3) -> logging.Handler:
+def file_handler(
+    name: str, *, backups: int = 3, scrub: Callable[[str], str] | None = None
+) -> logging.Handler:
     """A handler writing `<log dir>/<name>.log`, private and without data."""
     path = private_dir(paths.log_dir()) / f"{name}.log"
-    return without_data(_PrivateFile(path, maxBytes=1 << 20, backupCount=backups, encoding="utf-8"))
+    handler = _PrivateFile(path, maxBytes=1 << 20, backupCount=backups, encoding="utf-8")
+    return without_data(handler, scrub)

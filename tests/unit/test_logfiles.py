@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tabpilot import logfiles, paths
+from tabpilot.engine import urlscrub
 
 
 @pytest.fixture
@@ -63,3 +64,21 @@ def test_no_data_in_the_lines(handler: logging.Handler, tmp_path: Path) -> None:
     assert "SECRET-ONE" not in text
     assert "SECRET-TWO" not in text and "ValueError (message not logged)" in text
     assert "test_logfiles.py" in text, "the traceback keeps its frames"
+
+
+def test_our_lines_are_scrubbed_like_every_channel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(paths.ENV_STATE, str(tmp_path))
+    made = logfiles.file_handler("bridge", scrub=urlscrub.scrub_text)
+    ours = logging.getLogger("tabpilot.scrubbed")
+    ours.addHandler(made)
+    ours.setLevel(logging.INFO)
+    ours.propagate = False
+    try:
+        ours.warning("loading %s failed", "https://a.example/cb?api_key=K3Y-VALUE-1&page=2")
+        ours.warning("title %s", "Keys AKIAQWERTYUIOPASDFGH")
+    finally:
+        ours.removeHandler(made)
+        made.close()
+    text = (tmp_path / "log" / "bridge.log").read_text()
+    assert "K3Y-VALUE-1" not in text and "AKIAQWERTYUIOPASDFGH" not in text, text
+    assert "page=2" in text and "loading https://a.example/cb?" in text, text

@@ -6,6 +6,7 @@
 import { ERR, SITE_MAX_CHARS, SITE_PATTERN } from '../protocol.js';
 import { CommandError } from './errors.js';
 import { isPiloted, pilotTab } from './blocker.js';
+import { waitForLoad } from './navwatch.js';
 import { KEY, getScope } from './state.js';
 
 // A host (or *.domain) with an optional port, as the host checks it (generated from wire/site_pattern.py).
@@ -92,6 +93,12 @@ export async function checkUrl(url, tabId = null) {
 export async function checkTab(tabId) {
   const scope = await getScope();
   if (scope.all) return;
+  await returned(tabId);
+  told.delete(tabId); // a refusal from now on is news to the agent again
+  // Kept until the answer carries it (dispatch.js calls refusalTold): a caller that swallows errors
+  // (a best-effort read before the command's own) must not use it up.
+  const note = await refusalOf(tabId);
+  if (note) throw refusalError(tabId, note);
   const tab = await chrome.tabs.get(tabId); // "No tab with id" reaches onTab as it would from act()
   for (const url of [tab.url, tab.pendingUrl]) {
     if (url && !allows(scope, url)) throw notAllowed(url, tabId, { asked: false });
@@ -134,6 +141,80 @@ export async function guardTab(tabId, signal) {
 }
 
 const back = new Map(); // tabId -> the last allowed page the tab showed, to take it back to
+const returning = new Map(); // tabId -> the load taking it back there, while under way
+const RETURN_MS = 10_000;
+
+// Refusals no command heard of (a script's timer, the page itself, the person at the address bar):
+// kept per tab in session storage until the agent's next call on that tab tells it.
+const REFUSED_KEY = 'refusedLoads';
+
+async function noteRefusal(tabId, note) {
+  const got = (await chrome.storage.session.get(REFUSED_KEY))[REFUSED_KEY] || {};
+  got[tabId] = note;
+  await chrome.storage.session.set({ [REFUSED_KEY]: got });
+}
+
+/** The refusal tab `tabId` had that no call has told yet (null: none). */
+async function refusalOf(tabId) {
+  const got = (await chrome.storage.session.get(REFUSED_KEY))[REFUSED_KEY] || {};
+  return got[tabId] || null;
+}
+
+/**
+ * Tab `tabId`'s refusal was told (an answer carried it), or is moot (the tab loads another page): it is
+ * forgotten.
+ */
+export async function forgetRefusal(tabId) {
+  told.delete(tabId);
+  if (!(await refusalOf(tabId))) return;
+  const got = (await chrome.storage.session.get(REFUSED_KEY))[REFUSED_KEY] || {};
+  delete got[tabId];
+  await chrome.storage.session.set({ [REFUSED_KEY]: got });
+}
+
+function refusalError(tabId, { site, back: to }) {
+  return new CommandError(
+    ERR.SITE_NOT_ALLOWED,
+    `a load of ${site} in tab ${tabId} was stopped before its request: it started while no call of yours was running on the tab (a script's timer, the page itself, or the person), and ${site} is not among the sites you allow the AI Web Pilot on. The tab was taken back to ${to}, reloaded. Nothing was done by this call: call again to act on the tab as it is now (to allow ${site}, open the TabPilot popup and click "Allow" next to it)`,
+    { data: { site, tab_id: tabId, stopped_earlier: true } },
+  );
+}
+
+/** Until tab `tabId` is back on its allowed page, if it is being taken back (bounded). */
+async function returned(tabId) {
+  const load = returning.get(tabId);
+  if (load) await load;
+}
+
+/**
+ * The agent was told of a refused load in tab `tabId` (execute_js saw its script start it): the
+ * refusal the browser reports next is not noted for its next call.
+ */
+export function refusalHeard(tabId, url) {
+  stopped.set(tabId, Date.now() + STOPPED_MS);
+  told.set(tabId, { site: siteOf(url), until: Date.now() + STOPPED_MS });
+}
+const told = new Map(); // tabId -> the site whose refusal a call just answered, until when
+
+/** Take tab `tabId` back to `url`; resolves once it has loaded there (or failed to, or took too long). */
+function takeBack(tabId, url) {
+  const { promise, stop } = waitForLoad(tabId, { expect: url });
+  const load = (async () => {
+    try {
+      await chrome.tabs.update(tabId, { url });
+      await Promise.race([promise, new Promise((resolve) => {
+        setTimeout(resolve, RETURN_MS);
+      })]);
+    } catch {
+      // the tab closed, or the load failed: nothing more to wait for
+    } finally {
+      stop();
+      if (returning.get(tabId) === load) returning.delete(tabId);
+    }
+  })();
+  returning.set(tabId, load);
+  return load;
+}
 
 async function moved(tabId, url, { committed = false, blocked = false } = {}) {
   const set = guarded.get(tabId);
@@ -155,12 +236,19 @@ async function moved(tabId, url, { committed = false, blocked = false } = {}) {
     }
     return;
   }
+  const last = told.get(tabId);
+  const heard = (set && set.size) || (last && last.site === siteOf(url) && last.until > Date.now());
+  if (set && set.size) told.set(tabId, { site: siteOf(url), until: Date.now() + STOPPED_MS });
   stopped.set(tabId, Date.now() + STOPPED_MS);
   const err = notAllowed(url, tabId);
   for (const controller of set || []) controller.abort(err);
+  const to = back.get(tabId) || 'about:blank';
+  if (!heard) {
+    await noteRefusal(tabId, { site: siteOf(url) || String(url).split(':')[0], back: to });
+  }
   // A new navigation supersedes one not committed yet; a committed one (a server redirect shows
   // only then) is replaced. chrome.tabs.goBack would skip the agent's entries (no user gesture).
-  await chrome.tabs.update(tabId, { url: back.get(tabId) || 'about:blank' });
+  await takeBack(tabId, to);
 }
 
 /** The person narrowed the scope: commands at work on a tab now outside it stop at once. */

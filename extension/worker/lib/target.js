@@ -2,7 +2,7 @@
 // of the last focused window (never one of TabPilot's own pages, e.g. the popup opened as a tab).
 import { ERR } from '../protocol.js';
 import { CommandError } from './errors.js';
-import { checkTab, guardTab } from './sites.js';
+import { checkTab, forgetRefusal, guardTab } from './sites.js';
 import { getTrackedTabId, untrack } from './state.js';
 
 const MAX_TAB_ID = 2 ** 31 - 1;
@@ -32,6 +32,7 @@ function isNoTab(err) {
 export async function onTab(tabId, actOn, { orElse = null, signal = null, checkSite = true } = {}) {
   const act = async (id) => {
     if (checkSite) await checkTab(id);
+    else await forgetRefusal(id); // it loads another page: a refusal on the one it leaves is moot
     await guardTab(id, signal);
     return actOn(id);
   };

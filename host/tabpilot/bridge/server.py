@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .. import logfiles
+from ..engine import urlscrub
 
 if TYPE_CHECKING:
     from .stdio import Wire
@@ -54,10 +55,10 @@ def _setup_logging(to_file: bool) -> None:
     root = logging.getLogger()
     handler: logging.Handler
     if to_file:
-        handler = logfiles.file_handler("bridge", backups=2)
+        handler = logfiles.file_handler("bridge", backups=2, scrub=urlscrub.scrub_text)
         root.setLevel(logging.INFO)
     else:
-        handler = logfiles.without_data(logging.StreamHandler(sys.stderr))
+        handler = logfiles.without_data(logging.StreamHandler(sys.stderr), urlscrub.scrub_text)
         root.setLevel(logging.WARNING)
     root.addHandler(handler)
 

@@ -1,12 +1,15 @@
 """Reading one detail page for `follow`: fetched and parsed in the list's page (`fetch_extract`: no
 rendering, no tab, the page agent's own extract and redaction), or rendered in a background tab
 (`extract_tab`). Fetching is decided once a run, on the first detail page, read both ways: it is used
-when the two read the same (paging/policy.py, the rule paging follows too), and only
-for pages on the list's origin. A later fetched page that does not read like a served page would (no root
-`selector`, no `wait_for` element, or every field empty where the first page had values: its scripts may
-draw them) is read again rendered, and `metadata.follow.rendered` counts those. A rendered page is read
-once some field has shown up (or shortly before the timeout), until a page reads empty even so
-(`metadata.follow.empty` counts those): from then on such pages are taken as they read.
+when the two read the same (paging/policy.py, the rule paging follows too), and only for pages on the
+list's origin. A page whose scripts could make secrets its HTML does not mark, or that could not be
+fetched, is rendered (policy.py: that rule holds per page); a page redirected to another origin ends
+the run (`navigation_redirect`), fetched or rendered. A later fetched page that does not read like a
+served page would (no root `selector`, no `wait_for` element, or every field empty where the first
+page had values: its scripts may draw them) is read again rendered, and `metadata.follow.rendered`
+counts those. A rendered page is read once some field has shown up (or shortly before the timeout),
+until a page reads empty even so (`metadata.follow.empty` counts those): from then on such pages are
+taken as they read.
 
 The check does not hold the others back: while it runs, the pages after it (as many as the concurrency
 lets in) are fetched already, and kept until it decides; pages fetched for nothing when it chooses tabs
@@ -24,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from ..wire.errors import TabPilotError
+from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.messages import Command, ExtractTab, FetchExtract, FieldPlan, ReleaseTabs
 from ..wire.replies import ExtractTabReply, FetchExtractReply, FieldWarning, Reply, decode_reply
 from ..wire.scrape import Follow
@@ -53,6 +56,11 @@ def same_origin(a: str, b: str | None) -> bool:
         return False
     x, y = urlsplit(a), urlsplit(b)
     return (x.scheme, x.hostname, x.port) == (y.scheme, y.hostname, y.port)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
 
 
 def empty(read: Read) -> bool:
@@ -102,9 +110,16 @@ class DetailReader:
         # Until a page has read empty, an empty read is a page whose scripts have not drawn it yet.
         drawn = None if self.info.get("empty") else _expect(self.plans)
         if mode == "fetch" and same_origin(url, self.ctx.state.url):
-            if isinstance(ahead, TabPilotError):
-                raise ahead
-            got = ahead if ahead is not None else await self._fetch(url)
+            try:
+                if isinstance(ahead, TabPilotError):
+                    raise ahead
+                got = ahead if ahead is not None else await self._fetch(url)
+            except TabPilotError as exc:
+                if exc.code not in policy.RENDER_INSTEAD:
+                    raise
+                # This page's scripts could make secrets its HTML does not mark (policy.py).
+                self.info["rendered"] = self.info.get("rendered", 0) + 1
+                return await self._tab(url, expect=None if self.spec.wait_for else drawn)
             hollow = got.ready and drawn is not None and empty(got)
             if got.redirected or (got.ready and not hollow):
                 return got
@@ -180,6 +195,12 @@ class DetailReader:
         a = await self._call(ExtractTabReply, command)  # a failed read closed its tab
         if a.kept_tab_id is not None:
             self.idle.append(a.kept_tab_id)
+        if a.redirected and a.landed is not None and not same_origin(url, a.landed):
+            raise TabPilotError(
+                ErrorCode.NAVIGATION_REDIRECT,
+                f"{url} redirected to another site ({_origin(a.landed)}); the run stops before reading it",
+                data={"url": url, "to": _origin(a.landed)},
+            )
         return Read(rows=a.rows, warnings=a.warnings, landed=a.landed, redirected=a.redirected)
 
     async def _fetch(self, url: str) -> Read:

@@ -2,7 +2,8 @@
 
 The extension keeps per-tab buffers (answer `{items, cursor, more, ...}`, items with `time` in epoch
 ms); the scrape reads them once at its end and keeps the items from its own time span. An extension
-without the telemetry command simply gives no summary.
+without the telemetry command simply gives no summary. A page's messages and the URLs it asked for
+are scrubbed like any text that leaves the host (urlscrub.py): they may quote a secret.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from ..wire.errors import TabPilotError
 from ..wire.messages import Telemetry
 from ..wire.replies import TelemetryReply, decode_reply
+from . import urlscrub
 from .context import Context
 
 _LIMIT = 1000
@@ -44,14 +46,17 @@ async def summary(ctx: Context, started_monotonic: float) -> dict[str, Any] | No
     if errors is not None:
         out["errors"] = len(errors)
         if errors:
-            out["first_errors"] = [str(e.get("message", ""))[:200] for e in errors[:_EXAMPLES]]
+            # Scrubbed before cut: a secret cut in half no longer looks like one.
+            examples = errors[:_EXAMPLES]
+            out["first_errors"] = [urlscrub.scrub_text(str(e.get("message", "")))[:200] for e in examples]
     if network is not None:
         failed = [n for n in network if int(n.get("status") or 0) == 0 or int(n.get("status") or 0) >= 400]
         out["requests"] = len(network)
         out["failed_requests"] = len(failed)
         if failed:
             out["first_failures"] = [
-                f"{n.get('status') or n.get('error', 'failed')} {str(n.get('url', ''))[:200]}"
+                f"{n.get('status') or n.get('error', 'failed')} "
+                f"{urlscrub.scrub_url(str(n.get('url', '')))[:200]}"
                 for n in failed[:_EXAMPLES]
             ]
     return out

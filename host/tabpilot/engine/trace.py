@@ -7,7 +7,8 @@ extension's own time for it (worker receive → reply) when the extension says, 
 transport time can be told from page time. Off by default: `current()` is None and nothing is timed.
 
 Nothing secret goes in: no field values, scripts, typed text or selectors; a URL loses its user
-info and fragment, and the values of its secret-looking query parameters (wire/secret_names.py).
+info and fragment, and the values of its secret-looking query parameters (wire/secret_names.py), and
+is then scrubbed as every URL leaving the host is (urlscrub.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..wire.secret_names import SECRET_QUERY_NAME
+from . import urlscrub
 
 ENV_TRACE = "TABPILOT_TRACE"
 
@@ -60,7 +62,8 @@ def safe_url(url: str) -> str:
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
         query = urlencode([(k, "[REDACTED]" if _SECRET_PARAM.search(k) else v) for k, v in pairs])
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    # Then as every URL that leaves the host is (secret-shaped runs in the path or a value too).
+    return urlscrub.scrub_url(urlunsplit((parts.scheme, netloc, parts.path, query, "")))
 
 
 class Trace:

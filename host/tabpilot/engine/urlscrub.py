@@ -18,10 +18,10 @@ from ..wire.secret_patterns import REDACTED, mask
 _SECRET = re.compile(SECRET_QUERY_NAME, re.I)
 _URL_IN_TEXT = re.compile(r"https?://[^\s\"'<>]+")
 # The keys whose string values are a URL or a title, wherever they sit in an answer.
-URL_KEYS = frozenset({"url", "final_url", "pending_url", "nav_url", "start_url"})
+URL_KEYS = frozenset({"url", "final_url", "pending_url", "nav_url", "start_url", "redirect_url"})
 TITLE_KEYS = frozenset({"title"})
 _RAW_PAIR = re.compile(
-    rb'"(url|final_url|pending_url|nav_url|start_url|title|message|detail)":"((?:[^"\\]|\\.)*)"'
+    rb'"(url|final_url|pending_url|nav_url|start_url|redirect_url|title|message|detail)":"((?:[^"\\]|\\.)*)"'
 )
 
 

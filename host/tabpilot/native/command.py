@@ -11,6 +11,7 @@ import sys
 import click
 
 from .. import __version__, logfiles, paths
+from ..engine import urlscrub
 from .host import NativeHost
 
 log = logging.getLogger("tabpilot.host")
@@ -19,7 +20,7 @@ log = logging.getLogger("tabpilot.host")
 def setup_logging(name: str) -> None:
     """Log to a private rotating file in the per-user state directory (never stdout), without data."""
     root = logging.getLogger()
-    root.addHandler(logfiles.file_handler(name))
+    root.addHandler(logfiles.file_handler(name, scrub=urlscrub.scrub_text))
     root.setLevel(os.environ.get("TABPILOT_LOG_LEVEL", "INFO").upper())
 
 

@@ -154,6 +154,10 @@ def test_no_network_requests() -> None:
             if path == PAGE_FETCH and call.startswith("url.href, { credentials: 'same-origin'"):
                 assert "url.origin !== location.origin" in text, "page/fetch.js must refuse other origins"
                 continue
+            # Reading a script file a fetched page loads: of the page's origin, or loaded by it already.
+            if path == PAGE_FETCH and call.startswith("file.href, { credentials: ours ?"):
+                assert "!(ours || loaded.has(file.href)) ? Promise.resolve(null)" in text
+                continue
             assert call.startswith("chrome.runtime.getURL("), f"{_rel(path)} fetches {call!r}"
         for banned in ("WebSocket", "XMLHttpRequest", "EventSource", "sendBeacon", "localhost", "127.0.0.1"):
             assert banned not in text, f"{_rel(path)} mentions {banned}"

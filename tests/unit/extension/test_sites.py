@@ -65,7 +65,10 @@ def test_a_tab_outside_the_scope_is_refused_and_asked_for() -> None:
         globalThis.chrome = {
           storage: {
             local: { async get(k) { return k in local ? { [k]: local[k] } : {}; } },
-            session: { async set(items) { Object.assign(session, items); } },
+            session: {
+              async get(k) { return k in session ? { [k]: session[k] } : {}; },
+              async set(items) { Object.assign(session, items); },
+            },
           },
           tabs: { async get(id) { return tabs.get(id); } },
         };

@@ -281,8 +281,9 @@ class Pager:
             h = stop.hint("options.paginate.next_selector", None, "make it match only the next-page control")
             self.stop = stop.record(self.ctx, "not_html", pages + 1, detail, hint=h)
             return None
-        if exc.code == ErrorCode.NAVIGATION_FAILED:
-            # E.g. a redirect to another origin: the tab clicks its way there and meets it as always.
+        if exc.code in policy.RENDER_INSTEAD:
+            # Its scripts could make secrets (policy.py), or it could not be fetched: the tab clicks its
+            # way there and reads it rendered.
             self._asked.pop()
             return await self._to_tab(pages, remaining)
         raise exc

@@ -5,6 +5,16 @@ cheaper than loading it, and reads the same only when the server sends what the 
 So a walk or a follow fetches only once one page, read both ways, reads the same: the same rows, no
 redirect on the way, the same next link, and whatever the read waits for present in the served HTML.
 Anything else means the page's scripts draw what is read: it is rendered.
+
+That check holds for the page it was made on; what a later page's scripts do to that page's own
+content it cannot tell (a column marked sensitive by a script, a field turned into a password, where
+page 1 had none). So the rule holds per page, in the page agent (page/fetch.js): every fetched page's
+scripts (inline ones, handler attributes, and every script file it or the rendered page loads, each
+read once) are searched for what a script must name to make a secret: a class or attribute of the
+redaction list (or its `dataset` name), or a password in a string. A page whose scripts name one, or
+whose script files cannot be read, is not read fetched (`secret_unmaskable`): that page, and the ones
+after it, are rendered. A same-origin link that redirects to another origin is never read fetched:
+the run ends with `navigation_redirect`.
 """
 
 from __future__ import annotations
@@ -12,9 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...wire.errors import TabPilotError
+from ...wire.errors import ErrorCode, TabPilotError
 
 UNFETCHED = "could not be fetched"
+# A fetched page refused with one of these is read rendered instead: its scripts could make secrets
+# its HTML does not mark, or it could not be fetched at all.
+RENDER_INSTEAD = frozenset({ErrorCode.SECRET_UNMASKABLE, ErrorCode.NAVIGATION_FAILED})
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,134 @@
+"""Loads outside the scope that no running command hears of, in real Chromium through the real MCP
+client, with "only these sites": a script the agent ran that sets location.href answers
+site_not_allowed, not success; one that navigates after its call answered (a timer), and a person who
+takes a piloted tab to a site outside, are stopped before the request, the tab is taken back from
+Chrome's "blocked" page, and the agent's next call on that tab says what happened (site_not_allowed
+naming the site), once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import pytest
+from selenium import webdriver
+
+from tabpilot import paths
+from tests.support import browser
+from tests.support.logged import Logged, serve_logged
+from tests.support.mcp_client import call, payload
+from tests.support.popup import set_sites
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def outside() -> Iterator[Logged]:
+    with serve_logged({"/landed": "<!doctype html><title>Outside</title><p>outside</p>"}) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def inside(outside: Logged) -> Iterator[Logged]:
+    start = f'<!doctype html><title>Start</title><a id="away" href="{outside.url}/landed">away</a>'
+    with serve_logged({"/start": start}) as s:
+        yield s
+
+
+@pytest.fixture
+def only_inside(driver: webdriver.Chrome, inside: Logged) -> Iterator[None]:
+    browser.set_pilot(driver, True)
+    set_sites(driver, only=[urlsplit(inside.url).netloc])
+    try:
+        yield
+    finally:
+        set_sites(driver, only=None)
+
+
+def _loads_of_start(inside: Logged) -> int:
+    return sum(1 for method, path, _ in inside.seen() if method == "GET" and path == "/start")
+
+
+async def _taken_back(inside: Logged, before: int) -> None:
+    """Wait (bounded) until the tab was taken back: the allowed page is loaded once more."""
+    with anyio.fail_after(10):
+        while _loads_of_start(inside) <= before:
+            await anyio.sleep(0.05)  # polling a condition, bounded above
+
+
+async def _told_once(client: Any, tab: int, outside: Logged) -> None:
+    """The next call on the tab says what happened; the one after acts as usual."""
+    result = await client.call_tool("interact", {"action": "execute_js", "script": "1", "tab_id": tab})
+    data = payload(result)
+    assert result.is_error, data
+    assert data["error"] == "site_not_allowed", data
+    assert data["data"]["site"] == urlsplit(outside.url).netloc, data
+    again = await call(client, "interact", action="execute_js", script="document.title", tab_id=tab)
+    assert "Start" in str(again), again
+
+
+async def test_a_script_navigation_outside_is_not_success(
+    client: Any, only_inside: None, inside: Logged, outside: Logged
+) -> None:
+    tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
+    before = len(outside.seen())
+    result = await client.call_tool(
+        "interact",
+        {
+            "action": "execute_js",
+            "script": "location.href = document.querySelector('#away').href; 7",
+            "tab_id": tab,
+        },
+    )
+    data = payload(result)
+    assert result.is_error, data
+    assert data["error"] == "site_not_allowed", data
+    assert data["data"]["site"] == urlsplit(outside.url).netloc, data
+    # Told already: the next call acts on the tab (taken back to the allowed page).
+    with anyio.fail_after(10):
+        while True:
+            again = await client.call_tool(
+                "interact", {"action": "execute_js", "script": "document.title", "tab_id": tab}
+            )
+            if not again.is_error and "Start" in str(payload(again)):
+                break
+            assert payload(again).get("error") != "site_not_allowed", payload(again)
+            await anyio.sleep(0.05)  # the tab is still being taken back
+    assert outside.seen()[before:] == []
+
+
+async def test_a_late_script_navigation_is_told_on_the_next_call(
+    client: Any, only_inside: None, inside: Logged, outside: Logged
+) -> None:
+    tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
+    before, loads = len(outside.seen()), _loads_of_start(inside)
+    script = "setTimeout(() => { location.href = document.querySelector('#away').href }, 50); 7"
+    assert await call(client, "interact", action="execute_js", script=script, tab_id=tab) is not None
+    await _taken_back(inside, loads)
+    await _told_once(client, tab, outside)
+    assert outside.seen()[before:] == []
+
+
+async def test_a_person_taking_a_piloted_tab_outside_is_told(
+    client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged
+) -> None:
+    tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
+    before, loads = len(outside.seen()), _loads_of_start(inside)
+    # As the person does from the address bar: a load the browser starts, not the page.
+    here = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    driver.get(f"{paths.EXTENSION_ORIGIN}popup.css")
+    try:
+        driver.execute_async_script(
+            "chrome.tabs.update(arguments[0], {url: arguments[1]}).then(() => arguments[2](true));",
+            tab,
+            f"{outside.url}/landed",
+        )
+    finally:
+        driver.close()
+        driver.switch_to.window(here)
+    await _taken_back(inside, loads)
+    await _told_once(client, tab, outside)
+    assert outside.seen()[before:] == []
