@@ -18,9 +18,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from mcp import Client, StdioServerParameters
-from tests.fixtures.realapps import sitelog, tasks
+from tests.fixtures.realapps import fast_tasks, sitelog, tasks
 from tests.fixtures.realapps.sitelog import Recording, Request
 
 from tabpilot.demo.server import serve
@@ -29,10 +30,12 @@ from .. import demo_task, harness, playwright_mcp
 from .. import realapps_playwright as pw
 from ..client import progress, spawn, text_of
 from ..session import CHROMIUM, Options, Session
-from ..sitetime import SiteTime
+from ..sitetime import SiteTime, plain_http
 from . import Scenario
 
 Call = tuple[str, dict[str, Any]]
+# What a plain HTTP client posts where a task logs in (the request log keeps no bodies).
+FORMS = {"fast": {"/login": fast_tasks.LOGIN_FORM}}
 # Wraps an expert's `async (page) => {...}` so that it also says how long it ran inside Playwright
 # (its sandbox has Date, not performance).
 _TIMED = (
@@ -53,6 +56,7 @@ class Job:
     expected: Any
     peer_setup: list[Call]
     peer_call: Call | None
+    forms: dict[str, dict[str, str]] = field(default_factory=dict[str, dict[str, str]])  # POST bodies
 
 
 @dataclass
@@ -125,6 +129,7 @@ def _jobs(urls: dict[str, str], demo_url: str, chosen: list[tasks.Task], with_de
                 task.expected(),
                 pw.setup(task, url),
                 peer,
+                FORMS.get(task.app, {}),
             )
         )
     if not with_demo:
@@ -214,6 +219,7 @@ async def _series(
             theirs.read_site(recording)
             rows = len(job.expected) if isinstance(job.expected, list) else None
             row: dict[str, Any] = {"task": job.name, "tabpilot": mine.to_dict(True), "rows": rows}
+            row["plain_ms"] = _plain(job, mine, runs)
             if isinstance(job.expected, list):
                 row["rows_json_bytes"] = len(
                     json.dumps(job.expected, separators=(",", ":"), ensure_ascii=False).encode()
@@ -224,9 +230,21 @@ async def _series(
     return out
 
 
+def _plain(job: Job, side: Side, runs: int) -> float | None:
+    """Plain HTTP's time for the requests of TabPilot's fastest run (None: a POST whose form is unknown,
+    or no log)."""
+    if not side.ms or not side.requests:
+        return None
+    requests = side.requests[side.ms.index(min(side.ms))]
+    if not requests or any(r.method == "POST" and r.path.split("?")[0] not in job.forms for r in requests):
+        return None
+    parts = urlsplit(job.url)
+    return round(plain_http(f"{parts.scheme}://{parts.netloc}", requests, job.forms, runs), 1)
+
+
 def run(s: Session, o: Options) -> dict[str, Any]:
     """Start the apps (a smoke run: the demo site alone), the demo site and Playwright MCP; run the tasks."""
-    chosen = [] if o.smoke else tasks.PASSING
+    chosen = [] if o.smoke else [*tasks.PASSING, *fast_tasks.TASKS]
     with contextlib.ExitStack() as stack:
         log = s.root / "sidebyside-requests.jsonl"
         urls = harness.start_apps(stack, chosen, log)
@@ -245,13 +263,16 @@ def _ms(value: float | None) -> str:
 
 
 def _cells(r: dict[str, Any]) -> list[str]:
-    """task, TabPilot, Playwright, ratio, site TP / PW, floor, req TP / PW, over, B/rows TP / PW, script."""
+    """task, TabPilot, Playwright, ratio, site TP / PW, plain, ÷ plain, floor, req TP / PW, over,
+    B/rows TP / PW, script."""
     mine, theirs = r["tabpilot"], r.get("playwright_mcp")
     both = bool(theirs and mine["exact"] and theirs["exact"] and mine["best_ms"] and theirs["best_ms"])
     ours, peer = mine["best_ms"], theirs["best_ms"] if theirs else None
     cells = [r["task"], _ms(ours), _ms(peer), f"{ours / peer:.2f}×" if both and ours and peer else ""]
     ours_site, peer_site = mine.get("site_ms"), theirs.get("site_ms") if theirs else None
     cells.append(f"{_ms(ours_site)} / {_ms(peer_site)}" if ours_site or peer_site else "")
+    plain = r.get("plain_ms")
+    cells += [_ms(plain), f"{ours / plain:.2f}×" if plain and ours and mine["exact"] else ""]
     floor = peer_site / peer if theirs and theirs["exact"] and peer_site and peer else None
     cells.append("" if floor is None else f"{floor:.2f}×")
     req = (mine.get("requests"), theirs.get("requests") if theirs else None)
@@ -271,9 +292,9 @@ def _cells(r: dict[str, Any]) -> list[str]:
 def table(results: dict[str, Any]) -> str:
     """Markdown: one row per task, problems listed below."""
     lines = [
-        "| task | TabPilot ms | Playwright MCP ms | ratio | site ms TP / PW | floor | requests TP / PW "
-        "| over | bytes ÷ rows JSON TP / PW | script's own ms |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| task | TabPilot ms | Playwright MCP ms | ratio | site ms TP / PW | plain HTTP ms | ÷ plain "
+        "| floor | requests TP / PW | over | bytes ÷ rows JSON TP / PW | script's own ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     notes: list[str] = []
     for r in results["tasks"]:
@@ -290,7 +311,9 @@ SCENARIO = Scenario(
     "Each corpus task and the demo site's, TabPilot's one call against an expert's one "
     "`browser_run_code_unsafe` script, alternating, best of `--runs`. **ratio** TabPilot ÷ Playwright "
     "(both answers exact); **site** the app server's busy time during each fastest call (the union of its "
-    "requests' intervals); **floor** Playwright's site time ÷ Playwright's time, the best ratio a tool "
+    "requests' intervals); **plain HTTP** the same requests as TabPilot's fastest call, sent again from a "
+    "plain HTTP client in the order the call needed them (bench/sitetime.py), and **÷ plain** TabPilot's "
+    "time over it; **floor** Playwright's site time ÷ Playwright's time, the best ratio a tool "
     "making the same requests could reach; **over** TabPilot's time above its own site time, as a share "
     "of it (left out where the site's time is under a tenth of the call); **script's own** the expert "
     "script's run time measured inside Playwright.",

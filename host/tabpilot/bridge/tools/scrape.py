@@ -3,7 +3,8 @@
 The engine runs in the host: these actions pass the request on (`Scrape`), relay its progress to the
 MCP client, and shape failures: a scrape that ended in error is an is_error result that still carries
 its partial `data` and `metadata`; a refusal (`workflow_in_progress`) names the active workflow at the
-top level, as the scrape spec shows.
+top level, as the scrape spec shows. A finished result carries the answer and the evidence for it, not
+the run's own account unless asked (lean.py).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ...wire.messages import CancelJob, JobResult, Progress, Scrape
 from ...wire.scrape import REQUEST_TYPES, parse_request
 from .base import Call
 from .fromwire import from_union
+from .lean import Account, lean
 
 DEFAULT_WAIT_MS = 20_000
 MAX_WAIT_MS = 600_000
@@ -67,6 +69,11 @@ class Refused(TabPilotError):
 
 
 async def _run(call: Call, command: Scrape | JobResult, wait_ms: int) -> ScrapeResult:
+    if isinstance(command, Scrape):
+        full = command.request.options.telemetry is True
+    else:
+        full = Account.asked(command.correlation_id)
+
     async def relay(p: Progress) -> None:
         await call.progress(p.progress, p.total, p.message or None)
 
@@ -79,7 +86,9 @@ async def _run(call: Call, command: Scrape | JobResult, wait_ms: int) -> ScrapeR
         raise
     if value.get("status") == "error":
         raise ScrapeFailed(value)
-    return value
+    if full and value.get("status") == "running":
+        Account.remember(str(value.get("correlation_id")))
+    return cast(ScrapeResult, value if full else lean(value))
 
 
 WaitMs = Annotated[
@@ -97,7 +106,8 @@ SCRAPE = from_union(
     REQUEST_TYPES,
     "structured data from the page: operation extract (selector + schema, options.paginate/scroll), "
     "workflow (steps; record: true with a name stores it) or replay (workflow_id, override_params, params); "
-    "returns {status, correlation_id, data, metadata}, or status running + correlation_id after wait_ms; "
+    "returns {status, data, metadata} (the run's account: options.telemetry), or status running + "
+    "correlation_id after wait_ms; "
     "status partial: metadata.partial_because.hint names the option to pass. operation suggest (query?, "
     "css_selector?) returns call (the extract to send as is, paging included), candidates and a skeleton.",
     _scrape,
@@ -114,7 +124,7 @@ async def cancel(
     value = await call.send(CancelJob(id=0, correlation_id=correlation_id))
     if value.get("status") == "error":
         raise ScrapeFailed(value)
-    return value
+    return cast(ScrapeResult, value if Account.asked(correlation_id) else lean(value))
 
 
 async def command_result(
