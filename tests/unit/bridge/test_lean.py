@@ -14,7 +14,17 @@ from tests.unit.bridge.test_tools import WAIT_S, FakePool, client, payload
 
 pytestmark = pytest.mark.anyio
 
-ROWS = [{"code": f"ACC-{i}", "name": "Ada Lind", "country": "Norway", "balance": 12.5 * i} for i in range(41)]
+# The corpus's filtered list (flask-admin, country = Norway): 41 rows of five fields.
+ROWS = [
+    {
+        "code": f"ACC-{1000 + i}",
+        "name": "Ada Lind",
+        "country": "Norway",
+        "balance": 1234.5,
+        "active": "active: true",
+    }
+    for i in range(41)
+]
 WALK = {
     "status": "complete",
     "correlation_id": "corr-abc123abc123",
@@ -45,7 +55,9 @@ def _compact(value: Any) -> int:
 
 def test_a_finished_walk_keeps_its_rows_and_its_evidence_only() -> None:
     out = lean(WALK)
-    assert out == {"status": "complete", "data": ROWS, "metadata": {"complete_because": "next_disabled"}}
+    ids = {"correlation_id": WALK["correlation_id"], "extraction_id": WALK["extraction_id"]}
+    kept = {"complete_because": "next_disabled", "aggregate": "41 unique rows from 3 pages"}
+    assert out == {"status": "complete", **ids, "data": ROWS, "metadata": kept}
     assert _compact(out) <= 1.05 * _compact(ROWS)
 
 
@@ -65,7 +77,8 @@ def test_what_is_needed_to_trust_the_rows_stays() -> None:
     out = lean(result | {"data": [], "metadata": meta})
     kept = {k: v for k, v in meta.items() if k != "pages_scraped"}
     # The steps say how far a workflow got; the rows read beyond those returned, how much was cut.
-    assert out == {"status": "partial", "steps_completed": 2, "steps_total": 3, "data": [], "metadata": kept}
+    steps = {"correlation_id": "c", "steps_completed": 2, "steps_total": 3}
+    assert out == {"status": "partial", **steps, "data": [], "metadata": kept}
 
 
 def test_running_and_failed_results_are_left_whole() -> None:

@@ -1,12 +1,12 @@
 """What a finished scrape's result carries to the agent: the answer and what it needs to trust it.
 
 Every byte of a result is read by the model, on every call. So a finished result keeps its status, its
-data (and outputs), and the metadata that says whether the data is whole or why not — `complete_because`,
-`partial_because`, `more`, the detail pages' account (`follow`, `follow_errors`), warnings, truncation,
-the output schema's verdict, errors — and leaves out the run's own account: the counts the data already
-shows, timings, the URL, how it paged, the ids of the cached strategies, the correlation id of a job that
-is over, and the page telemetry. The agent asks for that account with `options.telemetry: true`;
-`tabpilot scrape FILE` keeps it always.
+data (and outputs), its ids (to fetch it again, to rerun its strategy), and the metadata that says
+whether the data is whole or why not — `complete_because`, `partial_because`, `more`, the detail pages'
+account (`follow`, `follow_errors`), warnings, truncation, the output schema's verdict, errors — and
+leaves out the run's own account: the counts the data already shows, timings, the URL, how it paged,
+each workflow step's strategy id, and the page telemetry. The agent asks for that account with
+`options.telemetry: true`; `tabpilot scrape FILE` keeps it always.
 """
 
 from __future__ import annotations
@@ -24,12 +24,11 @@ ACCOUNT = frozenset(
         "pagination_mode",
         "pagination_note",
         "pagination_stopped",
-        "aggregate",
         "extraction_ids",
         "telemetry",
     }
 )
-# A job in these states is over: its correlation id leads nowhere new.
+# A job in these states is over: its result is what it is.
 OVER = frozenset({"complete", "partial", "cancelled"})
 
 
@@ -58,7 +57,7 @@ def lean(result: dict[str, Any]) -> dict[str, Any]:
     whole (the agent needs the id, and every clue to a failure)."""
     if result.get("status") not in OVER:
         return result
-    out = {k: v for k, v in result.items() if k not in ("correlation_id", "extraction_id", "metadata")}
+    out = {k: v for k, v in result.items() if k != "metadata"}
     if out.get("status") == "complete" and out.get("steps_completed") == out.get("steps_total"):
         out.pop("steps_completed", None)
         out.pop("steps_total", None)
