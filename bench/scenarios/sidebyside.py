@@ -4,7 +4,7 @@ Alternating call by call, best of `--runs`: every task of the real-app corpus (t
 and the demo site's task (bench/demo_task.py): TabPilot's one natural call against Playwright MCP's
 fastest one call, an expert's hand-written `browser_run_code_unsafe` script (bench/realapps_playwright.py).
 Per task: both times and their ratio, whether each answer matched the ground truth, the bytes each
-returned against the compact JSON of the rows, and the script's own run time inside Playwright. The
+returned against the compact JSON of the rows in it, and the script's own run time inside Playwright. The
 apps and the demo site log every request they answer (tests/fixtures/realapps/sitelog.py), so each call
 also gets the site's own busy time (bench/sitetime.py) and its request count.
 """
@@ -17,7 +17,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from mcp import Client, StdioServerParameters
@@ -67,6 +67,7 @@ class Side:
     exact: bool = True
     problem: str | None = None
     bytes: int | None = None
+    rows_bytes: int | None = None  # the compact JSON of the rows it returned (its own fields: a link too)
     script_ms: list[float] = field(default_factory=list[float])
     windows: list[tuple[float, float]] = field(default_factory=list[tuple[float, float]])  # monotonic s
     site: list[SiteTime] = field(default_factory=list[SiteTime])
@@ -94,6 +95,7 @@ class Side:
             "exact": self.exact and bool(self.ms),
             "problem": self.problem,
             "bytes": self.bytes,
+            "rows_bytes": self.rows_bytes,
             "script_best_ms": round(min(self.script_ms), 1) if self.script_ms else None,
         }
         if self.site:
@@ -112,6 +114,11 @@ def _request(r: Request, since: float) -> dict[str, Any]:
     ms = round((r.start - since) * 1000, 1)
     took = round((r.end - r.start) * 1000, 1)
     return {"at_ms": ms, "ms": took, "method": r.method, "path": r.path, "status": r.status}
+
+
+def _compact(rows: Any) -> int:
+    """Bytes of the rows' compact JSON."""
+    return len(json.dumps(rows, separators=(",", ":"), ensure_ascii=False).encode())
 
 
 def _jobs(urls: dict[str, str], demo_url: str, chosen: list[tasks.Task], with_demo: bool) -> list[Job]:
@@ -178,6 +185,8 @@ async def _ours(client: Client, job: Job, side: Side) -> None:
         side.exact, side.problem = False, f"error: {exc}"
         return
     side.bytes = len(text.encode())
+    if isinstance(out, dict) and isinstance(out.get("data"), list):
+        side.rows_bytes = _compact(cast(dict[str, Any], out)["data"])
     if got != job.expected:
         side.exact, side.problem = False, "answer differs from the ground truth"
 
@@ -197,6 +206,7 @@ async def _theirs(client: Client, job: Job, side: Side) -> None:
         return
     side.script_ms.append(float(out["ms"]))
     side.bytes = len(text.encode())
+    side.rows_bytes = _compact(out["rows"])
     if out["rows"] != job.expected:
         side.exact, side.problem = False, "answer differs from the ground truth"
 
@@ -221,9 +231,7 @@ async def _series(
             row: dict[str, Any] = {"task": job.name, "tabpilot": mine.to_dict(True), "rows": rows}
             row["plain_ms"] = _plain(job, mine, runs)
             if isinstance(job.expected, list):
-                row["rows_json_bytes"] = len(
-                    json.dumps(job.expected, separators=(",", ":"), ensure_ascii=False).encode()
-                )
+                row["rows_json_bytes"] = _compact(job.expected)
             if playwright is not None and job.peer_call is not None:
                 row["playwright_mcp"] = theirs.to_dict(True)
             out.append(row)
@@ -282,9 +290,13 @@ def _cells(r: dict[str, Any]) -> list[str]:
     over = (ours - ours_site) / ours_site if telling and ours and ours_site else None
     cells.append("" if over is None else f"{over:+.0%}")
     rows_b = r.get("rows_json_bytes")
-    tp_b = f"{mine['bytes'] / rows_b:.3f}" if rows_b and mine["bytes"] else "–"
-    pw_b = f"{theirs['bytes'] / rows_b:.3f}" if rows_b and theirs and theirs["bytes"] else "–"
-    cells.append(f"{tp_b} / {pw_b}" if rows_b else "")
+
+    def share(side: dict[str, Any] | None) -> str:
+        # Against the rows that side returned (TabPilot's carry the fields it was asked for, a link too).
+        own = (side.get("rows_bytes") or rows_b) if side else None
+        return f"{side['bytes'] / own:.3f}" if side and own and side["bytes"] else "–"
+
+    cells.append(f"{share(mine)} / {share(theirs)}" if rows_b else "")
     cells.append(_ms(theirs["script_best_ms"]) if theirs else "")
     return cells
 
