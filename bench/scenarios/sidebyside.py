@@ -327,8 +327,9 @@ SCENARIO = Scenario(
     "plain HTTP client in the order the call needed them (bench/sitetime.py), and **÷ plain** TabPilot's "
     "time over it; **floor** Playwright's site time ÷ Playwright's time, the best ratio a tool "
     "making the same requests could reach; **over** TabPilot's time above its own site time, as a share "
-    "of it (left out where the site's time is under a tenth of the call); **script's own** the expert "
-    "script's run time measured inside Playwright.",
+    "of it (left out where the site's time is under a tenth of the call); **bytes** the whole answer ÷ "
+    "the compact JSON of the rows in it; **script's own** the expert script's run time measured inside "
+    "Playwright.",
     run,
     table,
 )
