@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.fixtures.realapps import data, tasks
+from tests.fixtures.realapps import data, fast_data, fast_tasks, tasks
 
 # Reads Roundup's index rows from `doc`, follows the Next link by fetching it.
 _ROUNDUP_PAGES = """
@@ -92,6 +92,36 @@ _GRID_ROWS = """
 """
 
 
+# The fast data browser: a list's rows, its `a[rel=next]` link fetched until there is none.
+_FAST_PAGES = """
+  const rows = [];
+  let doc = document;
+  for (;;) {
+    for (const tr of doc.querySelectorAll(ROWS)) {
+      const c = (n) => tr.querySelector("td." + n).textContent.trim();
+      rows.push(READ);
+    }
+    const next = doc.querySelector("nav.pager a[rel=next]");
+    if (!next) return rows;
+    doc = new DOMParser().parseFromString(await (await fetch(next.href)).text(), "text/html");
+  }
+"""
+_FAST_RECORD = (
+    "{id: Number(c('id')), sku: c('sku'), product: c('product'), price: Number(c('price')), "
+    "stock: Number(c('stock'))}"
+)
+_FAST_ORDER = "{id: Number(c('id')), customer: c('customer'), state: c('state'), total: Number(c('total'))}"
+# After the login: the first orders, every one's page fetched at once and read.
+_FAST_DETAILS = """
+  const links = [...document.querySelectorAll("table.orders tbody tr td.id a")].slice(0, LIMIT);
+  return Promise.all(links.map(async (a) => {
+    const doc = new DOMParser().parseFromString(await (await fetch(a.href)).text(), "text/html");
+    return {id: Number(a.textContent.trim()), city: doc.querySelector("dd.city").textContent.trim(),
+            items: Number(doc.querySelector("dd.items").textContent.trim())};
+  }));
+"""
+
+
 def _in_page(body: str) -> str:
     return f"return await page.evaluate(async () => {{{body}}});"
 
@@ -155,6 +185,29 @@ def _grid(url: str) -> str:
 }}"""
 
 
+def _fast_login(url: str) -> str:
+    return f"""
+  await page.goto({json.dumps(url + fast_tasks.LOGIN_PAGE.lstrip("/"))});
+  await page.fill("input[name=name]", {json.dumps(fast_data.USER)});
+  await page.fill("input[name=password]", {json.dumps(fast_data.PASSWORD)});
+  await Promise.all([page.waitForNavigation(), page.click("form button[type=submit]")]);"""
+
+
+def _fast_linked(url: str) -> str:
+    body = _FAST_PAGES.replace("ROWS", json.dumps(fast_tasks.ROWS)).replace("READ", _FAST_RECORD)
+    return f"async (page) => {{ {_in_page(body)} }}"
+
+
+def _fast_orders(url: str) -> str:
+    body = _FAST_PAGES.replace("ROWS", json.dumps(fast_tasks.ORDER_ROWS)).replace("READ", _FAST_ORDER)
+    return f"async (page) => {{ {_fast_login(url)}\n  {_in_page(body)} }}"
+
+
+def _fast_details(url: str) -> str:
+    body = _FAST_DETAILS.replace("LIMIT", str(fast_tasks.DETAILS))
+    return f"async (page) => {{ {_fast_login(url)}\n  {_in_page(body)} }}"
+
+
 SCRIPTS = {
     tasks.ROUNDUP.name: _roundup,
     tasks.ADMIN_ALL.name: _admin,
@@ -163,6 +216,9 @@ SCRIPTS = {
     tasks.DASH_ALL.name: _dash,
     tasks.DASH_FILTERED.name: _dash_filtered,
     tasks.AGGRID.name: _grid,
+    fast_tasks.LINKED.name: _fast_linked,
+    fast_tasks.LOGIN.name: _fast_orders,
+    fast_tasks.DETAILS_TASK.name: _fast_details,
 }
 
 

@@ -4,7 +4,7 @@ Alternating call by call, best of `--runs`: every task of the real-app corpus (t
 and the demo site's task (bench/demo_task.py): TabPilot's one natural call against Playwright MCP's
 fastest one call, an expert's hand-written `browser_run_code_unsafe` script (bench/realapps_playwright.py).
 Per task: both times and their ratio, whether each answer matched the ground truth, the bytes each
-returned against the compact JSON of the rows, and the script's own run time inside Playwright. The
+returned against the compact JSON of the rows in it, and the script's own run time inside Playwright. The
 apps and the demo site log every request they answer (tests/fixtures/realapps/sitelog.py), so each call
 also gets the site's own busy time (bench/sitetime.py) and its request count.
 """
@@ -17,10 +17,11 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
+from urllib.parse import urlsplit
 
 from mcp import Client, StdioServerParameters
-from tests.fixtures.realapps import sitelog, tasks
+from tests.fixtures.realapps import fast_tasks, sitelog, tasks
 from tests.fixtures.realapps.sitelog import Recording, Request
 
 from tabpilot.demo.server import serve
@@ -29,10 +30,12 @@ from .. import demo_task, harness, playwright_mcp
 from .. import realapps_playwright as pw
 from ..client import progress, spawn, text_of
 from ..session import CHROMIUM, Options, Session
-from ..sitetime import SiteTime
+from ..sitetime import SiteTime, plain_http
 from . import Scenario
 
 Call = tuple[str, dict[str, Any]]
+# What a plain HTTP client posts where a task logs in (the request log keeps no bodies).
+FORMS = {"fast": {"/login": fast_tasks.LOGIN_FORM}}
 # Wraps an expert's `async (page) => {...}` so that it also says how long it ran inside Playwright
 # (its sandbox has Date, not performance).
 _TIMED = (
@@ -53,6 +56,7 @@ class Job:
     expected: Any
     peer_setup: list[Call]
     peer_call: Call | None
+    forms: dict[str, dict[str, str]] = field(default_factory=dict[str, dict[str, str]])  # POST bodies
 
 
 @dataclass
@@ -63,6 +67,7 @@ class Side:
     exact: bool = True
     problem: str | None = None
     bytes: int | None = None
+    rows_bytes: int | None = None  # the compact JSON of the rows it returned (its own fields: a link too)
     script_ms: list[float] = field(default_factory=list[float])
     windows: list[tuple[float, float]] = field(default_factory=list[tuple[float, float]])  # monotonic s
     site: list[SiteTime] = field(default_factory=list[SiteTime])
@@ -90,6 +95,7 @@ class Side:
             "exact": self.exact and bool(self.ms),
             "problem": self.problem,
             "bytes": self.bytes,
+            "rows_bytes": self.rows_bytes,
             "script_best_ms": round(min(self.script_ms), 1) if self.script_ms else None,
         }
         if self.site:
@@ -110,6 +116,11 @@ def _request(r: Request, since: float) -> dict[str, Any]:
     return {"at_ms": ms, "ms": took, "method": r.method, "path": r.path, "status": r.status}
 
 
+def _compact(rows: Any) -> int:
+    """Bytes of the rows' compact JSON."""
+    return len(json.dumps(rows, separators=(",", ":"), ensure_ascii=False).encode())
+
+
 def _jobs(urls: dict[str, str], demo_url: str, chosen: list[tasks.Task], with_demo: bool) -> list[Job]:
     jobs: list[Job] = []
     for task in chosen:
@@ -125,6 +136,7 @@ def _jobs(urls: dict[str, str], demo_url: str, chosen: list[tasks.Task], with_de
                 task.expected(),
                 pw.setup(task, url),
                 peer,
+                FORMS.get(task.app, {}),
             )
         )
     if not with_demo:
@@ -173,6 +185,8 @@ async def _ours(client: Client, job: Job, side: Side) -> None:
         side.exact, side.problem = False, f"error: {exc}"
         return
     side.bytes = len(text.encode())
+    if isinstance(out, dict) and isinstance(out.get("data"), list):
+        side.rows_bytes = _compact(cast(dict[str, Any], out)["data"])
     if got != job.expected:
         side.exact, side.problem = False, "answer differs from the ground truth"
 
@@ -192,6 +206,7 @@ async def _theirs(client: Client, job: Job, side: Side) -> None:
         return
     side.script_ms.append(float(out["ms"]))
     side.bytes = len(text.encode())
+    side.rows_bytes = _compact(out["rows"])
     if out["rows"] != job.expected:
         side.exact, side.problem = False, "answer differs from the ground truth"
 
@@ -214,19 +229,30 @@ async def _series(
             theirs.read_site(recording)
             rows = len(job.expected) if isinstance(job.expected, list) else None
             row: dict[str, Any] = {"task": job.name, "tabpilot": mine.to_dict(True), "rows": rows}
+            row["plain_ms"] = _plain(job, mine, runs)
             if isinstance(job.expected, list):
-                row["rows_json_bytes"] = len(
-                    json.dumps(job.expected, separators=(",", ":"), ensure_ascii=False).encode()
-                )
+                row["rows_json_bytes"] = _compact(job.expected)
             if playwright is not None and job.peer_call is not None:
                 row["playwright_mcp"] = theirs.to_dict(True)
             out.append(row)
     return out
 
 
+def _plain(job: Job, side: Side, runs: int) -> float | None:
+    """Plain HTTP's time for the requests of TabPilot's fastest run (None: a POST whose form is unknown,
+    or no log)."""
+    if not side.ms or not side.requests:
+        return None
+    requests = side.requests[side.ms.index(min(side.ms))]
+    if not requests or any(r.method == "POST" and r.path.split("?")[0] not in job.forms for r in requests):
+        return None
+    parts = urlsplit(job.url)
+    return round(plain_http(f"{parts.scheme}://{parts.netloc}", requests, job.forms, runs), 1)
+
+
 def run(s: Session, o: Options) -> dict[str, Any]:
     """Start the apps (a smoke run: the demo site alone), the demo site and Playwright MCP; run the tasks."""
-    chosen = [] if o.smoke else tasks.PASSING
+    chosen = [] if o.smoke else [*tasks.PASSING, *fast_tasks.TASKS]
     with contextlib.ExitStack() as stack:
         log = s.root / "sidebyside-requests.jsonl"
         urls = harness.start_apps(stack, chosen, log)
@@ -245,13 +271,16 @@ def _ms(value: float | None) -> str:
 
 
 def _cells(r: dict[str, Any]) -> list[str]:
-    """task, TabPilot, Playwright, ratio, site TP / PW, floor, req TP / PW, over, B/rows TP / PW, script."""
+    """task, TabPilot, Playwright, ratio, site TP / PW, plain, ÷ plain, floor, req TP / PW, over,
+    B/rows TP / PW, script."""
     mine, theirs = r["tabpilot"], r.get("playwright_mcp")
     both = bool(theirs and mine["exact"] and theirs["exact"] and mine["best_ms"] and theirs["best_ms"])
     ours, peer = mine["best_ms"], theirs["best_ms"] if theirs else None
     cells = [r["task"], _ms(ours), _ms(peer), f"{ours / peer:.2f}×" if both and ours and peer else ""]
     ours_site, peer_site = mine.get("site_ms"), theirs.get("site_ms") if theirs else None
     cells.append(f"{_ms(ours_site)} / {_ms(peer_site)}" if ours_site or peer_site else "")
+    plain = r.get("plain_ms")
+    cells += [_ms(plain), f"{ours / plain:.2f}×" if plain and ours and mine["exact"] else ""]
     floor = peer_site / peer if theirs and theirs["exact"] and peer_site and peer else None
     cells.append("" if floor is None else f"{floor:.2f}×")
     req = (mine.get("requests"), theirs.get("requests") if theirs else None)
@@ -261,9 +290,13 @@ def _cells(r: dict[str, Any]) -> list[str]:
     over = (ours - ours_site) / ours_site if telling and ours and ours_site else None
     cells.append("" if over is None else f"{over:+.0%}")
     rows_b = r.get("rows_json_bytes")
-    tp_b = f"{mine['bytes'] / rows_b:.3f}" if rows_b and mine["bytes"] else "–"
-    pw_b = f"{theirs['bytes'] / rows_b:.3f}" if rows_b and theirs and theirs["bytes"] else "–"
-    cells.append(f"{tp_b} / {pw_b}" if rows_b else "")
+
+    def share(side: dict[str, Any] | None) -> str:
+        # Against the rows that side returned (TabPilot's carry the fields it was asked for, a link too).
+        own = (side.get("rows_bytes") or rows_b) if side else None
+        return f"{side['bytes'] / own:.3f}" if side and own and side["bytes"] else "–"
+
+    cells.append(f"{share(mine)} / {share(theirs)}" if rows_b else "")
     cells.append(_ms(theirs["script_best_ms"]) if theirs else "")
     return cells
 
@@ -271,9 +304,9 @@ def _cells(r: dict[str, Any]) -> list[str]:
 def table(results: dict[str, Any]) -> str:
     """Markdown: one row per task, problems listed below."""
     lines = [
-        "| task | TabPilot ms | Playwright MCP ms | ratio | site ms TP / PW | floor | requests TP / PW "
-        "| over | bytes ÷ rows JSON TP / PW | script's own ms |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| task | TabPilot ms | Playwright MCP ms | ratio | site ms TP / PW | plain HTTP ms | ÷ plain "
+        "| floor | requests TP / PW | over | bytes ÷ rows JSON TP / PW | script's own ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     notes: list[str] = []
     for r in results["tasks"]:
@@ -290,10 +323,13 @@ SCENARIO = Scenario(
     "Each corpus task and the demo site's, TabPilot's one call against an expert's one "
     "`browser_run_code_unsafe` script, alternating, best of `--runs`. **ratio** TabPilot ÷ Playwright "
     "(both answers exact); **site** the app server's busy time during each fastest call (the union of its "
-    "requests' intervals); **floor** Playwright's site time ÷ Playwright's time, the best ratio a tool "
+    "requests' intervals); **plain HTTP** the same requests as TabPilot's fastest call, sent again from a "
+    "plain HTTP client in the order the call needed them (bench/sitetime.py), and **÷ plain** TabPilot's "
+    "time over it; **floor** Playwright's site time ÷ Playwright's time, the best ratio a tool "
     "making the same requests could reach; **over** TabPilot's time above its own site time, as a share "
-    "of it (left out where the site's time is under a tenth of the call); **script's own** the expert "
-    "script's run time measured inside Playwright.",
+    "of it (left out where the site's time is under a tenth of the call); **bytes** the whole answer ÷ "
+    "the compact JSON of the rows in it; **script's own** the expert script's run time measured inside "
+    "Playwright.",
     run,
     table,
 )

@@ -73,7 +73,7 @@ async def test_rows_from_a_script_and_the_css_selector_root(
 ) -> None:
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site}/{page}")
-        out = await extract(client, ROWS, css_selector="#prices")
+        out = await extract(client, ROWS, css_selector="#prices", options={"telemetry": True})
         assert out["data"] == PRICES
         meta = out["metadata"]
         assert meta["rows_extracted"] == 3 and meta["pages_scraped"] == 1 and meta["redacted"] == 0

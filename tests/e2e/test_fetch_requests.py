@@ -84,7 +84,7 @@ async def _walk(
             operation="extract",
             selector=ROWS,
             schema=SCHEMA,
-            options={"paginate": {"next_selector": "a.next", "max_pages": 20}},
+            options={"paginate": {"next_selector": "a.next", "max_pages": 20}, "telemetry": True},
         )
     assert out["metadata"]["pagination_mode"] == "fetch", out["metadata"]
     return out, {k: v for k, v in site.asked.items() if k.startswith(f"/{name}?")}

@@ -64,7 +64,7 @@ async def test_script_made_secrets_page_by_rendering(client: Any, pages: Logged)
         operation="extract",
         selector="tr",
         schema=SCHEMA,
-        options={"paginate": PAGINATE},
+        options={"paginate": PAGINATE, "telemetry": True},
     )
     assert [r["n"] for r in out["data"]] == ["N1", "N2", "N3"], out
     assert [r["late"] for r in out["data"][1:]] == ["[REDACTED]", "[REDACTED]"], out
@@ -96,7 +96,7 @@ async def test_a_signed_next_link_stays_out_of_the_stop_detail(client: Any, page
         operation="extract",
         selector="tr",
         schema={"n": ".n"},
-        options={"paginate": PAGINATE},
+        options={"paginate": PAGINATE, "telemetry": True},
     )
     assert "SIGSECRET123" not in json.dumps(out), out
     assert out["metadata"].get("pagination_stopped"), out

@@ -27,7 +27,10 @@ async def test_a_hidden_end_marker_is_not_the_end_and_a_feed_ends_on_its_own_qui
             operation="extract",
             selector=".posts .post",
             schema={"id": ".post-id"},
-            options={"scroll": {"max_scrolls": 30, "until_selector": ".infinite-scroll-last"}},
+            options={
+                "scroll": {"max_scrolls": 30, "until_selector": ".infinite-scroll-last"},
+                "telemetry": True,
+            },
         )
         assert [r["id"] for r in marked["data"]] == POSTS
         assert marked["metadata"]["pagination_stopped"]["reason"] == "end_marker"
@@ -43,7 +46,7 @@ async def test_a_hidden_end_marker_is_not_the_end_and_a_feed_ends_on_its_own_qui
             operation="extract",
             selector=".posts .post",
             schema={"id": ".post-id"},
-            options={"scroll": {"max_scrolls": 30}},
+            options={"scroll": {"max_scrolls": 30}, "telemetry": True},
         )
         assert [r["id"] for r in quiet["data"]] == POSTS
         stop = quiet["metadata"]["pagination_stopped"]
@@ -63,7 +66,10 @@ async def test_a_next_link_to_a_json_export_stops_with_not_html_and_a_warning(
             operation="extract",
             selector="table.records tbody tr",
             schema={"id": ".id", "name": ".name"},
-            options={"paginate": {"next_selector": "a[href*='_next=']", "max_pages": 25, "delay_ms": 0}},
+            options={
+                "paginate": {"next_selector": "a[href*='_next=']", "max_pages": 25, "delay_ms": 0},
+                "telemetry": True,
+            },
         )
         assert [r["id"] for r in out["data"]] == ["R-1", "R-2", "R-3", "R-4"]
         stop = out["metadata"]["pagination_stopped"]
@@ -80,7 +86,10 @@ async def test_a_next_link_to_a_json_export_stops_with_not_html_and_a_warning(
             operation="extract",
             selector="table.records tbody tr",
             schema={"id": ".id"},
-            options={"paginate": {"next_selector": ".pager a", "max_pages": 25, "delay_ms": 0}},
+            options={
+                "paginate": {"next_selector": ".pager a", "max_pages": 25, "delay_ms": 0},
+                "telemetry": True,
+            },
         )
         assert [r["id"] for r in out["data"]] == ["R-1", "R-2", "R-3", "R-4", "R-5"]
         assert out["metadata"]["pagination_stopped"] == {

@@ -36,7 +36,11 @@ async def test_a_next_that_never_redraws_keeps_the_rows_and_says_unchanged(
             operation="extract",
             selector="table.grid tbody tr",
             schema={"v": ".v"},
-            options={"paginate": {"next_selector": "#next", "max_pages": 5}, "timeout_ms": 1_500},
+            options={
+                "paginate": {"next_selector": "#next", "max_pages": 5},
+                "timeout_ms": 1_500,
+                "telemetry": True,
+            },
         )
     assert [r["v"] for r in out["data"]] == ["f1", "f2", "f3"]
     stop = out["metadata"]["pagination_stopped"]
@@ -57,7 +61,11 @@ async def test_a_feed_ends_on_its_own_end_notice_without_waiting_for_quiet(
             client,
             operation="extract",
             **FEED,
-            options={"scroll": {"max_scrolls": 30, "quiet_ms": 60_000}, "timeout_ms": 8_000},
+            options={
+                "scroll": {"max_scrolls": 30, "quiet_ms": 60_000},
+                "timeout_ms": 8_000,
+                "telemetry": True,
+            },
         )
     assert [r["id"] for r in out["data"]] == POSTS
     stop = out["metadata"]["pagination_stopped"]
@@ -75,7 +83,9 @@ async def test_a_slow_batch_is_waited_for(pilot_on: None, env: dict[str, str], s
             action="navigate",
             url=f"{site.url}/realfix/feed.html?slow_batch=4&slow_ms=1500",
         )
-        out = await scrape(client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}})
+        out = await scrape(
+            client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}, "telemetry": True}
+        )
     assert [r["id"] for r in out["data"]] == POSTS
     assert out["metadata"]["pagination_stopped"]["reason"] == "end_marker"
 
@@ -85,7 +95,9 @@ async def test_a_feed_without_an_end_notice_ends_on_the_loaders_quiet(
 ) -> None:
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html?no_end=1")
-        out = await scrape(client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}})
+        out = await scrape(
+            client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}, "telemetry": True}
+        )
     assert [r["id"] for r in out["data"]] == POSTS
     stop = out["metadata"]["pagination_stopped"]
     assert (stop["reason"], stop["page"]) == ("unchanged", 10), stop

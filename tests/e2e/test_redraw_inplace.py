@@ -44,7 +44,7 @@ async def test_every_page_is_read_whole_and_redacted(
             operation="extract",
             selector=GRID,
             schema={"v": ".v"},
-            options={"paginate": {"next_selector": "#next", "max_pages": 10}},
+            options={"paginate": {"next_selector": "#next", "max_pages": 10}, "telemetry": True},
         )
     assert [r["v"] for r in out["data"]] == ROWS
     meta = out["metadata"]

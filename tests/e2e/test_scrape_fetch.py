@@ -101,7 +101,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 async def _extract(client: object, url: str, schema: dict[str, str] = SCHEMA) -> dict[str, object]:
     await call(client, "interact", action="navigate", url=url)  # type: ignore[arg-type]
-    return {"operation": "extract", "selector": ROWS, "schema": schema, "options": {"paginate": NEXT}}
+    # With the run's account (how it paged, where the tab ended), which the tests read.
+    return {
+        "operation": "extract",
+        "selector": ROWS,
+        "schema": schema,
+        "options": {"paginate": NEXT, "telemetry": True},
+    }
 
 
 async def test_rows_drawn_by_a_script_are_read_in_the_tab(
@@ -184,7 +190,7 @@ async def test_a_get_form_s_next_button_is_fetched_too(
             operation="extract",
             selector=ROWS,
             schema=SCHEMA,
-            options={"paginate": {"next_selector": "button.next"}},
+            options={"paginate": {"next_selector": "button.next"}, "telemetry": True},
         )
     assert [r["key"] for r in out["data"]] == ["F-1", "F-2", "F-3"]
     assert out["metadata"]["pagination_mode"] == "fetch", out["metadata"]

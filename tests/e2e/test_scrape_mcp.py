@@ -26,7 +26,10 @@ async def test_in_place_next_and_infinite_scroll(pilot_on: None, env: dict[str, 
             operation="extract",
             selector="table.grid tbody tr",
             schema={"v": ".v"},
-            options={"paginate": {"next_selector": "#next", "max_pages": 10, "delay_ms": 0}},
+            options={
+                "paginate": {"next_selector": "#next", "max_pages": 10, "delay_ms": 0},
+                "telemetry": True,
+            },
         )
         assert [r["v"] for r in out["data"]] == [f"r{i}" for i in range(1, 8)]
         assert out["metadata"]["pages_scraped"] == 3 and out["metadata"]["rows_extracted"] == 7
@@ -61,7 +64,10 @@ async def test_link_pagination_behind_a_login(
             operation="extract",
             selector="table.ledger tbody tr",
             schema={"key": ".key", "name": ".name", "amount": ".amount | number"},
-            options={"paginate": {"next_selector": "a.next", "max_pages": 10, "delay_ms": 0}},
+            options={
+                "paginate": {"next_selector": "a.next", "max_pages": 10, "delay_ms": 0},
+                "telemetry": True,
+            },
         )
         assert [r["key"] for r in out["data"]] == [f"K-{i}" for i in range(1, 9)]
         assert out["data"][6] == {"key": "K-7", "name": "Person 7", "amount": 7000.5}
@@ -115,7 +121,7 @@ async def test_nothing_matched_bad_selectors_and_big_results(
     async with mcp_client(env) as client:
         await call(client, "interact", action="navigate", url=f"{site.url}/scrape/cards.html")
         empty = await scrape(client, operation="extract", selector="table.none tr", schema={"x": "td"})
-        assert empty["data"] == [] and empty["metadata"]["rows_extracted"] == 0
+        assert empty["status"] == "complete" and empty["data"] == []
 
         bad = await scrape_error(client, operation="extract", selector="article[", schema={"x": "a"})
         assert bad["error"] == ErrorCode.INVALID_SELECTOR

@@ -117,7 +117,7 @@ async def test_a_next_selector_that_misses_while_the_pager_goes_on_is_partial(
 
 
 async def test_in_the_tab_the_hint_names_the_control_that_leads_on(client: Client, site: Site) -> None:
-    out = await _walk(client, f"{site.url}/drawn-1.html")
+    out = await _walk(client, f"{site.url}/drawn-1.html", telemetry=True)
     assert out["metadata"]["pagination_mode"] == "navigate", out["metadata"]
     assert _keys_of(out) == _keys("drawn", 1) + _keys("drawn", 2)
     why = out["metadata"]["partial_because"]

@@ -130,7 +130,10 @@ async def test_query_words_css_selector_and_secrets(pilot_on: None, env: dict[st
             operation="extract",
             selector=top["selector"],
             schema=top["schema"],
-            options={"paginate": {"next_selector": top["next_selector"], "max_pages": 2, "delay_ms": 0}},
+            options={
+                "paginate": {"next_selector": top["next_selector"], "max_pages": 2, "delay_ms": 0},
+                "telemetry": True,  # the run's account: pages_scraped
+            },
         )
         assert len(paged["data"]) == 24 and paged["metadata"]["pages_scraped"] == 2
 

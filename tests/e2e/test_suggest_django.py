@@ -132,7 +132,9 @@ async def test_suggest_proposes_the_link_after_this_page(
         options = proposal["call"]["options"]["paginate"]
         assert options["next_selector"] == "p.paginator > span.this-page + a", options
         assert options["max_pages"] >= 12 and set(expected()[0]) <= set(proposal["call"]["schema"])
-        out = await call(client, "interact", **proposal["call"])
+        # As proposed, asking for the run's account too (pages_scraped).
+        asked = proposal["call"] | {"options": proposal["call"]["options"] | {"telemetry": True}}
+        out = await call(client, "interact", **asked)
     assert out["status"] == "complete", out["metadata"]
     # From any page, the pager itself says where the list ends (on the last page, this-page is its last
     # number and no link follows it).

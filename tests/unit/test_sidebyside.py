@@ -28,11 +28,23 @@ def test_site_columns_come_from_the_fastest_run() -> None:
     assert mine["request_log"] == [{"at_ms": 10.0, "ms": 40.0, "method": "GET", "path": "/p", "status": 200}]
     theirs = _side([1000, 1200], [(600, 13), (650, 13)])
     assert "request_log" not in theirs
-    table = sidebyside.table(_results([{"task": "linked pages", "tabpilot": mine, "playwright_mcp": theirs}]))
+    task = {"task": "linked pages", "tabpilot": mine, "playwright_mcp": theirs, "plain_ms": 240.0}
+    table = sidebyside.table(_results([task]))
     row = [cell.strip() for cell in table.splitlines()[2].strip("|").split("|")]
-    # TabPilot 600, Playwright 1,000, ratio 0.60; site 400 / 600; floor 600 / 1000; 13 / 13 requests; over
-    # (600 - 400) / 400.
-    assert row[:8] == ["linked pages", "600", "1,000", "0.60×", "400 / 600", "0.60×", "13 / 13", "+50%"]
+    # TabPilot 600, Playwright 1,000, ratio 0.60; site 400 / 600; plain HTTP 240, 600 / 240; floor
+    # 600 / 1000; 13 / 13 requests; over (600 - 400) / 400.
+    assert row[:10] == [
+        "linked pages",
+        "600",
+        "1,000",
+        "0.60×",
+        "400 / 600",
+        "240",
+        "2.50×",
+        "0.60×",
+        "13 / 13",
+        "+50%",
+    ]
 
 
 def test_no_floor_when_playwright_was_wrong() -> None:
@@ -41,5 +53,6 @@ def test_no_floor_when_playwright_was_wrong() -> None:
     theirs["exact"] = False
     table = sidebyside.table(_results([{"task": "t", "tabpilot": mine, "playwright_mcp": theirs}]))
     row = [cell.strip() for cell in table.splitlines()[2].strip("|").split("|")]
-    assert row[3] == "" and row[5] == "", "no ratio and no floor from a wrong answer"
-    assert row[7] == "+50%", "TabPilot's own over still shows"
+    assert row[3] == "" and row[7] == "", "no ratio and no floor from a wrong answer"
+    assert row[5] == row[6] == "", "no plain HTTP time measured"
+    assert row[9] == "+50%", "TabPilot's own over still shows"

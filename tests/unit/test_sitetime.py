@@ -8,10 +8,10 @@ import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
-from bench.sitetime import SiteTime, union_length
+from bench.sitetime import SiteTime, plain_http, union_length
 
 from tabpilot.demo.server import loopback
 from tests.fixtures.realapps import sitelog
@@ -108,3 +108,52 @@ def test_http_handler_logs_each_request(tmp_path: Path) -> None:
             urllib.request.urlopen(url + "/missing", timeout=10)
     got = sorted((r.path, r.status, r.method) for r in Recording(log).requests())
     assert got == [("/a?b=1", 200, "GET"), ("/missing", 404, "GET")]
+
+
+class _Session(BaseHTTPRequestHandler):
+    """A login (POST /login with the right form sets a cookie) and a page answering 200 only with it;
+    every request seen is kept, in order, with its cookie."""
+
+    protocol_version = "HTTP/1.1"
+    seen: ClassVar[list[tuple[str, str, str]]] = []
+
+    def _answer(self, status: int, cookie: str | None = None) -> None:
+        self.seen.append((self.command, self.path, self.headers.get("Cookie") or ""))
+        self.send_response(status)
+        if cookie:
+            self.send_header("Set-Cookie", cookie)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        self._answer(200 if self.headers.get("Cookie") == "sid=s1" else 403)
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._answer(303, "sid=s1; Path=/; HttpOnly" if body == b"name=ada&pw=x" else None)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _logged(method: str, path: str, start: float, end: float) -> Request:
+    return Request(start=start, end=end, method=method, path=path, status=200)
+
+
+def test_plain_http_replays_the_calls_requests_with_its_login() -> None:
+    _Session.seen = []
+    # The login, then two pages that were in flight together, then one that came after both.
+    log = [
+        _logged("POST", "/login", 0.0, 0.1),
+        _logged("GET", "/a", 0.2, 0.5),
+        _logged("GET", "/b", 0.3, 0.4),
+        _logged("GET", "/c?page=2", 0.6, 0.7),
+    ]
+    with loopback(_Session, join=True) as url:
+        ms = plain_http(url, log, {"/login": {"name": "ada", "pw": "x"}}, runs=2)
+    assert ms > 0
+    first = _Session.seen[:4]
+    assert first[0] == ("POST", "/login", "")
+    assert {p for _, p, _ in first[1:3]} == {"/a", "/b"} and first[3][1] == "/c?page=2"
+    assert all(cookie == "sid=s1" for _, _, cookie in first[1:])  # the login's cookie went along
+    assert len(_Session.seen) == 8  # two runs

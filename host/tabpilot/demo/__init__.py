@@ -140,18 +140,22 @@ async def _drive(url: str, profile: str) -> dict[str, Any]:
             return out, (time.perf_counter() - started) * 1000
 
         secret = {"password": DEMO_PASSWORD}
+        # The report gives the pages and the engine's time: the run's account, asked for with telemetry.
         recorded, record_ms = await timed(
             operation="workflow",
             name="acme_issues",
             record=True,
             steps=workflow(url),
             params=secret,
-            options={"delay_ms": 0},
+            options={"delay_ms": 0, "telemetry": True},
         )
         # Signed out again: the replay has to sign in by itself, as a cron job next morning would.
         await call("interact", action="navigate", url=f"{url}/logout")
         replayed, replay_ms = await timed(
-            operation="replay", workflow_id=recorded["workflow_id"], params=secret
+            operation="replay",
+            workflow_id=recorded["workflow_id"],
+            params=secret,
+            options={"telemetry": True},
         )
         return {
             "workflow_id": recorded["workflow_id"],

@@ -27,10 +27,13 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+import msgspec
+
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.messages import Command, ExtractTab, FetchExtract, FieldPlan, ReleaseTabs
 from ..wire.replies import ExtractTabReply, FetchExtractReply, FieldWarning, Reply, decode_reply
 from ..wire.scrape import Follow
+from . import inflight
 from .context import Context
 from .paging import policy
 
@@ -223,6 +226,16 @@ class DetailReader:
         state = self.ctx.state
         url, first = state.url, state.first_url
         try:
+            try:
+                return decode_reply(cls, await self.ctx.call(command, self.timeout_ms))
+            except TabPilotError as exc:
+                if not inflight.transient(exc):
+                    raise
+            # A server error or a dropped connection is tried once more (in a fresh tab: a failed read
+            # closed its own) before it costs the row; follow's pace learns of it from `retried`.
+            self.info["retried"] = self.info.get("retried", 0) + 1
+            if isinstance(command, ExtractTab):
+                command = msgspec.structs.replace(command, reuse_tab_id=None)
             return decode_reply(cls, await self.ctx.call(command, self.timeout_ms))
         finally:
             state.url, state.first_url = url, first

@@ -1,9 +1,11 @@
 """`follow`: open each row's link (a detail page) and merge the fields read there into the row.
 
 Each detail page is fetched and parsed in the list's page, or rendered in a background tab that is
-never activated (engine/detail.py says which, and when), at most `concurrency` at once; redaction and
-the site scope apply either way. A page that fails leaves its row with the list's fields and an entry in
-`metadata.follow_errors`; a detail page that lands on a login page stops following (the session is
+never activated (engine/detail.py says which, and when), at most `concurrency` at once and fewer when
+the site answers slower with more in flight (engine/inflight.py); redaction and the site scope apply
+either way. A server error or a dropped connection is tried once more (`metadata.follow.retried`). A
+page that fails leaves its row with the list's fields and an entry in `metadata.follow_errors`; a
+detail page that lands on a login page stops following (the session is
 gone: every later one would too) and says so in `metadata.follow.stopped`.
 
 `where` and `limit` apply to the list's fields, before following: only the rows kept are opened.
@@ -21,6 +23,7 @@ from ..wire.scrape import Follow
 from .context import Context, obj
 from .convert import Conversions
 from .detail import DetailReader
+from .inflight import Inflight
 from .schema import parse_schema
 from .urls import is_login_redirect
 
@@ -41,6 +44,7 @@ PER_ROW = frozenset(
     }
 )
 MAX_ERRORS = 100  # entries kept in metadata.follow_errors (the count is follow.failed)
+PACE_START = 2  # detail pages in flight once the mode is chosen, before the site's answers say more
 
 
 def check(spec: Follow, row_fields: list[str]) -> None:
@@ -122,7 +126,11 @@ async def _each(
 ) -> None:
     info = reader.info
     base = ctx.state.rows  # row numbers in follow_errors are indexes into `data`
-    gate = asyncio.Semaphore(spec.concurrency)
+    # While the first page is checked, the next ones are fetched as the ceiling lets in (detail.py); once
+    # the mode is chosen, the pace starts again from two and follows the site's answers.
+    gate = Inflight(spec.concurrency)
+    loop = asyncio.get_running_loop()
+    paced: list[bool] = []  # the pace was restarted once the mode was chosen
 
     async def one(i: int, row: dict[str, Any]) -> None:
         url = _url(row.get(spec.field), ctx.state.url)
@@ -131,7 +139,12 @@ async def _each(
             why = f"{spec.field} holds {show(str(value)) if value is not None else 'nothing'}, not a link"
             _fail(ctx, base + i, None, str(ErrorCode.ELEMENT_NOT_FOUND), why)
             return
-        async with gate:
+        started_round = await gate.acquire()
+        # Only a read of a decided mode measures the site: the check reads twice, and the pages fetched
+        # while it runs wait for it.
+        decided, retried, started = info.get("mode") is not None, info.get("retried", 0), loop.time()
+        took: float | None = None
+        try:
             if info.get("stopped"):
                 return
             try:
@@ -141,6 +154,12 @@ async def _each(
                     raise
                 _fail(ctx, base + i, url, str(exc.code), exc.message)
                 return
+            took = loop.time() - started if decided else None
+            if not decided and not paced and info.get("mode") is not None:
+                paced.append(True)
+                gate.restart(PACE_START)
+        finally:
+            await gate.release(started_round, took, failed=info.get("retried", 0) > retried)
         if answer is None:
             return  # following stopped while this page waited
         landed = answer.landed

@@ -94,7 +94,9 @@ class Options(Struct, forbid_unknown_fields=True):
     virtual: bool | None = None
     delay_ms: Ms = 0
     max_bytes: Annotated[int, Meta(ge=1_000, le=MAX_BYTES)] = DEFAULT_INLINE_BYTES
-    telemetry: bool | None = None  # summarise page errors and requests (default: all but 1-page extracts)
+    # Summarise page errors and requests (default: all but 1-page extracts; over MCP only when asked, and
+    # then with the run's whole account: bridge/tools/lean.py).
+    telemetry: bool | None = None
 
 
 class Follow(Struct, forbid_unknown_fields=True, omit_defaults=True):

@@ -18,7 +18,9 @@ async def test_every_row_across_in_place_pages(
     pilot_on: None, env: dict[str, str], dash_url: str, task: tasks.Task, pages: int
 ) -> None:
     async with mcp_client(env) as client:
-        out = await tasks.run(task, dash_url, lambda tool, args: call(client, tool, **args))
+        out = await tasks.run(
+            task, dash_url, tasks.with_account(lambda tool, args: call(client, tool, **args))
+        )
     assert out["status"] == "complete", out
     assert task.answer(out) == task.expected()
     assert out["metadata"]["pages_scraped"] == pages

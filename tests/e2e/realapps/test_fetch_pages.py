@@ -27,7 +27,7 @@ async def test_linked_pages_are_fetched_not_rendered(
 ) -> None:
     url = request.getfixturevalue(f"{task.app}_url")
     async with mcp_client(env) as client:
-        out = await tasks.run(task, url, lambda tool, args: call(client, tool, **args))
+        out = await tasks.run(task, url, tasks.with_account(lambda tool, args: call(client, tool, **args)))
         tab = await call(client, "observe", what="tabs")
     assert out["status"] == "complete", out
     assert task.answer(out) == task.expected()

@@ -20,7 +20,9 @@ async def test_every_row_of_a_model_list(
     pilot_on: None, env: dict[str, str], flask_admin_url: str, task: tasks.Task, pages: int
 ) -> None:
     async with mcp_client(env) as client:
-        out = await tasks.run(task, flask_admin_url, lambda tool, args: call(client, tool, **args))
+        out = await tasks.run(
+            task, flask_admin_url, tasks.with_account(lambda tool, args: call(client, tool, **args))
+        )
     assert out["status"] == "complete", out
     assert task.answer(out) == task.expected()
     assert out["metadata"]["pages_scraped"] == pages

@@ -28,7 +28,9 @@ async def test_flask_admin_rows_across_pages_each_from_its_edit_form(
 ) -> None:
     task = follow_tasks.ADMIN_FOLLOW
     async with mcp_client(env) as client:
-        out = await tasks.run(task, flask_admin_url, lambda tool, args: call(client, tool, **args))
+        out = await tasks.run(
+            task, flask_admin_url, tasks.with_account(lambda tool, args: call(client, tool, **args))
+        )
     # options.limit stops the walk on page 2 of 12: the rows asked for, and partial, since the list goes on.
     assert out["status"] == "partial" and out["metadata"]["partial_because"]["reason"] == "limit", out
     assert task.answer(out) == task.expected()

@@ -32,7 +32,7 @@ async def test_why_pagination_stopped(
 ) -> None:
     url = request.getfixturevalue(f"{task.app}_url")
     async with mcp_client(env) as client:
-        out = await tasks.run(task, url, lambda tool, args: call(client, tool, **args))
+        out = await tasks.run(task, url, tasks.with_account(lambda tool, args: call(client, tool, **args)))
     assert task.answer(out) == task.expected()
     stopped = out["metadata"]["pagination_stopped"]
     assert (stopped["reason"], stopped["page"]) == (reason, page), stopped

@@ -3,7 +3,8 @@
 The engine runs in the host: these actions pass the request on (`Scrape`), relay its progress to the
 MCP client, and shape failures: a scrape that ended in error is an is_error result that still carries
 its partial `data` and `metadata`; a refusal (`workflow_in_progress`) names the active workflow at the
-top level, as the scrape spec shows.
+top level, as the scrape spec shows. A finished result carries the answer and the evidence for it, not
+the run's own account unless asked (lean.py).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ...wire.messages import CancelJob, JobResult, Progress, Scrape
 from ...wire.scrape import REQUEST_TYPES, parse_request
 from .base import Call
 from .fromwire import from_union
+from .lean import Account, lean
 
 DEFAULT_WAIT_MS = 20_000
 MAX_WAIT_MS = 600_000
@@ -73,6 +75,10 @@ _LOST = frozenset({ErrorCode.EXTENSION_DISCONNECTED, ErrorCode.EXTENSION_NOT_CON
 
 async def _run(call: Call, command: Scrape | JobResult, wait_ms: int) -> ScrapeResult:
     started: list[str] = []
+    if isinstance(command, Scrape):
+        full = command.request.options.telemetry is True
+    else:
+        full = Account.asked(command.correlation_id)
 
     async def relay(p: Progress) -> None:
         if p.correlation_id and not started:
@@ -95,7 +101,9 @@ async def _run(call: Call, command: Scrape | JobResult, wait_ms: int) -> ScrapeR
         raise
     if value.get("status") == "error":
         raise ScrapeFailed(value)
-    return value
+    if full and value.get("status") == "running":
+        Account.remember(str(value.get("correlation_id")))
+    return cast(ScrapeResult, value if full else lean(value))
 
 
 WaitMs = Annotated[
@@ -113,9 +121,9 @@ SCRAPE = from_union(
     REQUEST_TYPES,
     "structured data from the page: operation extract (selector + schema, options.paginate/scroll), "
     "workflow (steps; record + name stores it) or replay (workflow_id, params) -> {status, "
-    "correlation_id, data, metadata}; running + correlation_id after wait_ms; partial: "
-    "metadata.partial_because.hint names the option to pass; big: data has the first rows, "
-    "resources/read of result.uri all. suggest (query?, css_selector?) returns call (send it "
+    "correlation_id, data, metadata} (the run's account: options.telemetry); running + correlation_id "
+    "after wait_ms; partial: metadata.partial_because.hint names the option to pass; big: data has the "
+    "first rows, resources/read of result.uri all. suggest (query?, css_selector?) returns call (send it "
     "as is), candidates, skeleton.",
     _scrape,
     ScrapeResult,
@@ -131,7 +139,7 @@ async def cancel(
     value = await call.send(CancelJob(id=0, correlation_id=correlation_id))
     if value.get("status") == "error":
         raise ScrapeFailed(value)
-    return value
+    return cast(ScrapeResult, value if Account.asked(correlation_id) else lean(value))
 
 
 async def command_result(

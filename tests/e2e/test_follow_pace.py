@@ -1,0 +1,150 @@
+"""`follow` against loopback sites that behave like real servers under load, through the real MCP client,
+extension and pages: a site whose answers slow down with every request in flight gets fewer at once
+than a site that keeps its pace; a site that answers 503 once per page (a restarting worker) still gives
+every row, each page read a second time; a page that fails twice is a follow_errors entry."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tabpilot.demo.server import loopback
+from tests.support.mcp_client import call, scrape
+
+pytestmark = pytest.mark.anyio
+
+ROWS = 24
+CEILING = 6
+BASE_S = 0.05  # a page's time with nothing else in flight
+SCHEMA = {"n": "td a", "link": "td a | url"}
+FOLLOW = {"field": "link", "schema": {"owner": ".owner"}, "selector": "main.item", "concurrency": CEILING}
+
+
+@dataclass
+class Server:
+    """How the site answers, and what it saw: each detail request's in-flight count when it arrived."""
+
+    slows: bool = False  # each answer takes BASE_S × (requests in flight)², not BASE_S: a server that queues
+    fails_once: bool = False  # each detail page answers 503 the first time it is asked for
+    broken: set[int] = field(default_factory=set[int])  # pages that always answer 503
+    inflight: int = 0
+    arrivals: list[int] = field(default_factory=list[int])
+    asked: dict[int, int] = field(default_factory=dict[int, int])
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        wbufsize = 1 << 16
+        disable_nagle_algorithm = True
+
+        def do_GET(self) -> None:
+            if self.path == "/list.html":
+                rows = "".join(f'<tr><td><a href="/d/{n}.html">{n}</a></td></tr>' for n in range(1, ROWS + 1))
+                self._send(200, f"<!doctype html><title>List</title><table>{rows}</table>")
+            elif self.path.startswith("/d/"):
+                self._detail(int(self.path.removeprefix("/d/").removesuffix(".html")))
+            else:
+                self._send(404, "<!doctype html><title>Not found</title>")
+
+        def _detail(self, n: int) -> None:
+            with server.lock:
+                server.inflight += 1
+                server.arrivals.append(server.inflight)
+                server.asked[n] = server.asked.get(n, 0) + 1
+                first = server.asked[n] == 1
+                crowd = server.inflight
+            try:
+                # The server's own work (not a wait for anything): the same for every page, or longer
+                # with every request it holds.
+                time.sleep(BASE_S * crowd * crowd if server.slows else BASE_S)
+                if n in server.broken or (server.fails_once and first):
+                    self._send(503, "<!doctype html><title>Busy</title><p>try again")
+                    return
+                self._send(
+                    200,
+                    f'<!doctype html><title>{n}</title><main class="item"><b class="owner">o{n}</b></main>',
+                )
+            finally:
+                with server.lock:
+                    server.inflight -= 1
+
+        def _send(self, status: int, body: str) -> None:
+            data = body.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    return Handler
+
+
+@pytest.fixture
+def served() -> Iterator[Callable[[Server], str]]:
+    """`start(server)` serves a site until the test ends; its URL."""
+    with contextlib.ExitStack() as stack:
+
+        def start(server: Server) -> str:
+            return stack.enter_context(loopback(_handler(server)))
+
+        yield start
+
+
+async def _follow(client: Client, url: str) -> dict[str, Any]:
+    await call(client, "interact", action="navigate", url=f"{url}/list.html")
+    return await scrape(
+        client,
+        operation="extract",
+        selector="table tr",
+        schema=SCHEMA,
+        follow=FOLLOW,
+        options={"timeout_ms": 30_000},
+    )
+
+
+def _rows(out: dict[str, Any]) -> list[tuple[str, str | None]]:
+    return [(r["n"], r.get("owner")) for r in out["data"]]
+
+
+EXPECTED = [(str(n), f"o{n}") for n in range(1, ROWS + 1)]
+
+
+async def test_a_site_that_slows_with_more_in_flight_gets_fewer(
+    client: Client, served: Callable[[Server], str]
+) -> None:
+    start = served
+    calm, slow = Server(), Server(slows=True)
+    assert _rows(await _follow(client, start(calm))) == EXPECTED
+    assert _rows(await _follow(client, start(slow))) == EXPECTED
+    crowded = [sum(1 for n in s.arrivals if n >= 4) for s in (calm, slow)]
+    # The first page's check lets in up to the ceiling (it reads that page twice, and fetches others
+    # meanwhile); after it, the calm site gets more at once and the slowing one one or two.
+    assert crowded[1] <= CEILING + 1 < crowded[0], (crowded, calm.arrivals, slow.arrivals)
+
+
+async def test_a_503_is_read_again_and_a_page_that_fails_twice_costs_its_row(
+    client: Client, served: Callable[[Server], str]
+) -> None:
+    start = served
+    flaky = Server(fails_once=True, broken={5})
+    out = await _follow(client, start(flaky))
+    broken = EXPECTED[4][0]
+    assert _rows(out) == [(n, None) if n == broken else (n, o) for n, o in EXPECTED]
+    [error] = out["metadata"]["follow_errors"]
+    assert (error["row"], error["error"]) == (4, "http_error"), error
+    assert flaky.asked[5] == 2, "a page that fails is asked for twice, not more"
+    assert all(flaky.asked[n] >= 2 for n in range(1, ROWS + 1)), "each page's first answer was a 503"
+    assert out["metadata"]["follow"]["retried"] >= ROWS
