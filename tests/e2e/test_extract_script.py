@@ -68,35 +68,32 @@ async def extract_error(client: Client, script: str, **arguments: Any) -> dict[s
 
 
 @pytest.mark.parametrize("page", PAGES)
-async def test_rows_from_a_script_and_the_css_selector_root(
-    pilot_on: None, env: dict[str, str], site: str, page: str
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/{page}")
-        out = await extract(client, ROWS, css_selector="#prices")
-        assert out["data"] == PRICES
-        meta = out["metadata"]
-        assert meta["rows_extracted"] == 3 and meta["pages_scraped"] == 1 and meta["redacted"] == 0
-        assert "result" not in meta
+async def test_rows_from_a_script_and_the_css_selector_root(client: Client, site: str, page: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/{page}")
+    out = await extract(client, ROWS, css_selector="#prices")
+    assert out["data"] == PRICES
+    meta = out["metadata"]
+    assert meta["rows_extracted"] == 3 and meta["pages_scraped"] == 1 and meta["redacted"] == 0
+    assert "result" not in meta
 
-        # Without css_selector the root is the document: the other table's row comes too.
-        whole = await extract(client, ROWS)
-        assert [r["name"] for r in whole["data"]] == ["Apple", "Pear", "Plum", "Other"]
+    # Without css_selector the root is the document: the other table's row comes too.
+    whole = await extract(client, ROWS)
+    assert [r["name"] for r in whole["data"]] == ["Apple", "Pear", "Plum", "Other"]
 
-        # Awaiting is allowed; one object is one record.
-        one = await extract(
-            client, "await new Promise((r) => setTimeout(r, 5));\nreturn { title: document.title }"
-        )
-        assert one["data"] == [{"title": await _title(client)}] and one["metadata"]["result"] == "object"
+    # Awaiting is allowed; one object is one record.
+    one = await extract(
+        client, "await new Promise((r) => setTimeout(r, 5));\nreturn { title: document.title }"
+    )
+    assert one["data"] == [{"title": await _title(client)}] and one["metadata"]["result"] == "object"
 
-        missing = await extract_error(client, ROWS, css_selector="#nowhere")
-        assert missing["error"] == ErrorCode.ELEMENT_NOT_FOUND
-        bad = await extract_error(client, ROWS, css_selector="tr[")
-        assert bad["error"] == ErrorCode.INVALID_SELECTOR
-        nothing = await extract_error(client, "root.querySelectorAll('tr')")
-        assert nothing["error"] == ErrorCode.SCRIPT_ERROR and "return rows" in nothing["message"]
-        paged = await extract_error(client, ROWS, options={"paginate": {"next_selector": "#next"}})
-        assert paged["error"] == ErrorCode.INVALID_PARAMS
+    missing = await extract_error(client, ROWS, css_selector="#nowhere")
+    assert missing["error"] == ErrorCode.ELEMENT_NOT_FOUND
+    bad = await extract_error(client, ROWS, css_selector="tr[")
+    assert bad["error"] == ErrorCode.INVALID_SELECTOR
+    nothing = await extract_error(client, "root.querySelectorAll('tr')")
+    assert nothing["error"] == ErrorCode.SCRIPT_ERROR and "return rows" in nothing["message"]
+    paged = await extract_error(client, ROWS, options={"paginate": {"next_selector": "#next"}})
+    assert paged["error"] == ErrorCode.INVALID_PARAMS
 
 
 async def _title(client: Client) -> str:
@@ -167,29 +164,23 @@ async def test_errors_point_at_the_line_of_the_script(
         assert syntax["line"] == 2, syntax
 
 
-async def test_an_endless_loop_times_out_and_the_tab_is_usable_again(
-    pilot_on: None, env: dict[str, str], site: str
-) -> None:
-    async with mcp_client(env) as client:
-        # Strict CSP: the debugger stops the loop, the page keeps its state.
-        nav = await call(client, "interact", action="new_tab", url=f"{site}/script/table-csp.html")
-        tid = nav["tab_id"]
-        loop = await extract_error(client, "while (true) {}", tab_id=tid, options={"timeout_ms": 500})
-        assert loop["error"] == ErrorCode.TIMEOUT and loop["recovered"] == "terminated"
-        assert (await extract(client, ROWS, css_selector="#prices", tab_id=tid))["data"] == PRICES
+async def test_an_endless_loop_times_out_and_the_tab_is_usable_again(client: Client, site: str) -> None:
+    nav = await call(client, "interact", action="new_tab", url=f"{site}/script/table-csp.html")
+    tid = nav["tab_id"]
+    loop = await extract_error(client, "while (true) {}", tab_id=tid, options={"timeout_ms": 500})
+    assert loop["error"] == ErrorCode.TIMEOUT and loop["recovered"] == "terminated"
+    assert (await extract(client, ROWS, css_selector="#prices", tab_id=tid))["data"] == PRICES
 
-        # Plain page: the stuck tab is discarded and reloaded under a new id.
-        await call(client, "interact", action="navigate", url=f"{site}/script/table.html", tab_id=tid)
-        loop = await extract_error(client, "while (true) {}", tab_id=tid, options={"timeout_ms": 500})
-        assert loop["error"] == ErrorCode.TIMEOUT and loop["recovered"] == "reloaded", loop
-        fresh = loop["new_tab_id"]
-        assert (await extract(client, ROWS, css_selector="#prices", tab_id=fresh))["data"] == PRICES
-        await call(client, "interact", action="close_tab", tab_id=fresh)
+    # Plain page: the stuck tab is discarded and reloaded under a new id.
+    await call(client, "interact", action="navigate", url=f"{site}/script/table.html", tab_id=tid)
+    loop = await extract_error(client, "while (true) {}", tab_id=tid, options={"timeout_ms": 500})
+    assert loop["error"] == ErrorCode.TIMEOUT and loop["recovered"] == "reloaded", loop
+    fresh = loop["new_tab_id"]
+    assert (await extract(client, ROWS, css_selector="#prices", tab_id=fresh))["data"] == PRICES
+    await call(client, "interact", action="close_tab", tab_id=fresh)
 
 
-async def test_output_schema_coerces_script_rows_and_names_the_bad_one(
-    pilot_on: None, env: dict[str, str], site: str
-) -> None:
+async def test_output_schema_coerces_script_rows_and_names_the_bad_one(client: Client, site: str) -> None:
     texts = (
         "return [...root.querySelectorAll('tbody tr')]"
         ".map((tr) => ({ name: tr.cells[0].textContent, price: tr.cells[1].textContent }));"
@@ -199,24 +190,23 @@ async def test_output_schema_coerces_script_rows_and_names_the_bad_one(
         "properties": {"name": {"type": "string"}, "price": {"type": "number", "maximum": 2}},
         "required": ["name", "price"],
     }
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/script/table-csp.html")
-        failed = await extract_error(client, texts, css_selector="#prices", output_schema=schema)
-        assert failed["error"] == ErrorCode.VALIDATION_FAILED
-        assert [v["path"] for v in failed["violations"]] == ["$[2].price"]
-        # The rows come back coerced ("1.20" -> 1.2), the bad one too.
-        assert [r["price"] for r in failed["data"]] == [1.2, 0.95, 2.5]
-        ok = await extract(
-            client,
-            texts,
-            css_selector="#prices",
-            output_schema={**schema, "properties": {"name": {"type": "string"}, "price": {"type": "number"}}},
-        )
-        assert [r["price"] for r in ok["data"]] == [1.2, 0.95, 2.5]
+    await call(client, "interact", action="navigate", url=f"{site}/script/table-csp.html")
+    failed = await extract_error(client, texts, css_selector="#prices", output_schema=schema)
+    assert failed["error"] == ErrorCode.VALIDATION_FAILED
+    assert [v["path"] for v in failed["violations"]] == ["$[2].price"]
+    # The rows come back coerced ("1.20" -> 1.2), the bad one too.
+    assert [r["price"] for r in failed["data"]] == [1.2, 0.95, 2.5]
+    ok = await extract(
+        client,
+        texts,
+        css_selector="#prices",
+        output_schema={**schema, "properties": {"name": {"type": "string"}, "price": {"type": "number"}}},
+    )
+    assert [r["price"] for r in ok["data"]] == [1.2, 0.95, 2.5]
 
 
 async def test_secrets_in_open_shadow_roots_and_same_origin_frames_are_scrubbed(
-    pilot_on: None, env: dict[str, str], site: str
+    client: Client, site: str
 ) -> None:
     # The script itself turns the fields into password fields with values, then returns them.
     script = """const box = document.querySelector('search-box').shadowRoot.querySelector('#q');
@@ -226,21 +216,17 @@ const coupon = document.querySelector('#frame').contentDocument.querySelector('#
 coupon.type = 'password';
 coupon.value = 'frame-secret-2';
 return [{ box: box.value, coupon: `code ${coupon.value}` }];"""
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/shadow.html")
-        failed, out, raw = await extract_raw(client, script)
-        assert not failed, out
-        assert out["data"] == [{"box": "[REDACTED]", "coupon": "code [REDACTED]"}]
-        assert "shadow-secret-1" not in raw and "frame-secret-2" not in raw
+    await call(client, "interact", action="navigate", url=f"{site}/shadow.html")
+    failed, out, raw = await extract_raw(client, script)
+    assert not failed, out
+    assert out["data"] == [{"box": "[REDACTED]", "coupon": "code [REDACTED]"}]
+    assert "shadow-secret-1" not in raw and "frame-secret-2" not in raw
 
 
-async def test_a_script_extract_is_rerun_by_its_extraction_id(
-    pilot_on: None, env: dict[str, str], site: str
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/script/table.html")
-        first = await extract(client, ROWS, css_selector="#prices")
-        ex = first["extraction_id"]
-        await call(client, "interact", action="navigate", url=f"{site}/script/table-csp.html")
-        again = await call(client, "interact", action="scrape", operation="extract", extraction_id=ex)
-        assert again["status"] == "complete" and again["data"] == PRICES
+async def test_a_script_extract_is_rerun_by_its_extraction_id(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/script/table.html")
+    first = await extract(client, ROWS, css_selector="#prices")
+    ex = first["extraction_id"]
+    await call(client, "interact", action="navigate", url=f"{site}/script/table-csp.html")
+    again = await call(client, "interact", action="scrape", operation="extract", extraction_id=ex)
+    assert again["status"] == "complete" and again["data"] == PRICES

@@ -87,103 +87,96 @@ async def test_fill_every_kind_of_field(env: dict[str, str], site: str) -> None:
         assert '@e12 editable "Notes" = Analytical engine' in after
 
 
-async def test_click_and_wait_for(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        text = await _form(client, site)
-        clicked = await call(
-            client, "interact", action="click", ref=ref(text, "button", "Load more"), snapshot="none"
-        )
-        assert "navigated" not in clicked
-        waited = await call(client, "interact", action="wait_for", selector="#arrived")
-        assert waited["selector"] == "#arrived" and waited["state"] == "visible"
-        assert (await call(client, "interact", action="wait_for", text="Arrived late"))[
-            "text"
-        ] == "Arrived late"
-        # The dialog's button closes it: the default diff shows what went.
-        accept = await call(client, "interact", action="click", ref=ref(text, "button", "Accept"))
-        assert accept["snapshot"]["mode"] == "diff"
-        assert "- ## Cookies?" in accept["snapshot"]["text"].splitlines()
-        assert (await call(client, "interact", action="wait_for", selector="dialog", state="hidden"))[
-            "state"
-        ] == "hidden"
-        link = await call(
-            client, "interact", action="click", ref=ref(text, "link", "read the help"), snapshot="none"
-        )
-        assert link["url"] == f"{site}/form.html#help" and "navigated" not in link
+async def test_click_and_wait_for(client: Client, site: str) -> None:
+    text = await _form(client, site)
+    clicked = await call(
+        client, "interact", action="click", ref=ref(text, "button", "Load more"), snapshot="none"
+    )
+    assert "navigated" not in clicked
+    waited = await call(client, "interact", action="wait_for", selector="#arrived")
+    assert waited["selector"] == "#arrived" and waited["state"] == "visible"
+    assert (await call(client, "interact", action="wait_for", text="Arrived late"))["text"] == "Arrived late"
+    # The dialog's button closes it: the default diff shows what went.
+    accept = await call(client, "interact", action="click", ref=ref(text, "button", "Accept"))
+    assert accept["snapshot"]["mode"] == "diff"
+    assert "- ## Cookies?" in accept["snapshot"]["text"].splitlines()
+    assert (await call(client, "interact", action="wait_for", selector="dialog", state="hidden"))[
+        "state"
+    ] == "hidden"
+    link = await call(
+        client, "interact", action="click", ref=ref(text, "link", "read the help"), snapshot="none"
+    )
+    assert link["url"] == f"{site}/form.html#help" and "navigated" not in link
 
-        nav = await call(client, "interact", action="click", selector="a[href='#help']", snapshot="none")
-        assert nav["url"].endswith("#help")
-        await call(
-            client,
-            "interact",
-            action="execute_js",
-            script="setTimeout(() => { location.href = 'second.html'; }, 100); 1",
-        )
-        waited_url = await call(client, "interact", action="wait_for", url="*/second.html", selector="h1")
-        assert waited_url["url"] == f"{site}/second.html" and waited_url["selector"] == "h1"
+    nav = await call(client, "interact", action="click", selector="a[href='#help']", snapshot="none")
+    assert nav["url"].endswith("#help")
+    await call(
+        client,
+        "interact",
+        action="execute_js",
+        script="setTimeout(() => { location.href = 'second.html'; }, 100); 1",
+    )
+    waited_url = await call(client, "interact", action="wait_for", url="*/second.html", selector="h1")
+    assert waited_url["url"] == f"{site}/second.html" and waited_url["selector"] == "h1"
 
 
-async def test_select_and_check(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        text = await _form(client, site)
-        size = ref(text, "select", "Size")
-        assert (await call(client, "interact", action="select", ref=size, values=["Large"]))["selected"] == [
-            "l"
-        ]
-        toppings = ref(text, "listbox", "Toppings")
-        picked = await call(client, "interact", action="select", ref=toppings, values=["ham", "Egg"])
-        assert picked["selected"] == ["ham", "egg"]
-        assert await js(client, "document.getElementById('size').dataset.changed") == "1"
+async def test_select_and_check(client: Client, site: str) -> None:
+    text = await _form(client, site)
+    size = ref(text, "select", "Size")
+    assert (await call(client, "interact", action="select", ref=size, values=["Large"]))["selected"] == ["l"]
+    toppings = ref(text, "listbox", "Toppings")
+    picked = await call(client, "interact", action="select", ref=toppings, values=["ham", "Egg"])
+    assert picked["selected"] == ["ham", "egg"]
+    assert await js(client, "document.getElementById('size').dataset.changed") == "1"
 
-        remember = ref(text, "checkbox", "Remember me")
-        assert await call(client, "interact", action="check", ref=remember) == {
-            "checked": True,
-            "changed": True,
-            "tab_id": picked["tab_id"],
-        }
-        assert (await call(client, "interact", action="check", ref=remember))["changed"] is False
-        assert (await call(client, "interact", action="uncheck", ref=remember))["checked"] is False
-        pro = ref(text, "radio", "Pro")
-        assert (await call(client, "interact", action="check", ref=pro))["checked"] is True
-        assert (await call_error(client, "interact", action="uncheck", ref=pro))["error"] == "invalid_params"
+    remember = ref(text, "checkbox", "Remember me")
+    assert await call(client, "interact", action="check", ref=remember) == {
+        "checked": True,
+        "changed": True,
+        "tab_id": picked["tab_id"],
+    }
+    assert (await call(client, "interact", action="check", ref=remember))["changed"] is False
+    assert (await call(client, "interact", action="uncheck", ref=remember))["checked"] is False
+    pro = ref(text, "radio", "Pro")
+    assert (await call(client, "interact", action="check", ref=pro))["checked"] is True
+    assert (await call_error(client, "interact", action="uncheck", ref=pro))["error"] == "invalid_params"
 
-        lines = (await snapshot(client))["text"].splitlines()
-        assert f'{size} select "Size" = Large {{Small,Medium,Large}}' in lines
-        assert f'{toppings} listbox "Toppings" = Ham,Egg {{Ham,Olives,Egg}}' in lines
-        assert f'{remember} checkbox "Remember me"' in lines
-        assert f'{pro} radio "Pro" [x]' in lines and '@e10 radio "Free"' in lines
+    lines = (await snapshot(client))["text"].splitlines()
+    assert f'{size} select "Size" = Large {{Small,Medium,Large}}' in lines
+    assert f'{toppings} listbox "Toppings" = Ham,Egg {{Ham,Olives,Egg}}' in lines
+    assert f'{remember} checkbox "Remember me"' in lines
+    assert f'{pro} radio "Pro" [x]' in lines and '@e10 radio "Free"' in lines
 
 
-async def test_keys_do_what_a_person_expects(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        text = await _form(client, site)
-        name = ref(text, "textbox", "Full name")
-        # Control+a then Backspace clears; Tab moves the focus to the next field.
-        await call(client, "interact", action="press", ref=name, key="Control+a", snapshot="none")
-        await call(client, "interact", action="press", key="Backspace", snapshot="none")
-        assert await js(client, "document.getElementById('name').value") == ""
-        await call(client, "interact", action="type", text="Bo")
-        await call(client, "interact", action="press", key="Tab", snapshot="none")
-        assert await js(client, "document.activeElement.id") == "email"
-        await call(client, "interact", action="press", key="Shift+Tab", snapshot="none")
-        assert await js(client, "document.activeElement.id") == "name"
-        # Space toggles a checkbox; Escape closes the open dialog.
-        await call(client, "interact", action="press", ref=ref(text, "checkbox", "Remember me"), key="Space")
-        assert await js(client, "document.getElementById('remember').checked") is True
-        closed = await call(client, "interact", action="press", key="Escape")
-        assert "- [dialog]" in closed["snapshot"]["text"].splitlines()
-        # Enter in a form field submits through the submit button, so the browser validates first: the
-        # required email is empty, so the form stays and the focus goes to it, as for a person.
-        refused = await call(client, "interact", action="press", ref=name, key="Enter", snapshot="none")
-        assert "navigated" not in refused
-        assert await js(client, "document.activeElement.id") == "email"
-        await call(client, "interact", action="type", text="bo@example.org")
-        submitted = await call(client, "interact", action="press", key="Enter")
-        assert "navigated" not in submitted
-        assert (
-            "+ submitted name=Bo&email=bo%40example.org&age=&birthday=&bio=&size=m&remember=on&plan=free"
-            in submitted["snapshot"]["text"].splitlines()
-        )
+async def test_keys_do_what_a_person_expects(client: Client, site: str) -> None:
+    text = await _form(client, site)
+    name = ref(text, "textbox", "Full name")
+    # Control+a then Backspace clears; Tab moves the focus to the next field.
+    await call(client, "interact", action="press", ref=name, key="Control+a", snapshot="none")
+    await call(client, "interact", action="press", key="Backspace", snapshot="none")
+    assert await js(client, "document.getElementById('name').value") == ""
+    await call(client, "interact", action="type", text="Bo")
+    await call(client, "interact", action="press", key="Tab", snapshot="none")
+    assert await js(client, "document.activeElement.id") == "email"
+    await call(client, "interact", action="press", key="Shift+Tab", snapshot="none")
+    assert await js(client, "document.activeElement.id") == "name"
+    # Space toggles a checkbox; Escape closes the open dialog.
+    await call(client, "interact", action="press", ref=ref(text, "checkbox", "Remember me"), key="Space")
+    assert await js(client, "document.getElementById('remember').checked") is True
+    closed = await call(client, "interact", action="press", key="Escape")
+    assert "- [dialog]" in closed["snapshot"]["text"].splitlines()
+    # Enter in a form field submits through the submit button, so the browser validates first: the
+    # required email is empty, so the form stays and the focus goes to it, as for a person.
+    refused = await call(client, "interact", action="press", ref=name, key="Enter", snapshot="none")
+    assert "navigated" not in refused
+    assert await js(client, "document.activeElement.id") == "email"
+    await call(client, "interact", action="type", text="bo@example.org")
+    submitted = await call(client, "interact", action="press", key="Enter")
+    assert "navigated" not in submitted
+    assert (
+        "+ submitted name=Bo&email=bo%40example.org&age=&birthday=&bio=&size=m&remember=on&plan=free"
+        in submitted["snapshot"]["text"].splitlines()
+    )
 
 
 async def test_hover_scroll_and_highlight(env: dict[str, str], site: str) -> None:
@@ -231,20 +224,19 @@ async def test_hover_scroll_and_highlight(env: dict[str, str], site: str) -> Non
         assert gone["state"] == "detached"
 
 
-async def test_a_link_to_a_new_tab_says_which_tab(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/links.html")
-        text = (await snapshot(client))["text"]
-        clicked = await call(
-            client,
-            "interact",
-            action="click",
-            ref=ref(text, "link", "Open second in a new tab"),
-            snapshot="none",
-        )
-        opened = clicked["opened_tab"]
-        assert opened["url"] == f"{site}/second.html" and opened["tab_id"] != clicked["tab_id"]
-        assert "navigated" not in clicked
-        tabs = (await call(client, "observe", what="tabs"))["tabs"]
-        assert opened["tab_id"] in {t["id"] for t in tabs}
-        await call(client, "interact", action="close_tab", tab_id=opened["tab_id"])
+async def test_a_link_to_a_new_tab_says_which_tab(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/links.html")
+    text = (await snapshot(client))["text"]
+    clicked = await call(
+        client,
+        "interact",
+        action="click",
+        ref=ref(text, "link", "Open second in a new tab"),
+        snapshot="none",
+    )
+    opened = clicked["opened_tab"]
+    assert opened["url"] == f"{site}/second.html" and opened["tab_id"] != clicked["tab_id"]
+    assert "navigated" not in clicked
+    tabs = (await call(client, "observe", what="tabs"))["tabs"]
+    assert opened["tab_id"] in {t["id"] for t in tabs}
+    await call(client, "interact", action="close_tab", tab_id=opened["tab_id"])
