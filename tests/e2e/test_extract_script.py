@@ -13,7 +13,7 @@ from mcp import Client
 
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
-from tests.support.mcp_client import call, mcp_client, payload
+from tests.support.mcp_client import call, payload
 from tests.support.popup import allow_scripts_on
 
 pytestmark = pytest.mark.anyio
@@ -111,57 +111,49 @@ return [{
 
 
 @pytest.mark.parametrize("page", PAGES)
-async def test_secrets_the_script_returns_never_leave_the_page(
-    pilot_on: None, env: dict[str, str], site: str, page: str
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/{page}")
-        failed, out, raw = await extract_raw(client, LEAKY)
-        assert not failed, out
-        [row] = out["data"]
-        assert row["pw"] == "[REDACTED]" and row["acct"] == "[REDACTED]"
-        assert row["sentence"] == "user pw is [REDACTED]; account [REDACTED]."
-        assert row["[REDACTED]"] == "as a key"
-        # A 2-character secret replaces only a whole value, never part of a longer string.
-        assert (
-            row["pin"] == "[REDACTED]" and row["pin_number"] == "[REDACTED]" and row["pin_in_text"] == "x42y"
-        )
-        assert row["node"] == '[text "[REDACTED]"]'
-        assert out["metadata"]["redacted"] == 8
-        assert SECRET_PASSWORD not in raw and SECRET_ACCOUNT not in raw
+async def test_secrets_the_script_returns_never_leave_the_page(client: Client, site: str, page: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/{page}")
+    failed, out, raw = await extract_raw(client, LEAKY)
+    assert not failed, out
+    [row] = out["data"]
+    assert row["pw"] == "[REDACTED]" and row["acct"] == "[REDACTED]"
+    assert row["sentence"] == "user pw is [REDACTED]; account [REDACTED]."
+    assert row["[REDACTED]"] == "as a key"
+    # A 2-character secret replaces only a whole value, never part of a longer string.
+    assert row["pin"] == "[REDACTED]" and row["pin_number"] == "[REDACTED]" and row["pin_in_text"] == "x42y"
+    assert row["node"] == '[text "[REDACTED]"]'
+    assert out["metadata"]["redacted"] == 8
+    assert SECRET_PASSWORD not in raw and SECRET_ACCOUNT not in raw
 
-        # Cleared after reading, thrown in an error: still scrubbed.
-        script = (
-            "const pw = document.querySelector('#pw');\nconst v = pw.value;\npw.value = '';\n"
-            "throw new Error('got ' + v);"
-        )
-        failed, err, raw = await extract_raw(client, script)
-        assert failed and err["error"] == ErrorCode.SCRIPT_ERROR
-        assert "got [REDACTED]" in err["message"] and SECRET_PASSWORD not in raw
-        await call(client, "interact", action="navigate", url=f"{site}/{page}")  # the field back
+    # Cleared after reading, thrown in an error: still scrubbed.
+    script = (
+        "const pw = document.querySelector('#pw');\nconst v = pw.value;\npw.value = '';\n"
+        "throw new Error('got ' + v);"
+    )
+    failed, err, raw = await extract_raw(client, script)
+    assert failed and err["error"] == ErrorCode.SCRIPT_ERROR
+    assert "got [REDACTED]" in err["message"] and SECRET_PASSWORD not in raw
+    await call(client, "interact", action="navigate", url=f"{site}/{page}")  # the field back
 
 
 @pytest.mark.parametrize("page", PAGES)
-async def test_errors_point_at_the_line_of_the_script(
-    pilot_on: None, env: dict[str, str], site: str, page: str
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/{page}")
-        thrown = await extract_error(
-            client,
-            "const rows = [];\nfunction cell(tr) {\n  return tr.cells[9].textContent;\n}\n"
-            "for (const tr of root.querySelectorAll('tr')) rows.push(cell(tr));\nreturn rows;",
-        )
-        assert thrown["error"] == ErrorCode.SCRIPT_ERROR
-        assert thrown["line"] == 3 and thrown["column"] == 22, thrown
-        assert thrown["message"].startswith("the script threw TypeError")
-        # The stack shows the agent's frames only, in the script's own lines.
-        frames = [f.strip() for f in thrown["stack"].splitlines() if f.strip().startswith("at ")]
-        assert frames == ["at cell (script:3:22)", "at script:5:57"], thrown["stack"]
+async def test_errors_point_at_the_line_of_the_script(client: Client, site: str, page: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/{page}")
+    thrown = await extract_error(
+        client,
+        "const rows = [];\nfunction cell(tr) {\n  return tr.cells[9].textContent;\n}\n"
+        "for (const tr of root.querySelectorAll('tr')) rows.push(cell(tr));\nreturn rows;",
+    )
+    assert thrown["error"] == ErrorCode.SCRIPT_ERROR
+    assert thrown["line"] == 3 and thrown["column"] == 22, thrown
+    assert thrown["message"].startswith("the script threw TypeError")
+    # The stack shows the agent's frames only, in the script's own lines.
+    frames = [f.strip() for f in thrown["stack"].splitlines() if f.strip().startswith("at ")]
+    assert frames == ["at cell (script:3:22)", "at script:5:57"], thrown["stack"]
 
-        syntax = await extract_error(client, "const rows = [];\nrows.push(1;\nreturn rows;")
-        assert syntax["error"] == ErrorCode.SCRIPT_ERROR and "SyntaxError" in syntax["message"]
-        assert syntax["line"] == 2, syntax
+    syntax = await extract_error(client, "const rows = [];\nrows.push(1;\nreturn rows;")
+    assert syntax["error"] == ErrorCode.SCRIPT_ERROR and "SyntaxError" in syntax["message"]
+    assert syntax["line"] == 2, syntax
 
 
 async def test_an_endless_loop_times_out_and_the_tab_is_usable_again(client: Client, site: str) -> None:

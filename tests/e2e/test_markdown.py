@@ -13,7 +13,7 @@ from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
 from tests.support import pages
-from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.mcp_client import call, call_error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
@@ -112,21 +112,20 @@ async def test_css_selector_scopes_and_bad_input_is_refused(client: Client, site
 
 
 async def test_typed_secrets_never_reach_the_markdown(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, client: Client, site: str
 ) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/markdown/docs.html")
-        await call(client, "interact", action="fill", selector="input[type=password]", value="typed-PW-9931")
-        # The page echoes the typed value into ordinary text, as careless pages do.
-        driver.execute_script(
-            "const p = document.createElement('p');"
-            "p.textContent = 'You typed ' + document.querySelector('input[type=password]').value;"
-            "document.querySelector('section.playground').append(p);"
-        )
-        out = await markdown(client, css_selector="section.playground")
-        assert "typed-PW-9931" not in out["markdown"] and "You typed" in out["markdown"]
-        for secret in SECRETS:
-            assert secret not in out["markdown"]
+    await call(client, "interact", action="navigate", url=f"{site}/markdown/docs.html")
+    await call(client, "interact", action="fill", selector="input[type=password]", value="typed-PW-9931")
+    # The page echoes the typed value into ordinary text, as careless pages do.
+    driver.execute_script(
+        "const p = document.createElement('p');"
+        "p.textContent = 'You typed ' + document.querySelector('input[type=password]').value;"
+        "document.querySelector('section.playground').append(p);"
+    )
+    out = await markdown(client, css_selector="section.playground")
+    assert "typed-PW-9931" not in out["markdown"] and "You typed" in out["markdown"]
+    for secret in SECRETS:
+        assert secret not in out["markdown"]
 
 
 async def test_without_main_the_densest_block_is_the_content(client: Client, site: str) -> None:

@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 
 from tests.support import browser
-from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.mcp_client import call, call_error
 from tests.support.popup import allow_scripts_on
 from tests.support.snap import js, ref, snapshot
 
@@ -34,57 +34,55 @@ async def _input_events(client: Client) -> dict[str, int]:
     return json.loads(raw)
 
 
-async def test_fill_every_kind_of_field(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        text = await _form(client, site)
-        fills = {
-            ("textbox", "Full name"): "Ada Lovelace",
-            ("email", "Email"): "ada@example.org",
-            ("number", "Age"): "36",
-            ("date", "Birthday"): "1815-12-10",
-            ("textarea", "Bio"): "Wrote the first\nprogram",
-            ("editable", "Notes"): "Analytical engine",
+async def test_fill_every_kind_of_field(client: Client, site: str) -> None:
+    text = await _form(client, site)
+    fills = {
+        ("textbox", "Full name"): "Ada Lovelace",
+        ("email", "Email"): "ada@example.org",
+        ("number", "Age"): "36",
+        ("date", "Birthday"): "1815-12-10",
+        ("textarea", "Bio"): "Wrote the first\nprogram",
+        ("editable", "Notes"): "Analytical engine",
+    }
+    for (kind, name), value in fills.items():
+        assert await call(client, "interact", action="fill", ref=ref(text, kind, name), value=value) == {
+            "tab_id": (await snapshot(client, max_chars=200))["tab_id"]
         }
-        for (kind, name), value in fills.items():
-            assert await call(client, "interact", action="fill", ref=ref(text, kind, name), value=value) == {
-                "tab_id": (await snapshot(client, max_chars=200))["tab_id"]
-            }
-        values = await js(
-            client,
-            "['name','email','age','birthday','bio'].map((id) => document.getElementById(id).value)"
-            ".concat([document.getElementById('notes').textContent])",
-        )
-        assert values == [
-            "Ada Lovelace",
-            "ada@example.org",
-            "36",
-            "1815-12-10",
-            "Wrote the first\nprogram",
-            "Analytical engine",
-        ]
-        # Typed text fires one input event per character, as typing does (the old value's deletion one more).
-        events = await _input_events(client)
-        assert events["name"] == len("Ada Lovelace") + 1
-        assert events["email"] == len("ada@example.org")
-        assert events["birthday"] == 1
-        changed = await js(
-            client,
-            "['name','email','age','birthday','bio']"
-            ".map((id) => document.getElementById(id).dataset.changed)",
-        )
-        assert changed == ["1"] * 5
+    values = await js(
+        client,
+        "['name','email','age','birthday','bio'].map((id) => document.getElementById(id).value)"
+        ".concat([document.getElementById('notes').textContent])",
+    )
+    assert values == [
+        "Ada Lovelace",
+        "ada@example.org",
+        "36",
+        "1815-12-10",
+        "Wrote the first\nprogram",
+        "Analytical engine",
+    ]
+    # Typed text fires one input event per character, as typing does (the old value's deletion one more).
+    events = await _input_events(client)
+    assert events["name"] == len("Ada Lovelace") + 1
+    assert events["email"] == len("ada@example.org")
+    assert events["birthday"] == 1
+    changed = await js(
+        client,
+        "['name','email','age','birthday','bio'].map((id) => document.getElementById(id).dataset.changed)",
+    )
+    assert changed == ["1"] * 5
 
-        # fill replaces, type appends.
-        name = ref(text, "textbox", "Full name")
-        await call(client, "interact", action="fill", ref=name, value="Ada")
-        await call(client, "interact", action="type", ref=name, text=" King")
-        assert await js(client, "document.getElementById('name').value") == "Ada King"
-        await call(client, "interact", action="fill", ref=name, value="")
-        assert await js(client, "document.getElementById('name').value") == ""
+    # fill replaces, type appends.
+    name = ref(text, "textbox", "Full name")
+    await call(client, "interact", action="fill", ref=name, value="Ada")
+    await call(client, "interact", action="type", ref=name, text=" King")
+    assert await js(client, "document.getElementById('name').value") == "Ada King"
+    await call(client, "interact", action="fill", ref=name, value="")
+    assert await js(client, "document.getElementById('name').value") == ""
 
-        after = (await snapshot(client))["text"].splitlines()
-        assert '@e4 number "Age" = 36' in after
-        assert '@e12 editable "Notes" = Analytical engine' in after
+    after = (await snapshot(client))["text"].splitlines()
+    assert '@e4 number "Age" = 36' in after
+    assert '@e12 editable "Notes" = Analytical engine' in after
 
 
 async def test_click_and_wait_for(client: Client, site: str) -> None:
@@ -179,49 +177,46 @@ async def test_keys_do_what_a_person_expects(client: Client, site: str) -> None:
     )
 
 
-async def test_hover_scroll_and_highlight(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        text = await _form(client, site)
-        await js(
-            client,
-            "window.hovered = 0; document.getElementById('later')"
-            ".addEventListener('mouseover', () => { window.hovered += 1; }); 1",
-        )
-        await call(client, "interact", action="hover", ref=ref(text, "button", "Load more"))
-        assert await js(client, "window.hovered") == 1
+async def test_hover_scroll_and_highlight(client: Client, site: str) -> None:
+    text = await _form(client, site)
+    await js(
+        client,
+        "window.hovered = 0; document.getElementById('later')"
+        ".addEventListener('mouseover', () => { window.hovered += 1; }); 1",
+    )
+    await call(client, "interact", action="hover", ref=ref(text, "button", "Load more"))
+    assert await js(client, "window.hovered") == 1
 
-        bottom = await call(client, "interact", action="scroll", to="bottom")
-        assert bottom["scroll_y"] == bottom["max_y"] > 0
-        top = await call(client, "interact", action="scroll", to="top")
-        assert top["scroll_y"] == 0
-        moved = await call(client, "interact", action="scroll", dy=50)
-        assert moved["scroll_y"] == 50
-        await call(client, "interact", action="scroll", selector="#help")
-        assert await js(client, "document.getElementById('help').getBoundingClientRect().top < innerHeight")
+    bottom = await call(client, "interact", action="scroll", to="bottom")
+    assert bottom["scroll_y"] == bottom["max_y"] > 0
+    top = await call(client, "interact", action="scroll", to="top")
+    assert top["scroll_y"] == 0
+    moved = await call(client, "interact", action="scroll", dy=50)
+    assert moved["scroll_y"] == 50
+    await call(client, "interact", action="scroll", selector="#help")
+    assert await js(client, "document.getElementById('help').getBoundingClientRect().top < innerHeight")
 
-        shown = await call(client, "interact", action="highlight", selector="#save", duration_ms=600_000)
-        rect = await js(
-            client,
-            "(() => { const r = document.getElementById('save').getBoundingClientRect();"
-            " return [r.x, r.y, r.width, r.height].map(Math.round); })()",
-        )
-        assert shown["success"] is True
-        assert [shown["bounds"][k] for k in ("x", "y", "width", "height")] == rect
-        overlay = await js(
-            client,
-            "(() => { const s = document.getElementById('tabpilot-highlighter').style;"
-            " return [s.position, s.border, s.zIndex, s.pointerEvents]; })()",
-        )
-        assert overlay == ["fixed", "4px solid red", "2147483647", "none"]
-        # The next highlight replaces the overlay, and it goes after its duration.
-        await call(
-            client, "interact", action="highlight", ref=ref(text, "button", "Load more"), duration_ms=200
-        )
-        assert await js(client, "document.querySelectorAll('#tabpilot-highlighter').length") == 1
-        gone = await call(
-            client, "interact", action="wait_for", selector="#tabpilot-highlighter", state="detached"
-        )
-        assert gone["state"] == "detached"
+    shown = await call(client, "interact", action="highlight", selector="#save", duration_ms=600_000)
+    rect = await js(
+        client,
+        "(() => { const r = document.getElementById('save').getBoundingClientRect();"
+        " return [r.x, r.y, r.width, r.height].map(Math.round); })()",
+    )
+    assert shown["success"] is True
+    assert [shown["bounds"][k] for k in ("x", "y", "width", "height")] == rect
+    overlay = await js(
+        client,
+        "(() => { const s = document.getElementById('tabpilot-highlighter').style;"
+        " return [s.position, s.border, s.zIndex, s.pointerEvents]; })()",
+    )
+    assert overlay == ["fixed", "4px solid red", "2147483647", "none"]
+    # The next highlight replaces the overlay, and it goes after its duration.
+    await call(client, "interact", action="highlight", ref=ref(text, "button", "Load more"), duration_ms=200)
+    assert await js(client, "document.querySelectorAll('#tabpilot-highlighter').length") == 1
+    gone = await call(
+        client, "interact", action="wait_for", selector="#tabpilot-highlighter", state="detached"
+    )
+    assert gone["state"] == "detached"
 
 
 async def test_a_link_to_a_new_tab_says_which_tab(client: Client, site: str) -> None:

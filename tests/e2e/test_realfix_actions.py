@@ -10,7 +10,7 @@ from selenium import webdriver
 from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import pages
-from tests.support.mcp_client import call, call_error, mcp_client, scrape_error
+from tests.support.mcp_client import call, call_error, scrape_error
 from tests.support.snap import js, ref, snapshot
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
@@ -24,31 +24,30 @@ VALUES = """JSON.stringify((() => {
 })())"""
 
 
-async def test_fill_form_fills_every_kind_of_field_in_one_call(env: dict[str, str], site: Site) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site.url}/realfix/form.html")
-        text = (await snapshot(client))["text"]
-        out = await call(
-            client,
-            "interact",
-            action="fill_form",
-            fields=[
-                {"ref": ref(text, "textbox", "Title"), "value": "Grid loses rows"},
-                {"selector": "[name=email]", "value": "ada@example.org"},
-                {"selector": "[name=priority]", "value": "urgent"},
-                {"selector": "[name=labels]", "value": ["bug", "api"]},
-                {"selector": "[name=notify]", "value": True},
-                {"selector": "[name=kind][value=feature]", "value": "true"},
-                {"selector": "[name=due]", "value": "2026-12-01"},
-                {"selector": "[name=body]", "value": "Rows 21-40 are missing."},
-            ],
-        )
-        assert out["filled"] == 8
-        assert out["fields"] == ["fill", "fill", "select", "select", "check", "check", "fill", "fill"]
-        assert await js(client, VALUES) == (
-            '{"title":"Grid loses rows","email":"ada@example.org","priority":"3","labels":["bug","api"],'
-            '"notify":true,"kind":"feature","due":"2026-12-01","body":"Rows 21-40 are missing."}'
-        )
+async def test_fill_form_fills_every_kind_of_field_in_one_call(client: Client, site: Site) -> None:
+    await call(client, "interact", action="navigate", url=f"{site.url}/realfix/form.html")
+    text = (await snapshot(client))["text"]
+    out = await call(
+        client,
+        "interact",
+        action="fill_form",
+        fields=[
+            {"ref": ref(text, "textbox", "Title"), "value": "Grid loses rows"},
+            {"selector": "[name=email]", "value": "ada@example.org"},
+            {"selector": "[name=priority]", "value": "urgent"},
+            {"selector": "[name=labels]", "value": ["bug", "api"]},
+            {"selector": "[name=notify]", "value": True},
+            {"selector": "[name=kind][value=feature]", "value": "true"},
+            {"selector": "[name=due]", "value": "2026-12-01"},
+            {"selector": "[name=body]", "value": "Rows 21-40 are missing."},
+        ],
+    )
+    assert out["filled"] == 8
+    assert out["fields"] == ["fill", "fill", "select", "select", "check", "check", "fill", "fill"]
+    assert await js(client, VALUES) == (
+        '{"title":"Grid loses rows","email":"ada@example.org","priority":"3","labels":["bug","api"],'
+        '"notify":true,"kind":"feature","due":"2026-12-01","body":"Rows 21-40 are missing."}'
+    )
 
 
 async def test_fill_form_refusals_name_the_field(client: Client, site: Site) -> None:

@@ -13,7 +13,7 @@ from selenium import webdriver
 from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
-from tests.support.mcp_client import call, mcp_client, scrape, scrape_error
+from tests.support.mcp_client import call, scrape, scrape_error
 
 pytestmark = pytest.mark.anyio
 site = pages.site_with_login  # these tests need the server's sign-in and sessions
@@ -42,34 +42,30 @@ async def test_in_place_next_and_infinite_scroll(client: Client, site: Site) -> 
     assert [r["n"] for r in fed["data"]] == list(range(1, 36))
 
 
-async def test_link_pagination_behind_a_login(
-    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
-) -> None:
-    async with mcp_client(env) as client:
-        # Signed in the way a person is (the session then lives in the browser's cookie jar).
-        driver.get(f"{site.url}/login.html?next=/private/table-1.html")
-        driver.execute_script(
-            "document.querySelector('[name=username]').value = arguments[0];"
-            "document.querySelector('[name=password]').value = arguments[1];"
-            "document.querySelector('form.login').submit();",
-            site.user,
-            site.password,
-        )
-        browser.wait_until(lambda: driver.current_url.endswith("/private/table-1.html"), what="the login")
-        out = await scrape(
-            client,
-            operation="extract",
-            selector="table.ledger tbody tr",
-            schema={"key": ".key", "name": ".name", "amount": ".amount | number"},
-            options={"paginate": {"next_selector": "a.next", "max_pages": 10, "delay_ms": 0}},
-        )
-        assert [r["key"] for r in out["data"]] == [f"K-{i}" for i in range(1, 9)]
-        assert out["data"][6] == {"key": "K-7", "name": "Person 7", "amount": 7000.5}
-        assert out["metadata"]["pages_scraped"] == 3
-        # Pages 2 and 3 were fetched with the session's cookie; the tab stayed on page 1.
-        assert out["metadata"]["pagination_mode"] == "fetch"
-        assert out["metadata"]["url"] == f"{site.url}/private/table-1.html"
-        assert driver.current_url.endswith("/private/table-1.html")
+async def test_link_pagination_behind_a_login(driver: webdriver.Chrome, client: Client, site: Site) -> None:
+    driver.get(f"{site.url}/login.html?next=/private/table-1.html")
+    driver.execute_script(
+        "document.querySelector('[name=username]').value = arguments[0];"
+        "document.querySelector('[name=password]').value = arguments[1];"
+        "document.querySelector('form.login').submit();",
+        site.user,
+        site.password,
+    )
+    browser.wait_until(lambda: driver.current_url.endswith("/private/table-1.html"), what="the login")
+    out = await scrape(
+        client,
+        operation="extract",
+        selector="table.ledger tbody tr",
+        schema={"key": ".key", "name": ".name", "amount": ".amount | number"},
+        options={"paginate": {"next_selector": "a.next", "max_pages": 10, "delay_ms": 0}},
+    )
+    assert [r["key"] for r in out["data"]] == [f"K-{i}" for i in range(1, 9)]
+    assert out["data"][6] == {"key": "K-7", "name": "Person 7", "amount": 7000.5}
+    assert out["metadata"]["pages_scraped"] == 3
+    # Pages 2 and 3 were fetched with the session's cookie; the tab stayed on page 1.
+    assert out["metadata"]["pagination_mode"] == "fetch"
+    assert out["metadata"]["url"] == f"{site.url}/private/table-1.html"
+    assert driver.current_url.endswith("/private/table-1.html")
 
 
 async def test_cards_links_images_and_numbers(client: Client, site: Site) -> None:

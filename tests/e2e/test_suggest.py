@@ -14,7 +14,7 @@ from selenium import webdriver
 from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import pages
-from tests.support.mcp_client import call, mcp_client, payload
+from tests.support.mcp_client import call, payload
 
 pytestmark = pytest.mark.anyio
 site = pages.site_with_login  # these tests need the server's sign-in and sessions
@@ -136,49 +136,47 @@ async def test_query_words_css_selector_and_secrets(client: Client, site: Site) 
 
 
 async def test_the_skeleton_stops_at_its_budget_and_bad_regions_are_errors(
-    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, client: Client, site: Site
 ) -> None:
-    async with mcp_client(env) as client:
-        # A hidden card that looks like the others but for one class is left out by that class.
-        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/cards.html")
-        top = (await suggest(client))["candidates"][0]
-        assert top["selector"] == "div.cards > article.card:not(.gone)" and top["rows"] == 3, top
-        got = await call(
-            client,
-            "interact",
-            action="scrape",
-            operation="extract",
-            selector=top["selector"],
-            schema=top["schema"],
-        )
-        assert got["data"] == top["sample"]
+    await call(client, "interact", action="navigate", url=f"{site.url}/scrape/cards.html")
+    top = (await suggest(client))["candidates"][0]
+    assert top["selector"] == "div.cards > article.card:not(.gone)" and top["rows"] == 3, top
+    got = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="extract",
+        selector=top["selector"],
+        schema=top["schema"],
+    )
+    assert got["data"] == top["sample"]
 
-        await call(client, "interact", action="navigate", url=f"{site.url}/suggest/cards.html")
-        # 400 blocks that each look different: nothing repeats, so only the budget can stop it.
-        driver.execute_script(
-            "const box = document.createElement('section'); box.id = 'wide';"
-            "for (let i = 0; i < 400; i++) { const d = document.createElement('div');"
-            " d.className = 'block-' + String.fromCharCode(97 + i % 26) + (i >> 5);"
-            " d.textContent = 'item ' + i;"
-            " box.append(d); }"
-            "document.body.append(box);"
-        )
-        out = await suggest(client, css_selector="#wide")
-        skeleton = out["skeleton"]
-        assert skeleton["truncated"] is True and skeleton["html"].endswith("-byte budget -->")
-        assert skeleton["bytes"] == len(skeleton["html"].encode()) and 7_000 < skeleton["bytes"] <= 8_000
-        assert skeleton["html"].startswith('<section id="wide">') and "</section><!--" in skeleton["html"]
+    await call(client, "interact", action="navigate", url=f"{site.url}/suggest/cards.html")
+    # 400 blocks that each look different: nothing repeats, so only the budget can stop it.
+    driver.execute_script(
+        "const box = document.createElement('section'); box.id = 'wide';"
+        "for (let i = 0; i < 400; i++) { const d = document.createElement('div');"
+        " d.className = 'block-' + String.fromCharCode(97 + i % 26) + (i >> 5);"
+        " d.textContent = 'item ' + i;"
+        " box.append(d); }"
+        "document.body.append(box);"
+    )
+    out = await suggest(client, css_selector="#wide")
+    skeleton = out["skeleton"]
+    assert skeleton["truncated"] is True and skeleton["html"].endswith("-byte budget -->")
+    assert skeleton["bytes"] == len(skeleton["html"].encode()) and 7_000 < skeleton["bytes"] <= 8_000
+    assert skeleton["html"].startswith('<section id="wide">') and "</section><!--" in skeleton["html"]
 
-        for css, code in (
-            ("#nothing-here", ErrorCode.ELEMENT_NOT_FOUND),
-            ("div[", ErrorCode.INVALID_SELECTOR),
-        ):
-            result = await client.call_tool(
-                "interact", {"action": "scrape", "operation": "suggest", "css_selector": css}
-            )
-            error = payload(result)
-            assert result.is_error and error["error"] == code, error
+    for css, code in (
+        ("#nothing-here", ErrorCode.ELEMENT_NOT_FOUND),
+        ("div[", ErrorCode.INVALID_SELECTOR),
+    ):
         result = await client.call_tool(
-            "interact", {"action": "scrape", "operation": "suggest", "selector": "li"}
+            "interact", {"action": "scrape", "operation": "suggest", "css_selector": css}
         )
-        assert result.is_error and payload(result)["error"] == ErrorCode.INVALID_PARAMS
+        error = payload(result)
+        assert result.is_error and error["error"] == code, error
+    result = await client.call_tool(
+        "interact", {"action": "scrape", "operation": "suggest", "selector": "li"}
+    )
+    assert result.is_error and payload(result)["error"] == ErrorCode.INVALID_PARAMS
