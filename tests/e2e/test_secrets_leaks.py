@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 
 from tests.support import browser
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.mcp_client import call, scrape
 from tests.support.popup import allow_scripts_on
 from tests.support.snap import ref, snapshot
 
@@ -143,29 +143,28 @@ async def test_markdown_extract_suggest_and_errors_show_no_secret(client: Client
     assert any(m.startswith("Error: boom with [REDACTED]") for m in messages), messages
 
 
-async def test_execute_js_results_are_scrubbed_of_what_the_page_holds(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        await _hostile(client, site)
-        one = await call(
-            client, "interact", action="execute_js", script="document.getElementById('td-secret').textContent"
-        )
-        assert one["result"] == "[REDACTED]" and one["redacted"] == 1
-        page = await call(
-            client,
-            "interact",
-            action="execute_js",
-            script="({text: document.body.innerText, pw: document.getElementById('pw').value,"
-            " card: document.getElementById('plain-card').textContent})",
-        )
-        assert_clean("execute_js", page)
-        assert "visible-value" in page["result"]["text"] and page["redacted"] >= 3
-        thrown = await call(
-            client,
-            "interact",
-            action="execute_js",
-            script="throw new Error('saw ' + document.getElementById('reveal').textContent)",
-        )
-        assert thrown["success"] is False and thrown["error"] == "Error: saw [REDACTED]"
-        assert_clean("execute_js error", thrown)
-        plain = await call(client, "interact", action="execute_js", script="document.title")
-        assert plain == {"success": True, "result": "Admin keys"}
+async def test_execute_js_results_are_scrubbed_of_what_the_page_holds(client: Client, site: str) -> None:
+    await _hostile(client, site)
+    one = await call(
+        client, "interact", action="execute_js", script="document.getElementById('td-secret').textContent"
+    )
+    assert one["result"] == "[REDACTED]" and one["redacted"] == 1
+    page = await call(
+        client,
+        "interact",
+        action="execute_js",
+        script="({text: document.body.innerText, pw: document.getElementById('pw').value,"
+        " card: document.getElementById('plain-card').textContent})",
+    )
+    assert_clean("execute_js", page)
+    assert "visible-value" in page["result"]["text"] and page["redacted"] >= 3
+    thrown = await call(
+        client,
+        "interact",
+        action="execute_js",
+        script="throw new Error('saw ' + document.getElementById('reveal').textContent)",
+    )
+    assert thrown["success"] is False and thrown["error"] == "Error: saw [REDACTED]"
+    assert_clean("execute_js error", thrown)
+    plain = await call(client, "interact", action="execute_js", script="document.title")
+    assert plain == {"success": True, "result": "Admin keys"}
