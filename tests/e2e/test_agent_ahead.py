@@ -12,11 +12,12 @@ from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import pytest
+from mcp import Client
 from selenium import webdriver
 
 from tabpilot import paths
 from tests.support import browser
-from tests.support.mcp_client import call, mcp_client
+from tests.support.mcp_client import call
 from tests.support.popup import set_sites
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
@@ -86,38 +87,35 @@ def _handle_of(driver: webdriver.Chrome, before: set[str]) -> str:
 
 
 async def test_the_agent_is_there_once_the_pilot_opens_or_moves_a_page(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, client: Client, site: str
 ) -> None:
-    async with mcp_client(env) as client:
-        with prober(driver) as has_agent:
-            # A tab the person opened has no agent until a command needs it (the probe works).
-            home = driver.current_window_handle
-            driver.switch_to.new_window("tab")
-            driver.get(f"{site}/second.html")
-            tabs = (await call(client, "observe", what="tabs"))["tabs"]
-            [mine] = [t["id"] for t in tabs if t["url"] == f"{site}/second.html"]
-            assert has_agent(mine) is False
-            await call(client, "observe", what="page", tab_id=mine)
-            assert has_agent(mine) is True
-            driver.close()
-            driver.switch_to.window(home)
+    with prober(driver) as has_agent:
+        # A tab the person opened has no agent until a command needs it (the probe works).
+        home = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        driver.get(f"{site}/second.html")
+        tabs = (await call(client, "observe", what="tabs"))["tabs"]
+        [mine] = [t["id"] for t in tabs if t["url"] == f"{site}/second.html"]
+        assert has_agent(mine) is False
+        await call(client, "observe", what="page", tab_id=mine)
+        assert has_agent(mine) is True
+        driver.close()
+        driver.switch_to.window(home)
 
-            tab = (await call(client, "interact", action="new_tab", url=f"{site}/index.html", active=False))[
-                "tab_id"
-            ]
-            assert has_agent(tab)
-            await call(client, "interact", action="navigate", url=f"{site}/second.html", tab_id=tab)
-            assert has_agent(tab)
-            await call(client, "interact", action="back", tab_id=tab)
-            assert has_agent(tab)
-            clicked = await call(
-                client, "interact", action="click", selector="a[href='second.html']", tab_id=tab
-            )
-            assert clicked["navigated"] is True
-            assert has_agent(tab)
-            await call(client, "interact", action="reload", tab_id=tab)
-            assert has_agent(tab)
-            await call(client, "interact", action="close_tab", tab_id=tab)
+        tab = (await call(client, "interact", action="new_tab", url=f"{site}/index.html", active=False))[
+            "tab_id"
+        ]
+        assert has_agent(tab)
+        await call(client, "interact", action="navigate", url=f"{site}/second.html", tab_id=tab)
+        assert has_agent(tab)
+        await call(client, "interact", action="back", tab_id=tab)
+        assert has_agent(tab)
+        clicked = await call(client, "interact", action="click", selector="a[href='second.html']", tab_id=tab)
+        assert clicked["navigated"] is True
+        assert has_agent(tab)
+        await call(client, "interact", action="reload", tab_id=tab)
+        assert has_agent(tab)
+        await call(client, "interact", action="close_tab", tab_id=tab)
 
 
 @pytest.fixture
@@ -132,44 +130,43 @@ def only_here(driver: webdriver.Chrome, site: str) -> Iterator[str]:
 
 
 async def test_not_in_the_persons_tabs_nor_outside_the_scope_nor_once_the_pilot_was_off(
-    driver: webdriver.Chrome, env: dict[str, str], site: str, only_here: str
+    driver: webdriver.Chrome, client: Client, site: str, only_here: str
 ) -> None:
     original = driver.current_window_handle
-    async with mcp_client(env) as client:
-        with prober(driver) as has_agent:
-            before = set(driver.window_handles)
-            driven = (await call(client, "interact", action="new_tab", url=f"{site}/index.html"))["tab_id"]
-            handle = _handle_of(driver, before)
-            control = (
-                await call(client, "interact", action="new_tab", url=f"{site}/index.html", active=False)
-            )["tab_id"]
-            assert has_agent(driven)
+    with prober(driver) as has_agent:
+        before = set(driver.window_handles)
+        driven = (await call(client, "interact", action="new_tab", url=f"{site}/index.html"))["tab_id"]
+        handle = _handle_of(driver, before)
+        control = (await call(client, "interact", action="new_tab", url=f"{site}/index.html", active=False))[
+            "tab_id"
+        ]
+        assert has_agent(driven)
 
-            # The person takes the pilot's tab elsewhere on an allowed site: it gets the agent. (The
-            # pilot's tab cannot go outside the scope at all: such loads are blocked before they leave.)
-            driver.switch_to.window(handle)
-            driver.get(f"{site}/second.html")
-            assert has_agent(driven)
-            # A tab the person opens on another site (no opener: not the pilot's) gets none.
-            theirs = _person_tab(driver, f"{_other(site)}/second.html")
-            # Every navigation event before the control's was handled before the control's: once the
-            # control's new page has the agent, a wrong injection into the other site would be there.
-            await call(client, "interact", action="navigate", url=f"{site}/second.html", tab_id=control)
-            assert has_agent(control)
-            assert has_agent(theirs) is False  # (the agent may not even close it: it is outside the scope)
+        # The person takes the pilot's tab elsewhere on an allowed site: it gets the agent. (The
+        # pilot's tab cannot go outside the scope at all: such loads are blocked before they leave.)
+        driver.switch_to.window(handle)
+        driver.get(f"{site}/second.html")
+        assert has_agent(driven)
+        # A tab the person opens on another site (no opener: not the pilot's) gets none.
+        theirs = _person_tab(driver, f"{_other(site)}/second.html")
+        # Every navigation event before the control's was handled before the control's: once the
+        # control's new page has the agent, a wrong injection into the other site would be there.
+        await call(client, "interact", action="navigate", url=f"{site}/second.html", tab_id=control)
+        assert has_agent(control)
+        assert has_agent(theirs) is False  # (the agent may not even close it: it is outside the scope)
 
-            # Off forgets the tabs the pilot drove: back on, the tab's next page is the person's.
-            driver.get(f"{site}/index.html")
-            assert has_agent(driven)
-            browser.set_pilot(driver, False)
-            driver.switch_to.window(handle)
-            driver.get(f"{site}/second.html")
-            browser.set_pilot(driver, True)
-            driver.switch_to.window(handle)
-            driver.get(f"{site}/index.html")
-            await call(client, "interact", action="navigate", url=f"{site}/index.html", tab_id=control)
-            assert has_agent(control)
-            assert has_agent(driven) is False
-            await call(client, "interact", action="close_tab", tab_id=control)
-            await call(client, "interact", action="close_tab", tab_id=driven)
+        # Off forgets the tabs the pilot drove: back on, the tab's next page is the person's.
+        driver.get(f"{site}/index.html")
+        assert has_agent(driven)
+        browser.set_pilot(driver, False)
+        driver.switch_to.window(handle)
+        driver.get(f"{site}/second.html")
+        browser.set_pilot(driver, True)
+        driver.switch_to.window(handle)
+        driver.get(f"{site}/index.html")
+        await call(client, "interact", action="navigate", url=f"{site}/index.html", tab_id=control)
+        assert has_agent(control)
+        assert has_agent(driven) is False
+        await call(client, "interact", action="close_tab", tab_id=control)
+        await call(client, "interact", action="close_tab", tab_id=driven)
     driver.switch_to.window(original)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
 
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
@@ -112,18 +113,17 @@ async def test_nothing_typed_into_a_password_field_is_stored(
 
 
 async def test_add_redaction_refuses_a_selector_that_would_break_the_others(
-    pilot_on: None, env: dict[str, str], site: str
+    client: Client, site: str
 ) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/disk/signin.html")
-        for bad in (["b/*"], [".later-secret", "b/*"], ["a{}"], ["[data-x"], ["a,"]):
-            err = await call_error(client, "configure", action="add_redaction", selectors=bad)
-            assert err["error"] == ErrorCode.INVALID_SELECTOR, (bad, err)
-        body = {"all": ":scope"}
-        before = await scrape(client, operation="extract", selector="body", schema=body)
-        assert "LATER-S3CRET-L" in before["data"][0]["all"], "the refused call added nothing"
-        added = await call(client, "configure", action="add_redaction", selectors=[".later-secret"])
-        assert added["added"] == [".later-secret"] and "b/*" not in added["selectors"]
-        after = await scrape(client, operation="extract", selector="body", schema=body)
-        text = after["data"][0]["all"]
-        assert "LATER-S3CRET-L" not in text and "Recovery code [REDACTED] for your records" in text
+    await call(client, "interact", action="navigate", url=f"{site}/disk/signin.html")
+    for bad in (["b/*"], [".later-secret", "b/*"], ["a{}"], ["[data-x"], ["a,"]):
+        err = await call_error(client, "configure", action="add_redaction", selectors=bad)
+        assert err["error"] == ErrorCode.INVALID_SELECTOR, (bad, err)
+    body = {"all": ":scope"}
+    before = await scrape(client, operation="extract", selector="body", schema=body)
+    assert "LATER-S3CRET-L" in before["data"][0]["all"], "the refused call added nothing"
+    added = await call(client, "configure", action="add_redaction", selectors=[".later-secret"])
+    assert added["added"] == [".later-secret"] and "b/*" not in added["selectors"]
+    after = await scrape(client, operation="extract", selector="body", schema=body)
+    text = after["data"][0]["all"]
+    assert "LATER-S3CRET-L" not in text and "Recovery code [REDACTED] for your records" in text

@@ -8,11 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from selenium import webdriver
+from mcp import Client
 
-from tests.support import browser
 from tests.support.counted import Counted, serve_counted
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.mcp_client import call, scrape
 
 pytestmark = pytest.mark.anyio
 
@@ -68,32 +67,30 @@ def unstored() -> Iterator[Counted]:
 
 
 async def _walk(
-    driver: webdriver.Chrome, env: dict[str, str], site: Counted, name: str, *, by_click: bool = False
+    client: Client, site: Counted, name: str, *, by_click: bool = False
 ) -> tuple[dict[str, Any], dict[str, int]]:
     """Open `/NAME?page=1` (by navigate, or by a click on the start page's link), scrape every page;
     the result and the requests of `/NAME` pages counted at the server (not the favicon's)."""
-    browser.set_pilot(driver, True)
-    async with mcp_client(env) as client:
-        if by_click:
-            await call(client, "interact", action="navigate", url=f"{site.url}/start.html")
-            await call(client, "interact", action="click", selector=f"#{name}")
-        else:
-            await call(client, "interact", action="navigate", url=f"{site.url}/{name}?page=1")
-        out = await scrape(
-            client,
-            operation="extract",
-            selector=ROWS,
-            schema=SCHEMA,
-            options={"paginate": {"next_selector": "a.next", "max_pages": 20}, "telemetry": True},
-        )
+    if by_click:
+        await call(client, "interact", action="navigate", url=f"{site.url}/start.html")
+        await call(client, "interact", action="click", selector=f"#{name}")
+    else:
+        await call(client, "interact", action="navigate", url=f"{site.url}/{name}?page=1")
+    out = await scrape(
+        client,
+        operation="extract",
+        selector=ROWS,
+        schema=SCHEMA,
+        options={"paginate": {"next_selector": "a.next", "max_pages": 20}, "telemetry": True},
+    )
     assert out["metadata"]["pagination_mode"] == "fetch", out["metadata"]
     return out, {k: v for k, v in site.asked.items() if k.startswith(f"/{name}?")}
 
 
 async def test_page_1_s_check_comes_from_the_cache_and_no_page_is_asked_twice(
-    driver: webdriver.Chrome, env: dict[str, str], stored: Counted
+    client: Client, stored: Counted
 ) -> None:
-    out, asked = await _walk(driver, env, stored, "clicked", by_click=True)
+    out, asked = await _walk(client, stored, "clicked", by_click=True)
     assert [r["key"] for r in out["data"]] == _keys("clicked", 12)
     meta = out["metadata"]
     assert meta["pagination_stopped"]["reason"] == "no_next", meta
@@ -103,9 +100,9 @@ async def test_page_1_s_check_comes_from_the_cache_and_no_page_is_asked_twice(
 
 
 async def test_a_page_loaded_by_navigate_is_checked_from_the_cache_when_its_key_matches(
-    driver: webdriver.Chrome, env: dict[str, str], stored: Counted
+    client: Client, stored: Counted
 ) -> None:
-    out, asked = await _walk(driver, env, stored, "typed")
+    out, asked = await _walk(client, stored, "typed")
     assert [r["key"] for r in out["data"]] == _keys("typed", 5)
     assert {k: v for k, v in asked.items() if k != "/typed?page=1"} == {
         f"/typed?page={n}": 1 for n in range(2, 6)
@@ -116,9 +113,9 @@ async def test_a_page_loaded_by_navigate_is_checked_from_the_cache_when_its_key_
 
 
 async def test_a_sliding_pager_is_read_to_its_end_and_never_past_it(
-    driver: webdriver.Chrome, env: dict[str, str], unstored: Counted
+    client: Client, unstored: Counted
 ) -> None:
-    out, asked = await _walk(driver, env, unstored, "slide")
+    out, asked = await _walk(client, unstored, "slide")
     assert [r["key"] for r in out["data"]] == _keys("slide", 9)
     # no-store: the check downloads page 1 again; every later page once; page 10 never.
     assert asked == {"/slide?page=1": 2} | {f"/slide?page={n}": 1 for n in range(2, 10)}, asked

@@ -13,7 +13,7 @@ from mcp.client import Client
 from selenium import webdriver
 
 from tests.support import browser
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.mcp_client import call, scrape
 
 pytestmark = pytest.mark.anyio
 
@@ -32,14 +32,11 @@ async def tabs(client: Client) -> list[dict[str, Any]]:
     return out["tabs"]
 
 
-async def test_detail_pages_merge_into_their_rows_in_background_tabs(
-    pilot_on: None, env: dict[str, str], site: str
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
-        before = await tabs(client)
-        out = await scrape(client, operation="extract", selector=ROWS, schema=SCHEMA, follow=FOLLOW)
-        after = await tabs(client)
+async def test_detail_pages_merge_into_their_rows_in_background_tabs(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
+    before = await tabs(client)
+    out = await scrape(client, operation="extract", selector=ROWS, schema=SCHEMA, follow=FOLLOW)
+    after = await tabs(client)
     assert out["data"][:3] == [
         ticket("Printer on fire", "t1.html", "Grace", 13, site),
         ticket("Coffee machine empty", "t2.html", "Linus", 2, site),
@@ -59,19 +56,18 @@ async def test_detail_pages_merge_into_their_rows_in_background_tabs(
 
 
 async def test_a_later_page_drawn_by_its_script_is_rendered_without_selector_or_wait_for(
-    pilot_on: None, env: dict[str, str], site: str
+    client: Client, site: str
 ) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
-        before = await tabs(client)
-        out = await scrape(
-            client,
-            operation="extract",
-            selector=ROWS,
-            schema=SCHEMA,
-            follow={"field": "link", "schema": DETAIL, "concurrency": 2},
-        )
-        after = await tabs(client)
+    await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
+    before = await tabs(client)
+    out = await scrape(
+        client,
+        operation="extract",
+        selector=ROWS,
+        schema=SCHEMA,
+        follow={"field": "link", "schema": DETAIL, "concurrency": 2},
+    )
+    after = await tabs(client)
     # Pages 1 and 2 are served whole and page 3 draws its fields with a script: fetched, page 3 reads
     # every field empty where page 1 had values, so it is read again in a background tab.
     assert out["data"][:3] == [
@@ -85,45 +81,39 @@ async def test_a_later_page_drawn_by_its_script_is_rendered_without_selector_or_
     ]
 
 
-async def test_secrets_on_a_detail_page_never_reach_the_result(
-    pilot_on: None, env: dict[str, str], site: str
-) -> None:
+async def test_secrets_on_a_detail_page_never_reach_the_result(client: Client, site: str) -> None:
     detail = {
         "owner": ".owner",
         "whole": ":scope | text",
         "html": ":scope | html",
         "pw": "input.pw | attr:value",
     }
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
-        out = await scrape(
-            client,
-            operation="extract",
-            selector=ROWS,
-            schema=SCHEMA,
-            follow={"field": "link", "schema": detail, "selector": "main.ticket"},
-            options={"where": {"title": "Has a secret"}},
-        )
+    await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
+    out = await scrape(
+        client,
+        operation="extract",
+        selector=ROWS,
+        schema=SCHEMA,
+        follow={"field": "link", "schema": detail, "selector": "main.ticket"},
+        options={"where": {"title": "Has a secret"}},
+    )
     [row] = out["data"]
     assert row["pw"] == "[REDACTED]" and "Ada" in row["whole"]
     text = json.dumps(out)
     assert "tok-follow-4417" not in text and "pw-follow-9931" not in text
 
 
-async def test_each_failing_detail_page_costs_its_row_only(
-    pilot_on: None, env: dict[str, str], site: str
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/follow/faults.html")
-        out = await scrape(
-            client,
-            operation="extract",
-            selector=ROWS,
-            schema=SCHEMA,
-            follow=FOLLOW,
-            options={"timeout_ms": 2_500},
-        )
-        left = await tabs(client)
+async def test_each_failing_detail_page_costs_its_row_only(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/follow/faults.html")
+    out = await scrape(
+        client,
+        operation="extract",
+        selector=ROWS,
+        schema=SCHEMA,
+        follow=FOLLOW,
+        options={"timeout_ms": 2_500},
+    )
+    left = await tabs(client)
     data = out["data"]
     assert data[0] == ticket("Printer on fire", "t1.html", "Grace", 13, site)
     assert [sorted(r) for r in data[1:]] == [["link", "title"]] * 3  # the list's fields, nothing more
@@ -139,33 +129,29 @@ async def test_each_failing_detail_page_costs_its_row_only(
     assert len(left) == 1
 
 
-async def test_a_missing_root_is_element_not_found(pilot_on: None, env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/follow/faults.html")
-        out = await scrape(
-            client,
-            operation="extract",
-            selector=ROWS,
-            schema=SCHEMA,
-            follow={"field": "link", "schema": DETAIL, "selector": "main.ticket"},
-            options={"where": {"title": "Not a ticket page"}},
-        )
+async def test_a_missing_root_is_element_not_found(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/follow/faults.html")
+    out = await scrape(
+        client,
+        operation="extract",
+        selector=ROWS,
+        schema=SCHEMA,
+        follow={"field": "link", "schema": DETAIL, "selector": "main.ticket"},
+        options={"where": {"title": "Not a ticket page"}},
+    )
     [error] = out["metadata"]["follow_errors"]
     assert (error["row"], error["error"]) == (0, "element_not_found")
 
 
-async def test_a_login_redirect_stops_following(pilot_on: None, env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        await call(
-            client, "interact", action="navigate", url=f"{site}/logout?then=/follow/private-links.html"
-        )
-        out = await scrape(
-            client,
-            operation="extract",
-            selector=ROWS,
-            schema=SCHEMA,
-            follow={"field": "link", "schema": {"cell": "td"}, "wait_for": "td", "concurrency": 1},
-        )
+async def test_a_login_redirect_stops_following(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/logout?then=/follow/private-links.html")
+    out = await scrape(
+        client,
+        operation="extract",
+        selector=ROWS,
+        schema=SCHEMA,
+        follow={"field": "link", "schema": {"cell": "td"}, "wait_for": "td", "concurrency": 1},
+    )
     assert len(out["data"]) == 3 and all(sorted(r) == ["link", "title"] for r in out["data"])
     follow = out["metadata"]["follow"]
     assert follow["stopped"]["reason"] == "redirected" and "/login.html" in follow["stopped"]["url"]
@@ -174,60 +160,54 @@ async def test_a_login_redirect_stops_following(pilot_on: None, env: dict[str, s
     assert any("following stopped" in w["message"] for w in out["metadata"]["warnings"])
 
 
-async def test_cancel_keeps_what_was_read_and_closes_the_tabs(
-    pilot_on: None, env: dict[str, str], site: str
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/follow/slow.html")
-        started = await call(
-            client,
-            "interact",
-            action="scrape",
-            operation="extract",
-            selector=ROWS,
-            schema=SCHEMA,
-            follow=FOLLOW | {"concurrency": 1},
-            options={"timeout_ms": 20_000},
-            wait_ms=0,
-        )
-        cid = started["correlation_id"]
-        for _ in range(100):  # until the first detail page is merged (each poll waits for news)
-            seen = await call(client, "observe", what="command_result", correlation_id=cid, wait_ms=200)
-            if seen.get("progress", {}).get("details_done", 0) >= 1:
-                break
-        assert seen["progress"]["details_total"] == 3
-        out = await call(client, "interact", action="cancel", correlation_id=cid)
-        left = await tabs(client)
+async def test_cancel_keeps_what_was_read_and_closes_the_tabs(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/follow/slow.html")
+    started = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="extract",
+        selector=ROWS,
+        schema=SCHEMA,
+        follow=FOLLOW | {"concurrency": 1},
+        options={"timeout_ms": 20_000},
+        wait_ms=0,
+    )
+    cid = started["correlation_id"]
+    for _ in range(100):  # until the first detail page is merged (each poll waits for news)
+        seen = await call(client, "observe", what="command_result", correlation_id=cid, wait_ms=200)
+        if seen.get("progress", {}).get("details_done", 0) >= 1:
+            break
+    assert seen["progress"]["details_total"] == 3
+    out = await call(client, "interact", action="cancel", correlation_id=cid)
+    left = await tabs(client)
     assert out["status"] == "cancelled"
     assert out["data"][0] == ticket("Printer on fire", "t1.html", "Grace", 13, site)
     assert [sorted(r) for r in out["data"][1:]] == [["link", "title"]] * 2
     assert len(left) == 1
 
 
-async def test_cancel_while_a_background_tab_loads_closes_every_tab(
-    pilot_on: None, env: dict[str, str], site: str
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/follow/slow-scripted.html")
-        before = await tabs(client)
-        started = await call(
-            client,
-            "interact",
-            action="scrape",
-            operation="extract",
-            selector=ROWS,
-            schema=SCHEMA,
-            follow=FOLLOW | {"concurrency": 2},
-            options={"timeout_ms": 20_000},
-            wait_ms=0,
-        )
-        cid = started["correlation_id"]
-        for _ in range(100):  # until two pages are merged, the third loading (each poll waits for news)
-            seen = await call(client, "observe", what="command_result", correlation_id=cid, wait_ms=200)
-            if seen.get("progress", {}).get("details_done", 0) >= 2:
-                break
-        out = await call(client, "interact", action="cancel", correlation_id=cid)
-        after = await tabs(client)
+async def test_cancel_while_a_background_tab_loads_closes_every_tab(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/follow/slow-scripted.html")
+    before = await tabs(client)
+    started = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="extract",
+        selector=ROWS,
+        schema=SCHEMA,
+        follow=FOLLOW | {"concurrency": 2},
+        options={"timeout_ms": 20_000},
+        wait_ms=0,
+    )
+    cid = started["correlation_id"]
+    for _ in range(100):  # until two pages are merged, the third loading (each poll waits for news)
+        seen = await call(client, "observe", what="command_result", correlation_id=cid, wait_ms=200)
+        if seen.get("progress", {}).get("details_done", 0) >= 2:
+            break
+    out = await call(client, "interact", action="cancel", correlation_id=cid)
+    after = await tabs(client)
     assert out["status"] == "cancelled"
     assert out["data"][:2] == [
         ticket("Drawn by a script", "scripted.html", "Margaret", 8, site),
@@ -246,41 +226,39 @@ def pages(driver: webdriver.Chrome) -> set[str]:
 
 
 async def test_switching_the_pilot_off_closes_the_background_tabs(
-    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: str
+    driver: webdriver.Chrome, client: Client, site: str
 ) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/follow/slow-scripted.html")
-        before = pages(driver)
-        started = await call(
-            client,
-            "interact",
-            action="scrape",
-            operation="extract",
-            selector=ROWS,
-            schema=SCHEMA,
-            follow=FOLLOW | {"concurrency": 2},
-            options={"timeout_ms": 20_000},
-            wait_ms=0,
-        )
-        cid = started["correlation_id"]
-        for _ in range(100):  # until two pages are merged, the third loading (each poll waits for news)
-            seen = await call(client, "observe", what="command_result", correlation_id=cid, wait_ms=200)
-            if seen.get("progress", {}).get("details_done", 0) >= 2:
-                break
-        # The slow page loads in one background tab; the other waits, open, for a next page.
-        assert len(pages(driver) - before) == 2
-        browser.set_pilot(driver, False)
-        browser.wait_until(lambda: pages(driver) == before or None, what="the background tabs to close")
+    await call(client, "interact", action="navigate", url=f"{site}/follow/slow-scripted.html")
+    before = pages(driver)
+    started = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="extract",
+        selector=ROWS,
+        schema=SCHEMA,
+        follow=FOLLOW | {"concurrency": 2},
+        options={"timeout_ms": 20_000},
+        wait_ms=0,
+    )
+    cid = started["correlation_id"]
+    for _ in range(100):  # until two pages are merged, the third loading (each poll waits for news)
+        seen = await call(client, "observe", what="command_result", correlation_id=cid, wait_ms=200)
+        if seen.get("progress", {}).get("details_done", 0) >= 2:
+            break
+    # The slow page loads in one background tab; the other waits, open, for a next page.
+    assert len(pages(driver) - before) == 2
+    browser.set_pilot(driver, False)
+    browser.wait_until(lambda: pages(driver) == before or None, what="the background tabs to close")
 
 
-async def test_follow_in_a_recorded_workflow_replayed(pilot_on: None, env: dict[str, str], site: str) -> None:
+async def test_follow_in_a_recorded_workflow_replayed(client: Client, site: str) -> None:
     steps = [
         {"type": "navigate", "url": f"{site}/follow/list.html"},
         {"type": "extract", "selector": ROWS, "schema": SCHEMA, "follow": FOLLOW, "options": {"limit": 2}},
     ]
-    async with mcp_client(env) as client:
-        first = await scrape(client, operation="workflow", steps=steps, record=True, name="follow_tickets")
-        again = await scrape(client, operation="replay", workflow_id=first["workflow_id"])
+    first = await scrape(client, operation="workflow", steps=steps, record=True, name="follow_tickets")
+    again = await scrape(client, operation="replay", workflow_id=first["workflow_id"])
     expected = [
         ticket("Printer on fire", "t1.html", "Grace", 13, site),
         ticket("Coffee machine empty", "t2.html", "Linus", 2, site),
@@ -289,16 +267,13 @@ async def test_follow_in_a_recorded_workflow_replayed(pilot_on: None, env: dict[
     assert again["metadata"]["follow"] == {"mode": "fetch", "done": 2, "total": 2}
 
 
-async def test_detail_pages_drawn_by_scripts_are_rendered_in_tabs(
-    pilot_on: None, env: dict[str, str], site: str
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/follow/scripted-first.html")
-        before = await tabs(client)
-        # One tab at a time: the second page loads in the tab the first one was read in.
-        follow = FOLLOW | {"concurrency": 1}
-        out = await scrape(client, operation="extract", selector=ROWS, schema=SCHEMA, follow=follow)
-        after = await tabs(client)
+async def test_detail_pages_drawn_by_scripts_are_rendered_in_tabs(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/follow/scripted-first.html")
+    before = await tabs(client)
+    # One tab at a time: the second page loads in the tab the first one was read in.
+    follow = FOLLOW | {"concurrency": 1}
+    out = await scrape(client, operation="extract", selector=ROWS, schema=SCHEMA, follow=follow)
+    after = await tabs(client)
     # Every background tab is closed again, and the user's tab stayed the active one.
     assert [(t["id"], t["url"], t["active"]) for t in after] == [
         (t["id"], t["url"], t["active"]) for t in before

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
 
 from tabpilot.engine.trace import ENV_TRACE
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.mcp_client import call, scrape
 
 pytestmark = pytest.mark.anyio
 
@@ -36,12 +37,11 @@ def follow_commands(env: dict[str, str]) -> list[dict[str, Any]]:
 
 
 async def test_the_next_pages_are_fetched_while_the_first_is_checked(
-    pilot_on: None, env: dict[str, str], site: str
+    client: Client, env: dict[str, str], site: str
 ) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/follow/ahead.html")
-        follow = {"field": "link", "schema": DETAIL, "selector": "main.ticket", "concurrency": 3}
-        out = await scrape(client, operation="extract", selector=ROWS, schema=SCHEMA, follow=follow)
+    await call(client, "interact", action="navigate", url=f"{site}/follow/ahead.html")
+    follow = {"field": "link", "schema": DETAIL, "selector": "main.ticket", "concurrency": 3}
+    out = await scrape(client, operation="extract", selector=ROWS, schema=SCHEMA, follow=follow)
     assert [(r["title"], r["owner"], r["points"]) for r in out["data"]] == [
         ("Heavy page", "Barbara", 5),
         ("Printer on fire", "Grace", 13),

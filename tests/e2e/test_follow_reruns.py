@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp import Client
 
 from tests.support import procnet
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.mcp_client import call, scrape
 
 ROWS = "table.tickets tr:has(td)"
 SCHEMA = {"title": "td a", "link": "td a | url"}
@@ -25,36 +26,33 @@ def details(rows: list[dict[str, object]]) -> list[tuple[object, object, object]
 
 
 @pytest.mark.anyio
-async def test_a_cached_strategy_follows_the_detail_pages_again(
-    pilot_on: None, env: dict[str, str], site: str
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
-        first = await scrape(
-            client, operation="extract", selector=ROWS, schema=SCHEMA, follow=FOLLOW, options={"limit": 2}
-        )
-        ex = first["extraction_id"]
-        assert details(first["data"]) == [
-            ("Printer on fire", "Grace", 13),
-            ("Coffee machine empty", "Linus", 2),
-        ]
+async def test_a_cached_strategy_follows_the_detail_pages_again(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
+    first = await scrape(
+        client, operation="extract", selector=ROWS, schema=SCHEMA, follow=FOLLOW, options={"limit": 2}
+    )
+    ex = first["extraction_id"]
+    assert details(first["data"]) == [
+        ("Printer on fire", "Grace", 13),
+        ("Coffee machine empty", "Linus", 2),
+    ]
 
-        # Another list of the same kind, by id: the strategy carries the follow, not only the rows.
-        await call(client, "interact", action="navigate", url=f"{site}/follow/scripted-first.html")
-        by_id = await scrape(client, operation="extract", extraction_id=ex)
-        assert by_id["extraction_id"] == ex
-        assert details(by_id["data"]) == [
-            ("Drawn by a script", "Margaret", 8),
-            ("Coffee machine empty", "Linus", 2),
-        ]
-        assert by_id["metadata"]["follow"]["done"] == 2
+    # Another list of the same kind, by id: the strategy carries the follow, not only the rows.
+    await call(client, "interact", action="navigate", url=f"{site}/follow/scripted-first.html")
+    by_id = await scrape(client, operation="extract", extraction_id=ex)
+    assert by_id["extraction_id"] == ex
+    assert details(by_id["data"]) == [
+        ("Drawn by a script", "Margaret", 8),
+        ("Coffee machine empty", "Linus", 2),
+    ]
+    assert by_id["metadata"]["follow"]["done"] == 2
 
-        # The first list again, by its URL.
-        await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
-        by_url = await scrape(client, operation="extract", use_cache=True)
-        assert by_url["extraction_id"] == ex
-        assert details(by_url["data"])[:2] == details(first["data"])
-        assert by_url["metadata"]["follow"]["mode"] == "fetch"
+    # The first list again, by its URL.
+    await call(client, "interact", action="navigate", url=f"{site}/follow/list.html")
+    by_url = await scrape(client, operation="extract", use_cache=True)
+    assert by_url["extraction_id"] == ex
+    assert details(by_url["data"])[:2] == details(first["data"])
+    assert by_url["metadata"]["follow"]["mode"] == "fetch"
 
 
 def test_tabpilot_scrape_follows_the_detail_pages(env: dict[str, str], site: str, tmp_path: Path) -> None:

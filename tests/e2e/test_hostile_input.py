@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp import Client
 
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
@@ -36,61 +37,56 @@ async def _tab_ids(client: Any) -> set[int]:
     return {t["id"] for t in (await call(client, "observe", what="tabs"))["tabs"]}
 
 
-async def test_unknown_fields_are_refused_and_nothing_happens(
-    pilot_on: None, env: dict[str, str], site: str
-) -> None:
-    async with mcp_client(env) as client:
-        other = (await call(client, "interact", action="new_tab", url=f"{site}/second.html", active=False))[
-            "tab_id"
-        ]
-        before = await _tab_ids(client)
+async def test_unknown_fields_are_refused_and_nothing_happens(client: Client, site: str) -> None:
+    other = (await call(client, "interact", action="new_tab", url=f"{site}/second.html", active=False))[
+        "tab_id"
+    ]
+    before = await _tab_ids(client)
 
-        refused = await call_error(client, "interact", action="close_tab", tabid=other)
-        assert refused["error"] == ErrorCode.INVALID_PARAMS and '"tab_id"' in refused["message"]
-        assert await _tab_ids(client) == before, "neither the active tab nor the other one was closed"
+    refused = await call_error(client, "interact", action="close_tab", tabid=other)
+    assert refused["error"] == ErrorCode.INVALID_PARAMS and '"tab_id"' in refused["message"]
+    assert await _tab_ids(client) == before, "neither the active tab nor the other one was closed"
 
-        for tool, args in (
-            ("observe", {"what": "page", "scop": "main"}),
-            ("interact", {"action": "navigate", "url": f"{site}/index.html", "timeout": 5}),
-            (
-                "interact",
-                {
-                    "action": "scrape",
-                    "operation": "extract",
-                    "selector": "p",
-                    "schema": {"t": "p"},
-                    "delay_ms": 5,
-                },
-            ),
-            (
-                "interact",
-                {
-                    "action": "scrape",
-                    "operation": "workflow",
-                    "steps": [{"type": "navigate", "ur": f"{site}/"}],
-                },
-            ),
-        ):
-            out = await call_error(client, tool, **args)
-            assert out["error"] == ErrorCode.INVALID_PARAMS, (tool, args, out)
+    for tool, args in (
+        ("observe", {"what": "page", "scop": "main"}),
+        ("interact", {"action": "navigate", "url": f"{site}/index.html", "timeout": 5}),
+        (
+            "interact",
+            {
+                "action": "scrape",
+                "operation": "extract",
+                "selector": "p",
+                "schema": {"t": "p"},
+                "delay_ms": 5,
+            },
+        ),
+        (
+            "interact",
+            {
+                "action": "scrape",
+                "operation": "workflow",
+                "steps": [{"type": "navigate", "ur": f"{site}/"}],
+            },
+        ),
+    ):
+        out = await call_error(client, tool, **args)
+        assert out["error"] == ErrorCode.INVALID_PARAMS, (tool, args, out)
 
-        # A 10 MB selector reaches the page, whose error quotes it: the agent gets a short one.
-        huge = "#" + "x" * 10_000_000
-        result = await client.call_tool("interact", {"action": "click", "selector": huge, "snapshot": "none"})
-        assert result.is_error
-        text = result.content[0].text  # type: ignore[union-attr]
-        assert len(text) < 3_000, f"a 10 MB selector came back in a {len(text):,}-character error"
+    # A 10 MB selector reaches the page, whose error quotes it: the agent gets a short one.
+    huge = "#" + "x" * 10_000_000
+    result = await client.call_tool("interact", {"action": "click", "selector": huge, "snapshot": "none"})
+    assert result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert len(text) < 3_000, f"a 10 MB selector came back in a {len(text):,}-character error"
 
-        # A JSON Schema nested 200 deep: refused with a code, before anything recurses.
-        deep: dict[str, Any] = {"type": "string"}
-        for _ in range(200):
-            deep = {"type": "array", "items": deep}
-        bad = await scrape_error(
-            client, operation="extract", selector="p", schema={"t": "p"}, output_schema=deep
-        )
-        assert bad["error"] == ErrorCode.INVALID_PARAMS
+    # A JSON Schema nested 200 deep: refused with a code, before anything recurses.
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(200):
+        deep = {"type": "array", "items": deep}
+    bad = await scrape_error(client, operation="extract", selector="p", schema={"t": "p"}, output_schema=deep)
+    assert bad["error"] == ErrorCode.INVALID_PARAMS
 
-        await call(client, "interact", action="close_tab", tab_id=other)
+    await call(client, "interact", action="close_tab", tab_id=other)
 
 
 async def test_a_catastrophic_pattern_stalls_no_other_client(

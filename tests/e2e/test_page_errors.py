@@ -10,7 +10,7 @@ from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
-from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.mcp_client import call, call_error
 from tests.support.popup import allow_scripts_on
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
@@ -66,21 +66,20 @@ async def test_each_error_code(client: Client, site: str) -> None:
     await fails(ErrorCode.TAB_NOT_FOUND, action="click", selector="a", tab_id=2**31 - 2)
 
 
-async def test_a_tab_closed_during_a_wait(driver: webdriver.Chrome, env: dict[str, str], site: str) -> None:
+async def test_a_tab_closed_during_a_wait(driver: webdriver.Chrome, client: Client, site: str) -> None:
     # A tab the page may close itself: opened with a single history entry.
     url = f"{site}/form.html?closing"
     driver.execute_cdp_cmd("Target.createTarget", {"url": url})
-    async with mcp_client(env) as client:
-        tabs = (await call(client, "observe", what="tabs"))["tabs"]
-        [tab] = [t for t in tabs if t["url"] == url]
-        await call(
-            client,
-            "interact",
-            action="execute_js",
-            tab_id=tab["id"],
-            script="setTimeout(() => window.close(), 1000); 1",
-        )
-        err = await call_error(
-            client, "interact", action="wait_for", tab_id=tab["id"], selector="#never", timeout_ms=20_000
-        )
-        assert err["error"] == ErrorCode.TAB_CLOSED, err
+    tabs = (await call(client, "observe", what="tabs"))["tabs"]
+    [tab] = [t for t in tabs if t["url"] == url]
+    await call(
+        client,
+        "interact",
+        action="execute_js",
+        tab_id=tab["id"],
+        script="setTimeout(() => window.close(), 1000); 1",
+    )
+    err = await call_error(
+        client, "interact", action="wait_for", tab_id=tab["id"], selector="#never", timeout_ms=20_000
+    )
+    assert err["error"] == ErrorCode.TAB_CLOSED, err

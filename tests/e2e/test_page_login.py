@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from mcp import Client
 
 from tabpilot.demo.server import DEMO_PASSWORD, DEMO_USER
 from tabpilot.wire.errors import ErrorCode
@@ -17,31 +18,30 @@ pytestmark = pytest.mark.anyio
 PASSWORD = DEMO_PASSWORD
 
 
-async def test_log_in_by_refs_and_stay_logged_in(pilot_on: None, env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        failed = await log_in(client, site, DEMO_USER, "not-the-password")
-        assert failed["navigated"] is True and failed["url"].startswith(f"{site}/login.html?failed=1")
+async def test_log_in_by_refs_and_stay_logged_in(client: Client, site: str) -> None:
+    failed = await log_in(client, site, DEMO_USER, "not-the-password")
+    assert failed["navigated"] is True and failed["url"].startswith(f"{site}/login.html?failed=1")
 
-        done = await log_in(client, site, DEMO_USER, PASSWORD)
-        assert done["navigated"] is True and done["url"] == f"{site}/private/table-1.html"
-        assert "| K-1 | Person 1 | 1,000.50" in done["snapshot"]["text"].splitlines()
+    done = await log_in(client, site, DEMO_USER, PASSWORD)
+    assert done["navigated"] is True and done["url"] == f"{site}/private/table-1.html"
+    assert "| K-1 | Person 1 | 1,000.50" in done["snapshot"]["text"].splitlines()
 
-        # The session cookie opens the private pages from now on.
-        again = await call(client, "interact", action="navigate", url=f"{site}/private/table-2.html")
-        assert again["url"] == f"{site}/private/table-2.html"
+    # The session cookie opens the private pages from now on.
+    again = await call(client, "interact", action="navigate", url=f"{site}/private/table-2.html")
+    assert again["url"] == f"{site}/private/table-2.html"
 
-        out = await call(client, "interact", action="navigate", url=f"{site}/logout")
-        assert out["url"] == f"{site}/login.html"
-        gated = await call(client, "interact", action="navigate", url=f"{site}/private/table-2.html")
-        assert gated["url"].startswith(f"{site}/login.html?next=")
+    out = await call(client, "interact", action="navigate", url=f"{site}/logout")
+    assert out["url"] == f"{site}/login.html"
+    gated = await call(client, "interact", action="navigate", url=f"{site}/private/table-2.html")
+    assert gated["url"].startswith(f"{site}/login.html?next=")
 
-        # Enter in the password field submits the form, as it does for a person.
-        text = (await snapshot(client))["text"]
-        await call(client, "interact", action="fill", ref=ref(text, "textbox", "User"), value=DEMO_USER)
-        password = ref(text, "password", "Password")
-        await call(client, "interact", action="fill", ref=password, value=PASSWORD)
-        entered = await call(client, "interact", action="press", ref=password, key="Enter", snapshot="none")
-        assert entered["navigated"] is True and entered["url"] == f"{site}/private/table-2.html"
+    # Enter in the password field submits the form, as it does for a person.
+    text = (await snapshot(client))["text"]
+    await call(client, "interact", action="fill", ref=ref(text, "textbox", "User"), value=DEMO_USER)
+    password = ref(text, "password", "Password")
+    await call(client, "interact", action="fill", ref=password, value=PASSWORD)
+    entered = await call(client, "interact", action="press", ref=password, key="Enter", snapshot="none")
+    assert entered["navigated"] is True and entered["url"] == f"{site}/private/table-2.html"
 
 
 async def test_a_filled_password_never_leaves_the_page(

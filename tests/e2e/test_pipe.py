@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
 from selenium import webdriver
 
 from tabpilot import paths
@@ -43,39 +44,38 @@ async def _host_info(env: dict[str, str]):  # -> BrowserInfo
         await pool.aclose()
 
 
-async def test_status_tabs_navigate_execute_js(pilot_on: None, env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        status = await call(client, "configure", action="status")
-        assert status["connected"] is True
-        assert status["pilot_enabled"] is True
-        [info] = status["browsers"]
-        assert info["browser_name"] and info["browser_version"].startswith("1")
-        assert status["versions"]["protocol"] == 1
+async def test_status_tabs_navigate_execute_js(client: Client, site: str) -> None:
+    status = await call(client, "configure", action="status")
+    assert status["connected"] is True
+    assert status["pilot_enabled"] is True
+    [info] = status["browsers"]
+    assert info["browser_name"] and info["browser_version"].startswith("1")
+    assert status["versions"]["protocol"] == 1
 
-        nav = await call(client, "interact", action="navigate", url=f"{site}/index.html")
-        assert nav["url"] == f"{site}/index.html"
-        assert nav["title"] == "TabPilot fixture"
+    nav = await call(client, "interact", action="navigate", url=f"{site}/index.html")
+    assert nav["url"] == f"{site}/index.html"
+    assert nav["title"] == "TabPilot fixture"
 
-        tabs = (await call(client, "observe", what="tabs"))["tabs"]
-        active = [t for t in tabs if t["active"]]
-        assert any(t["url"] == f"{site}/index.html" and t["title"] == "TabPilot fixture" for t in active)
+    tabs = (await call(client, "observe", what="tabs"))["tabs"]
+    active = [t for t in tabs if t["active"]]
+    assert any(t["url"] == f"{site}/index.html" and t["title"] == "TabPilot fixture" for t in active)
 
-        assert await call(client, "interact", action="execute_js", script="1 + 1") == {
-            "success": True,
-            "result": 2,
-        }
-        title = await call(client, "interact", action="execute_js", script="return document.title")
-        assert title == {"success": True, "result": "TabPilot fixture"}
-        thrown = await call(client, "interact", action="execute_js", script="throw new Error('boom')")
-        assert thrown["success"] is False and "boom" in thrown["error"] and thrown["stack"]
+    assert await call(client, "interact", action="execute_js", script="1 + 1") == {
+        "success": True,
+        "result": 2,
+    }
+    title = await call(client, "interact", action="execute_js", script="return document.title")
+    assert title == {"success": True, "result": "TabPilot fixture"}
+    thrown = await call(client, "interact", action="execute_js", script="throw new Error('boom')")
+    assert thrown["success"] is False and "boom" in thrown["error"] and thrown["stack"]
 
-        second = await call(
-            client, "interact", action="navigate", url=f"{site}/second.html", tab_id=nav["tab_id"]
-        )
-        assert second["title"] == "Second fixture page"
+    second = await call(
+        client, "interact", action="navigate", url=f"{site}/second.html", tab_id=nav["tab_id"]
+    )
+    assert second["title"] == "Second fixture page"
 
-        bad = await call_error(client, "interact", action="teleport")
-        assert bad["error"] == ErrorCode.UNKNOWN_ACTION and "navigate" in bad["message"]
+    bad = await call_error(client, "interact", action="teleport")
+    assert bad["error"] == ErrorCode.UNKNOWN_ACTION and "navigate" in bad["message"]
 
 
 async def test_pilot_off_refuses_every_action(
@@ -124,45 +124,42 @@ async def test_only_the_popup_can_switch_the_pilot_on(driver: webdriver.Chrome, 
 
 
 @pytest.mark.parametrize("size", [1024 * 1024 + 17, 9 * 1024 * 1024])
-async def test_big_results_arrive_intact(pilot_on: None, env: dict[str, str], site: str, size: int) -> None:
+async def test_big_results_arrive_intact(client: Client, site: str, size: int) -> None:
     script = f"const s = 'abcdefghij'.repeat({size // 10 + 1}).slice(0, {size - 2}) + 'é😀'; return s"
     expected = ("abcdefghij" * (size // 10 + 1))[: size - 2] + "é😀"
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/index.html")
-        result = await call(
-            client, "interact", action="execute_js", script=script, max_result_bytes=32 * 1024 * 1024
-        )
-        assert result["success"] is True
-        assert len(result["result"]) == len(expected)
-        assert result["result"] == expected
-        capped = await call_error(client, "interact", action="execute_js", script=script)
-        assert capped["error"] == ErrorCode.RESULT_TOO_LARGE
+    await call(client, "interact", action="navigate", url=f"{site}/index.html")
+    result = await call(
+        client, "interact", action="execute_js", script=script, max_result_bytes=32 * 1024 * 1024
+    )
+    assert result["success"] is True
+    assert len(result["result"]) == len(expected)
+    assert result["result"] == expected
+    capped = await call_error(client, "interact", action="execute_js", script=script)
+    assert capped["error"] == ErrorCode.RESULT_TOO_LARGE
 
 
 async def test_killed_service_worker_comes_back(
-    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: str
+    driver: webdriver.Chrome, client: Client, env: dict[str, str], site: str
 ) -> None:
-    async with mcp_client(env) as client:
-        assert (await call(client, "interact", action="execute_js", script="40 + 2"))["result"] == 42
-        before = await _host_info(env)
-        browser.kill_service_worker(driver)
-        # The next call, with no help from the test, reaches a revived worker and a new host.
-        assert (await call(client, "interact", action="execute_js", script="40 + 3"))["result"] == 43
-        after = await _host_info(env)
-        assert after.instance_id == before.instance_id
+    assert (await call(client, "interact", action="execute_js", script="40 + 2"))["result"] == 42
+    before = await _host_info(env)
+    browser.kill_service_worker(driver)
+    # The next call, with no help from the test, reaches a revived worker and a new host.
+    assert (await call(client, "interact", action="execute_js", script="40 + 3"))["result"] == 43
+    after = await _host_info(env)
+    assert after.instance_id == before.instance_id
 
 
-async def test_no_tabpilot_process_holds_a_port(pilot_on: None, env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/index.html")
-        await call(client, "interact", action="execute_js", script="1")
-        host = await _host_info(env)
-        bridges = procnet.pids_with_cmdline("tabpilot", "mcp")
-        hosts = procnet.pids_with_cmdline("tabpilot", "native")
-        assert host.pid in hosts
-        assert bridges, "the bridge process is running"
-        for pid in {*bridges, *hosts}:
-            assert procnet.inet_sockets_of(pid) == [], f"TabPilot process {pid} holds an internet socket"
+async def test_no_tabpilot_process_holds_a_port(client: Client, env: dict[str, str], site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/index.html")
+    await call(client, "interact", action="execute_js", script="1")
+    host = await _host_info(env)
+    bridges = procnet.pids_with_cmdline("tabpilot", "mcp")
+    hosts = procnet.pids_with_cmdline("tabpilot", "native")
+    assert host.pid in hosts
+    assert bridges, "the bridge process is running"
+    for pid in {*bridges, *hosts}:
+        assert procnet.inet_sockets_of(pid) == [], f"TabPilot process {pid} holds an internet socket"
 
 
 def test_socket_refuses_another_uid(driver: webdriver.Chrome, env: dict[str, str]) -> None:
@@ -225,11 +222,10 @@ async def test_browser_restart_and_crash_host_exits_and_bridge_reconnects(
 
 
 @pytest.mark.parametrize("size", [HOST_TO_CHROME_MAX - 300, HOST_TO_CHROME_MAX + 300, 3 * HOST_TO_CHROME_MAX])
-async def test_big_scripts_reach_the_page(pilot_on: None, env: dict[str, str], site: str, size: int) -> None:
+async def test_big_scripts_reach_the_page(client: Client, site: str, size: int) -> None:
     # Around the 1 MiB host -> Chrome limit: one frame below it, base64 chunks above it.
     filler = "é" * (size // 4) + "x" * (size - 2 * (size // 4))
     script = f"const s = '{filler}'; return [s.length, s.charCodeAt(0), s.endsWith('x')]"
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/index.html")
-        result = await call(client, "interact", action="execute_js", script=script)
-        assert result == {"success": True, "result": [len(filler), ord("é"), True]}
+    await call(client, "interact", action="navigate", url=f"{site}/index.html")
+    result = await call(client, "interact", action="execute_js", script=script)
+    assert result == {"success": True, "result": [len(filler), ord("é"), True]}

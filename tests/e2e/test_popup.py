@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 import anyio
 import pytest
+from mcp import Client
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
@@ -39,129 +40,119 @@ def _badge(driver: webdriver.Chrome) -> str:
     )
 
 
-async def test_activity_log_and_badge(driver: webdriver.Chrome, env: dict[str, str], site: str) -> None:
-    browser.set_pilot(driver, True)
-    async with mcp_client(env) as client:
-        nav = await call(client, "interact", action="navigate", url=f"{site}/private-note.html")
-        text = (await snapshot(client))["text"]
-        await call(
-            client, "interact", action="fill", ref=ref(text, "password", "Password"), value=DEMO_PASSWORD
+async def test_activity_log_and_badge(driver: webdriver.Chrome, client: Client, site: str) -> None:
+    nav = await call(client, "interact", action="navigate", url=f"{site}/private-note.html")
+    text = (await snapshot(client))["text"]
+    await call(client, "interact", action="fill", ref=ref(text, "password", "Password"), value=DEMO_PASSWORD)
+    missing = await call_error(client, "interact", action="execute_js", script="1", tab_id=2**31 - 2)
+    assert missing["error"] == ErrorCode.TAB_NOT_FOUND
+
+    with popup(driver):
+
+        def rows() -> list[str]:
+            found = driver.find_elements(By.CSS_SELECTOR, "#activity-log li")
+            return [" ".join(li.text.split()) for li in found]
+
+        logged = browser.wait_until(lambda: rows() if any("no such tab" in r for r in rows()) else None)
+        # Newest first, in words, each on the site it was on: the failed call, the fill, the page.
+        host = urlsplit(site).netloc
+        assert re.fullmatch(r"\d\d:\d\d ran a script no such tab", logged[0]), logged
+        assert any(re.fullmatch(rf"\d\d:\d\d filled in a field on {re.escape(host)}", r) for r in logged)
+        assert any(r.endswith(f"opened {host}") for r in logged), logged
+        assert nav["tab_id"] and not any("tab " in r for r in logged), logged
+        page_text = driver.find_element(By.TAG_NAME, "body").text
+        stored = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "chrome.storage.session.get(null).then((s) => done(JSON.stringify(s)));"
         )
-        missing = await call_error(client, "interact", action="execute_js", script="1", tab_id=2**31 - 2)
-        assert missing["error"] == ErrorCode.TAB_NOT_FOUND
+        assert DEMO_PASSWORD not in page_text and DEMO_PASSWORD not in stored
 
-        with popup(driver):
+        # While a command runs the badge says so; it goes soon after.
+        browser.wait_until(lambda: _badge(driver) == "" or None, what="the badge of earlier calls to clear")
+        async with anyio.create_task_group() as tg:
 
-            def rows() -> list[str]:
-                found = driver.find_elements(By.CSS_SELECTOR, "#activity-log li")
-                return [" ".join(li.text.split()) for li in found]
-
-            logged = browser.wait_until(lambda: rows() if any("no such tab" in r for r in rows()) else None)
-            # Newest first, in words, each on the site it was on: the failed call, the fill, the page.
-            host = urlsplit(site).netloc
-            assert re.fullmatch(r"\d\d:\d\d ran a script no such tab", logged[0]), logged
-            assert any(re.fullmatch(rf"\d\d:\d\d filled in a field on {re.escape(host)}", r) for r in logged)
-            assert any(r.endswith(f"opened {host}") for r in logged), logged
-            assert nav["tab_id"] and not any("tab " in r for r in logged), logged
-            page_text = driver.find_element(By.TAG_NAME, "body").text
-            stored = driver.execute_async_script(
-                "const done = arguments[arguments.length - 1];"
-                "chrome.storage.session.get(null).then((s) => done(JSON.stringify(s)));"
-            )
-            assert DEMO_PASSWORD not in page_text and DEMO_PASSWORD not in stored
-
-            # While a command runs the badge says so; it goes soon after.
-            browser.wait_until(
-                lambda: _badge(driver) == "" or None, what="the badge of earlier calls to clear"
-            )
-            async with anyio.create_task_group() as tg:
-
-                async def slow() -> None:
-                    await call(
-                        client,
-                        "interact",
-                        action="execute_js",
-                        script="await new Promise((r) => setTimeout(r, 1500)); return 1",
-                        tab_id=nav["tab_id"],
-                    )
-
-                tg.start_soon(slow)
-                await anyio.to_thread.run_sync(
-                    lambda: browser.wait_until(lambda: _badge(driver) == "AI", what="the acting badge")
+            async def slow() -> None:
+                await call(
+                    client,
+                    "interact",
+                    action="execute_js",
+                    script="await new Promise((r) => setTimeout(r, 1500)); return 1",
+                    tab_id=nav["tab_id"],
                 )
-                assert await anyio.to_thread.run_sync(
-                    lambda: browser.wait_until(
-                        lambda: not driver.find_element(By.ID, "acting").get_attribute("hidden") or None,
-                        what="the popup's acting sign",
-                    )
+
+            tg.start_soon(slow)
+            await anyio.to_thread.run_sync(
+                lambda: browser.wait_until(lambda: _badge(driver) == "AI", what="the acting badge")
+            )
+            assert await anyio.to_thread.run_sync(
+                lambda: browser.wait_until(
+                    lambda: not driver.find_element(By.ID, "acting").get_attribute("hidden") or None,
+                    what="the popup's acting sign",
                 )
-            browser.wait_until(lambda: _badge(driver) == "" or None, what="the badge to clear")
+            )
+        browser.wait_until(lambda: _badge(driver) == "" or None, what="the badge to clear")
 
 
 async def test_redaction_list_is_edited_in_the_popup(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, client: Client, site: str
 ) -> None:
-    browser.set_pilot(driver, True)
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/private-note.html")
-        assert "topsecret-note-42" in (await snapshot(client))["text"]
-        with popup(driver):
-            area = browser.wait_until(lambda: driver.find_element(By.ID, "redact-list"))
-            assert area.get_attribute("value").splitlines() == [
-                "input[type=password]",
-                "[data-sensitive]",
-                "[data-private]",
-                ".sensitive",
-            ]
-            driver.find_element(By.CSS_SELECTOR, ".redaction summary").click()
-            area.clear()
-            area.send_keys("div[[\n.secret-x")
-            driver.find_element(By.ID, "redact-save").click()
-            status = driver.find_element(By.ID, "redact-status")
-            browser.wait_until(lambda: "not a CSS selector: div[[" in status.text or None, what="the refusal")
-            area.clear()
-            area.send_keys("input[type=password]\n.secret-x")
-            driver.find_element(By.ID, "redact-save").click()
-            browser.wait_until(lambda: "saved (2)" in status.text or None, what="the save")
-        text = (await snapshot(client))["text"]
-        assert "topsecret-note-42" not in text and "[REDACTED]" in text and "public text" in text
-        with popup(driver):
-            driver.find_element(By.CSS_SELECTOR, ".redaction summary").click()
-            driver.find_element(By.ID, "redact-reset").click()
-            browser.wait_until(
-                lambda: "defaults restored" in driver.find_element(By.ID, "redact-status").text or None
-            )
-        # Secrecy is never lifted for a document that had it: the note shows again on the next load.
-        assert "topsecret-note-42" not in (await snapshot(client))["text"]
-        await call(client, "interact", action="navigate", url=f"{site}/private-note.html")
-        assert "topsecret-note-42" in (await snapshot(client))["text"]
+    await call(client, "interact", action="navigate", url=f"{site}/private-note.html")
+    assert "topsecret-note-42" in (await snapshot(client))["text"]
+    with popup(driver):
+        area = browser.wait_until(lambda: driver.find_element(By.ID, "redact-list"))
+        assert area.get_attribute("value").splitlines() == [
+            "input[type=password]",
+            "[data-sensitive]",
+            "[data-private]",
+            ".sensitive",
+        ]
+        driver.find_element(By.CSS_SELECTOR, ".redaction summary").click()
+        area.clear()
+        area.send_keys("div[[\n.secret-x")
+        driver.find_element(By.ID, "redact-save").click()
+        status = driver.find_element(By.ID, "redact-status")
+        browser.wait_until(lambda: "not a CSS selector: div[[" in status.text or None, what="the refusal")
+        area.clear()
+        area.send_keys("input[type=password]\n.secret-x")
+        driver.find_element(By.ID, "redact-save").click()
+        browser.wait_until(lambda: "saved (2)" in status.text or None, what="the save")
+    text = (await snapshot(client))["text"]
+    assert "topsecret-note-42" not in text and "[REDACTED]" in text and "public text" in text
+    with popup(driver):
+        driver.find_element(By.CSS_SELECTOR, ".redaction summary").click()
+        driver.find_element(By.ID, "redact-reset").click()
+        browser.wait_until(
+            lambda: "defaults restored" in driver.find_element(By.ID, "redact-status").text or None
+        )
+    # Secrecy is never lifted for a document that had it: the note shows again on the next load.
+    assert "topsecret-note-42" not in (await snapshot(client))["text"]
+    await call(client, "interact", action="navigate", url=f"{site}/private-note.html")
+    assert "topsecret-note-42" in (await snapshot(client))["text"]
 
 
 async def test_popup_shows_the_scrape_the_host_runs(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, client: Client, site: str
 ) -> None:
-    browser.set_pilot(driver, True)
-    async with mcp_client(env) as client:
-        out = await call(
-            client,
-            "interact",
-            action="scrape",
-            operation="workflow",
-            name="popup_news",
-            steps=[
-                {"type": "navigate", "url": f"{site}/index.html"},
-                {"type": "extract", "selector": "h1", "schema": {"title": ":scope"}},
-            ],
-            options={"delay_ms": 0},
-        )
-        assert out["status"] == "complete" and out["data"]
-        with popup(driver):
+    out = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="workflow",
+        name="popup_news",
+        steps=[
+            {"type": "navigate", "url": f"{site}/index.html"},
+            {"type": "extract", "selector": "h1", "schema": {"title": ":scope"}},
+        ],
+        options={"delay_ms": 0},
+    )
+    assert out["status"] == "complete" and out["data"]
+    with popup(driver):
 
-            def finished() -> str | None:
-                text = driver.find_element(By.ID, "workflow").text
-                return text if "complete" in text else None
+        def finished() -> str | None:
+            text = driver.find_element(By.ID, "workflow").text
+            return text if "complete" in text else None
 
-            line = browser.wait_until(finished, what="the scrape's line in the popup")
+        line = browser.wait_until(finished, what="the scrape's line in the popup")
     rows = len(out["data"])
     assert "popup_news complete" in line and "step 2/2" in line, line
     assert line.endswith(f"· {rows} row{'' if rows == 1 else 's'}"), line

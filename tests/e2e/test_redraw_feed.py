@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from mcp import Client
 
 from tabpilot.demo.server import Site, serve_site
 from tests.support import pages
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.mcp_client import call, scrape
 
 pytestmark = pytest.mark.anyio
 
@@ -25,23 +26,22 @@ def site() -> Iterator[Site]:
 
 
 async def test_a_next_that_never_redraws_keeps_the_rows_and_says_unchanged(
-    pilot_on: None, env: dict[str, str], site: Site
+    client: Client, site: Site
 ) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/frozen.html")
-        out = await call(
-            client,
-            "interact",
-            action="scrape",
-            operation="extract",
-            selector="table.grid tbody tr",
-            schema={"v": ".v"},
-            options={
-                "paginate": {"next_selector": "#next", "max_pages": 5},
-                "timeout_ms": 1_500,
-                "telemetry": True,
-            },
-        )
+    await call(client, "interact", action="navigate", url=f"{site.url}/scrape/frozen.html")
+    out = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="extract",
+        selector="table.grid tbody tr",
+        schema={"v": ".v"},
+        options={
+            "paginate": {"next_selector": "#next", "max_pages": 5},
+            "timeout_ms": 1_500,
+            "telemetry": True,
+        },
+    )
     assert [r["v"] for r in out["data"]] == ["f1", "f2", "f3"]
     stop = out["metadata"]["pagination_stopped"]
     assert (stop["reason"], stop["page"]) == ("unchanged", 1)
@@ -52,21 +52,20 @@ async def test_a_next_that_never_redraws_keeps_the_rows_and_says_unchanged(
 
 
 async def test_a_feed_ends_on_its_own_end_notice_without_waiting_for_quiet(
-    pilot_on: None, env: dict[str, str], site: Site
+    client: Client, site: Site
 ) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html")
-        # A quiet window longer than the timeout: only the notice can end this feed as "end_marker".
-        out = await scrape(
-            client,
-            operation="extract",
-            **FEED,
-            options={
-                "scroll": {"max_scrolls": 30, "quiet_ms": 60_000},
-                "timeout_ms": 8_000,
-                "telemetry": True,
-            },
-        )
+    await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html")
+    # A quiet window longer than the timeout: only the notice can end this feed as "end_marker".
+    out = await scrape(
+        client,
+        operation="extract",
+        **FEED,
+        options={
+            "scroll": {"max_scrolls": 30, "quiet_ms": 60_000},
+            "timeout_ms": 8_000,
+            "telemetry": True,
+        },
+    )
     assert [r["id"] for r in out["data"]] == POSTS
     stop = out["metadata"]["pagination_stopped"]
     # The notice showed at scroll 9; one more scroll, bringing no rows with nothing in flight, confirms it.
@@ -74,30 +73,25 @@ async def test_a_feed_ends_on_its_own_end_notice_without_waiting_for_quiet(
     assert out["metadata"]["complete_because"] == "end_marker_confirmed"
 
 
-async def test_a_slow_batch_is_waited_for(pilot_on: None, env: dict[str, str], site: Site) -> None:
-    async with mcp_client(env) as client:
-        # The fourth batch takes 1.5 s, three times the quiet window: its request in flight holds the end.
-        await call(
-            client,
-            "interact",
-            action="navigate",
-            url=f"{site.url}/realfix/feed.html?slow_batch=4&slow_ms=1500",
-        )
-        out = await scrape(
-            client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}, "telemetry": True}
-        )
+async def test_a_slow_batch_is_waited_for(client: Client, site: Site) -> None:
+    await call(
+        client,
+        "interact",
+        action="navigate",
+        url=f"{site.url}/realfix/feed.html?slow_batch=4&slow_ms=1500",
+    )
+    out = await scrape(
+        client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}, "telemetry": True}
+    )
     assert [r["id"] for r in out["data"]] == POSTS
     assert out["metadata"]["pagination_stopped"]["reason"] == "end_marker"
 
 
-async def test_a_feed_without_an_end_notice_ends_on_the_loaders_quiet(
-    pilot_on: None, env: dict[str, str], site: Site
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html?no_end=1")
-        out = await scrape(
-            client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}, "telemetry": True}
-        )
+async def test_a_feed_without_an_end_notice_ends_on_the_loaders_quiet(client: Client, site: Site) -> None:
+    await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html?no_end=1")
+    out = await scrape(
+        client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}, "telemetry": True}
+    )
     assert [r["id"] for r in out["data"]] == POSTS
     stop = out["metadata"]["pagination_stopped"]
     assert (stop["reason"], stop["page"]) == ("unchanged", 10), stop

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from mcp import Client
 
 from tabpilot.demo.server import Site, serve_site
 from tabpilot.wire import messages as m
@@ -14,7 +15,7 @@ from tabpilot.wire.errors import ErrorCode
 from tests.support import pages
 from tests.support.host import call, call_error, field, host_pool
 from tests.support.mcp_client import call as mcp_call
-from tests.support.mcp_client import mcp_client, scrape
+from tests.support.mcp_client import scrape
 
 pytestmark = pytest.mark.anyio
 
@@ -32,20 +33,15 @@ def site() -> Iterator[Site]:
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_every_page_is_read_whole_and_redacted(
-    pilot_on: None, env: dict[str, str], site: Site, mode: str
-) -> None:
-    async with mcp_client(env) as client:
-        await mcp_call(
-            client, "interact", action="navigate", url=f"{site.url}/scrape/redraw.html?mode={mode}"
-        )
-        out = await scrape(
-            client,
-            operation="extract",
-            selector=GRID,
-            schema={"v": ".v"},
-            options={"paginate": {"next_selector": "#next", "max_pages": 10}, "telemetry": True},
-        )
+async def test_every_page_is_read_whole_and_redacted(client: Client, site: Site, mode: str) -> None:
+    await mcp_call(client, "interact", action="navigate", url=f"{site.url}/scrape/redraw.html?mode={mode}")
+    out = await scrape(
+        client,
+        operation="extract",
+        selector=GRID,
+        schema={"v": ".v"},
+        options={"paginate": {"next_selector": "#next", "max_pages": 10}, "telemetry": True},
+    )
     assert [r["v"] for r in out["data"]] == ROWS
     meta = out["metadata"]
     assert meta["pagination_mode"] == "in_place" and meta["pages_scraped"] == 4

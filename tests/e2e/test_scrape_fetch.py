@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from mcp import Client
 from selenium import webdriver
 
 from tabpilot.demo.server import DEMO_PASSWORD, DEMO_USER, Site, serve_site
@@ -110,11 +111,8 @@ async def _extract(client: object, url: str, schema: dict[str, str] = SCHEMA) ->
     }
 
 
-async def test_rows_drawn_by_a_script_are_read_in_the_tab(
-    pilot_on: None, env: dict[str, str], site: Site
-) -> None:
-    async with mcp_client(env) as client:
-        out = await scrape(client, **await _extract(client, f"{site.url}/drawn-1.html"))
+async def test_rows_drawn_by_a_script_are_read_in_the_tab(client: Client, site: Site) -> None:
+    out = await scrape(client, **await _extract(client, f"{site.url}/drawn-1.html"))
     assert [r["key"] for r in out["data"]] == ["D-1", "D-2", "D-3"]
     meta = out["metadata"]
     assert meta["pagination_mode"] == "navigate" and "other rows" in meta["pagination_note"], meta
@@ -122,13 +120,12 @@ async def test_rows_drawn_by_a_script_are_read_in_the_tab(
 
 
 async def test_a_404_mid_way_stops_with_the_rows_and_secrets_never_leave_fetched_pages(
-    pilot_on: None, env: dict[str, str], site: Site
+    client: Client, site: Site
 ) -> None:
     schema = {"key": "td.key", "pw": "td.pw input | attr:value", "token": "td.token", "note": "td.note"}
-    async with mcp_client(env) as client:
-        arguments = await _extract(client, f"{site.url}/secret-1.html", schema)
-        out = await call(client, "interact", action="scrape", **arguments)
-        tabs = await call(client, "observe", what="tabs")
+    arguments = await _extract(client, f"{site.url}/secret-1.html", schema)
+    out = await call(client, "interact", action="scrape", **arguments)
+    tabs = await call(client, "observe", what="tabs")
     assert [r["key"] for r in out["data"]] == ["S-10", "S-11", "S-20", "S-21", "S-30", "S-31"]
     assert {r["pw"] for r in out["data"]} == {"[REDACTED]"}
     assert {r["token"] for r in out["data"]} == {"[REDACTED]"}
@@ -146,20 +143,19 @@ async def test_a_404_mid_way_stops_with_the_rows_and_secrets_never_leave_fetched
 
 
 async def test_a_session_that_ends_on_a_fetched_page_stops_as_a_login_redirect(
-    pilot_on: None, env: dict[str, str], site: Site
+    client: Client, site: Site
 ) -> None:
-    async with mcp_client(env) as client:
-        out = await scrape_error(
-            client,
-            operation="workflow",
-            steps=[
-                {"type": "navigate", "url": f"{site.url}/private/ledger-1.html", "allow_redirect": True},
-                {"type": "fill", "selector": "input[name=username]", "value": DEMO_USER},
-                {"type": "fill", "selector": "input[name=password]", "value": DEMO_PASSWORD},
-                {"type": "click", "selector": "form.login button"},
-                {"type": "extract", "selector": ROWS, "schema": SCHEMA, "paginate": NEXT},
-            ],
-        )
+    out = await scrape_error(
+        client,
+        operation="workflow",
+        steps=[
+            {"type": "navigate", "url": f"{site.url}/private/ledger-1.html", "allow_redirect": True},
+            {"type": "fill", "selector": "input[name=username]", "value": DEMO_USER},
+            {"type": "fill", "selector": "input[name=password]", "value": DEMO_PASSWORD},
+            {"type": "click", "selector": "form.login button"},
+            {"type": "extract", "selector": ROWS, "schema": SCHEMA, "paginate": NEXT},
+        ],
+    )
     assert out["error"] == ErrorCode.NAVIGATION_REDIRECT, out
     assert [r["key"] for r in out["data"]] == ["P-1", "P-2", "P-3"]
     meta = out["metadata"]
@@ -180,18 +176,15 @@ async def test_a_next_link_to_another_site_from_a_fetched_page_is_refused_with_t
     assert [r["key"] for r in out["data"]] == ["A-1", "A-2", "A-3"]
 
 
-async def test_a_get_form_s_next_button_is_fetched_too(
-    pilot_on: None, env: dict[str, str], site: Site
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site.url}/form-1.html")
-        out = await scrape(
-            client,
-            operation="extract",
-            selector=ROWS,
-            schema=SCHEMA,
-            options={"paginate": {"next_selector": "button.next"}, "telemetry": True},
-        )
+async def test_a_get_form_s_next_button_is_fetched_too(client: Client, site: Site) -> None:
+    await call(client, "interact", action="navigate", url=f"{site.url}/form-1.html")
+    out = await scrape(
+        client,
+        operation="extract",
+        selector=ROWS,
+        schema=SCHEMA,
+        options={"paginate": {"next_selector": "button.next"}, "telemetry": True},
+    )
     assert [r["key"] for r in out["data"]] == ["F-1", "F-2", "F-3"]
     assert out["metadata"]["pagination_mode"] == "fetch", out["metadata"]
     assert out["metadata"]["url"] == f"{site.url}/form-1.html"

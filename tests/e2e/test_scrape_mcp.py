@@ -7,171 +7,160 @@ from __future__ import annotations
 import json
 
 import pytest
+from mcp import Client
 from selenium import webdriver
 
 from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
-from tests.support.mcp_client import call, mcp_client, scrape, scrape_error
+from tests.support.mcp_client import call, scrape, scrape_error
 
 pytestmark = pytest.mark.anyio
 site = pages.site_with_login  # these tests need the server's sign-in and sessions
 
 
-async def test_in_place_next_and_infinite_scroll(pilot_on: None, env: dict[str, str], site: Site) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/inplace.html")
-        out = await scrape(
-            client,
-            operation="extract",
-            selector="table.grid tbody tr",
-            schema={"v": ".v"},
-            options={
-                "paginate": {"next_selector": "#next", "max_pages": 10, "delay_ms": 0},
-                "telemetry": True,
-            },
-        )
-        assert [r["v"] for r in out["data"]] == [f"r{i}" for i in range(1, 8)]
-        assert out["metadata"]["pages_scraped"] == 3 and out["metadata"]["rows_extracted"] == 7
+async def test_in_place_next_and_infinite_scroll(client: Client, site: Site) -> None:
+    await call(client, "interact", action="navigate", url=f"{site.url}/scrape/inplace.html")
+    out = await scrape(
+        client,
+        operation="extract",
+        selector="table.grid tbody tr",
+        schema={"v": ".v"},
+        options={
+            "paginate": {"next_selector": "#next", "max_pages": 10, "delay_ms": 0},
+            "telemetry": True,
+        },
+    )
+    assert [r["v"] for r in out["data"]] == [f"r{i}" for i in range(1, 8)]
+    assert out["metadata"]["pages_scraped"] == 3 and out["metadata"]["rows_extracted"] == 7
 
-        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/infinite.html")
-        fed = await scrape(
-            client,
-            operation="extract",
-            selector=".feed .item",
-            schema={"text": ":scope", "n": ":scope | number"},
-            options={"scroll": {"max_scrolls": 10, "until_selector": ".end"}},
-        )
-        assert [r["n"] for r in fed["data"]] == list(range(1, 36))
-
-
-async def test_link_pagination_behind_a_login(
-    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
-) -> None:
-    async with mcp_client(env) as client:
-        # Signed in the way a person is (the session then lives in the browser's cookie jar).
-        driver.get(f"{site.url}/login.html?next=/private/table-1.html")
-        driver.execute_script(
-            "document.querySelector('[name=username]').value = arguments[0];"
-            "document.querySelector('[name=password]').value = arguments[1];"
-            "document.querySelector('form.login').submit();",
-            site.user,
-            site.password,
-        )
-        browser.wait_until(lambda: driver.current_url.endswith("/private/table-1.html"), what="the login")
-        out = await scrape(
-            client,
-            operation="extract",
-            selector="table.ledger tbody tr",
-            schema={"key": ".key", "name": ".name", "amount": ".amount | number"},
-            options={
-                "paginate": {"next_selector": "a.next", "max_pages": 10, "delay_ms": 0},
-                "telemetry": True,
-            },
-        )
-        assert [r["key"] for r in out["data"]] == [f"K-{i}" for i in range(1, 9)]
-        assert out["data"][6] == {"key": "K-7", "name": "Person 7", "amount": 7000.5}
-        assert out["metadata"]["pages_scraped"] == 3
-        # Pages 2 and 3 were fetched with the session's cookie; the tab stayed on page 1.
-        assert out["metadata"]["pagination_mode"] == "fetch"
-        assert out["metadata"]["url"] == f"{site.url}/private/table-1.html"
-        assert driver.current_url.endswith("/private/table-1.html")
+    await call(client, "interact", action="navigate", url=f"{site.url}/scrape/infinite.html")
+    fed = await scrape(
+        client,
+        operation="extract",
+        selector=".feed .item",
+        schema={"text": ":scope", "n": ":scope | number"},
+        options={"scroll": {"max_scrolls": 10, "until_selector": ".end"}},
+    )
+    assert [r["n"] for r in fed["data"]] == list(range(1, 36))
 
 
-async def test_cards_links_images_and_numbers(pilot_on: None, env: dict[str, str], site: Site) -> None:
+async def test_link_pagination_behind_a_login(driver: webdriver.Chrome, client: Client, site: Site) -> None:
+    driver.get(f"{site.url}/login.html?next=/private/table-1.html")
+    driver.execute_script(
+        "document.querySelector('[name=username]').value = arguments[0];"
+        "document.querySelector('[name=password]').value = arguments[1];"
+        "document.querySelector('form.login').submit();",
+        site.user,
+        site.password,
+    )
+    browser.wait_until(lambda: driver.current_url.endswith("/private/table-1.html"), what="the login")
+    out = await scrape(
+        client,
+        operation="extract",
+        selector="table.ledger tbody tr",
+        schema={"key": ".key", "name": ".name", "amount": ".amount | number"},
+        options={
+            "paginate": {"next_selector": "a.next", "max_pages": 10, "delay_ms": 0},
+            "telemetry": True,
+        },
+    )
+    assert [r["key"] for r in out["data"]] == [f"K-{i}" for i in range(1, 9)]
+    assert out["data"][6] == {"key": "K-7", "name": "Person 7", "amount": 7000.5}
+    assert out["metadata"]["pages_scraped"] == 3
+    # Pages 2 and 3 were fetched with the session's cookie; the tab stayed on page 1.
+    assert out["metadata"]["pagination_mode"] == "fetch"
+    assert out["metadata"]["url"] == f"{site.url}/private/table-1.html"
+    assert driver.current_url.endswith("/private/table-1.html")
+
+
+async def test_cards_links_images_and_numbers(client: Client, site: Site) -> None:
     base = f"{site.url}/scrape"
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{base}/cards.html")
-        out = await scrape(
-            client,
-            operation="extract",
-            selector="article.card",
-            schema={
-                "title": "a.title",
-                "link": "a.title | url",
-                "image": "img | attr:src",
-                "image_url": "img | url",
-                "price": ".price | number",
-                "stock": ".stock | number",
-                "tags": ".tags li | all",
-                "sku": ":scope | attr:data-sku",
-            },
-        )
-        first, second, third, hidden = out["data"]
-        assert first == {
-            "title": "Alpha widget",
-            "link": f"{site.url}/products/alpha.html",
-            "image": "img/alpha.png",
-            "image_url": f"{base}/img/alpha.png",
-            "price": 1234.5,
-            "stock": 12,
-            "tags": ["new", "blue"],
-            "sku": "A-1",
-        }
-        assert (second["price"], second["stock"], second["link"]) == (-3, -1000, f"{base}/beta.html?x=1#top")
-        assert (third["price"], third["stock"], third["tags"], third["image"]) == (12, None, [], None)
-        assert hidden["title"] == "Delta"
-        warned = [w.get("field") for w in out["metadata"].get("warnings", [])]
-        assert "stock" in warned  # "n/a" is not a number: null, and said so
+    await call(client, "interact", action="navigate", url=f"{base}/cards.html")
+    out = await scrape(
+        client,
+        operation="extract",
+        selector="article.card",
+        schema={
+            "title": "a.title",
+            "link": "a.title | url",
+            "image": "img | attr:src",
+            "image_url": "img | url",
+            "price": ".price | number",
+            "stock": ".stock | number",
+            "tags": ".tags li | all",
+            "sku": ":scope | attr:data-sku",
+        },
+    )
+    first, second, third, hidden = out["data"]
+    assert first == {
+        "title": "Alpha widget",
+        "link": f"{site.url}/products/alpha.html",
+        "image": "img/alpha.png",
+        "image_url": f"{base}/img/alpha.png",
+        "price": 1234.5,
+        "stock": 12,
+        "tags": ["new", "blue"],
+        "sku": "A-1",
+    }
+    assert (second["price"], second["stock"], second["link"]) == (-3, -1000, f"{base}/beta.html?x=1#top")
+    assert (third["price"], third["stock"], third["tags"], third["image"]) == (12, None, [], None)
+    assert hidden["title"] == "Delta"
+    warned = [w.get("field") for w in out["metadata"].get("warnings", [])]
+    assert "stock" in warned  # "n/a" is not a number: null, and said so
 
 
-async def test_nothing_matched_bad_selectors_and_big_results(
-    pilot_on: None, env: dict[str, str], site: Site
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/cards.html")
-        empty = await scrape(client, operation="extract", selector="table.none tr", schema={"x": "td"})
-        assert empty["status"] == "complete" and empty["data"] == []
+async def test_nothing_matched_bad_selectors_and_big_results(client: Client, site: Site) -> None:
+    await call(client, "interact", action="navigate", url=f"{site.url}/scrape/cards.html")
+    empty = await scrape(client, operation="extract", selector="table.none tr", schema={"x": "td"})
+    assert empty["status"] == "complete" and empty["data"] == []
 
-        bad = await scrape_error(client, operation="extract", selector="article[", schema={"x": "a"})
-        assert bad["error"] == ErrorCode.INVALID_SELECTOR
+    bad = await scrape_error(client, operation="extract", selector="article[", schema={"x": "a"})
+    assert bad["error"] == ErrorCode.INVALID_SELECTOR
 
-        half = await scrape(
-            client, operation="extract", selector="article.card", schema={"t": "a.title", "b": "span[["}
-        )
-        assert [r["b"] for r in half["data"]] == [None] * 4 and half["data"][0]["t"] == "Alpha widget"
-        assert any(w.get("field") == "b" for w in half["metadata"]["warnings"])
+    half = await scrape(
+        client, operation="extract", selector="article.card", schema={"t": "a.title", "b": "span[["}
+    )
+    assert [r["b"] for r in half["data"]] == [None] * 4 and half["data"][0]["t"] == "Alpha widget"
+    assert any(w.get("field") == "b" for w in half["metadata"]["warnings"])
 
-        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/rows.html?n=3000&pad=1000")
-        big = await scrape(
-            client, operation="extract", selector="tbody tr", schema={"id": ".id", "name": ".name"}
-        )
-        # Over options.max_bytes: the first rows, and the rest by reference (not cut).
-        assert "truncated" not in big["metadata"] and big["result"]["rows"] == 3000
-        assert 0 < len(big["data"]) == big["metadata"]["rows_returned"] < 3000
-        assert big["data"][0] == {"id": "0", "name": "Name 0" + "x" * 1000}
-        assert len(json.dumps(big["data"], separators=(",", ":"))) <= 256 * 1024
+    await call(client, "interact", action="navigate", url=f"{site.url}/scrape/rows.html?n=3000&pad=1000")
+    big = await scrape(
+        client, operation="extract", selector="tbody tr", schema={"id": ".id", "name": ".name"}
+    )
+    # Over options.max_bytes: the first rows, and the rest by reference (not cut).
+    assert "truncated" not in big["metadata"] and big["result"]["rows"] == 3000
+    assert 0 < len(big["data"]) == big["metadata"]["rows_returned"] < 3000
+    assert big["data"][0] == {"id": "0", "name": "Name 0" + "x" * 1000}
+    assert len(json.dumps(big["data"], separators=(",", ":"))) <= 256 * 1024
 
 
-async def test_numbers_in_the_formats_pages_write_them(
-    pilot_on: None, env: dict[str, str], site: Site
-) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/numbers.html")
-        out = await scrape(
-            client,
-            operation="extract",
-            selector="table.figures tr",
-            schema={"label": ".label", "n": ".v | number", "cents": ".v | attr:data-cents | number"},
-        )
-        got = {r["label"]: r["n"] for r in out["data"]}
-        assert got == {
-            "us thousands": 1234.5,
-            "dollars": 12,
-            "negative": -3,
-            "unit after": 12,
-            "european": 1234.5,
-            "swiss": 1234,
-            "spaced": 12345,
-            "accounting": -1000,
-            "unicode minus": -7.5,
-            "percent": 45,
-            "exponent": 1500.0,
-            "in a name": 101,
-            "not a number": None,
-            "empty": None,
-            "attribute": None,
-        }
-        assert out["data"][-1]["cents"] == 199
-        [warning] = [w for w in out["metadata"]["warnings"] if w.get("field") == "n"]
-        assert warning["message"].startswith("3 value")  # n/a, the empty cell, words
+async def test_numbers_in_the_formats_pages_write_them(client: Client, site: Site) -> None:
+    await call(client, "interact", action="navigate", url=f"{site.url}/scrape/numbers.html")
+    out = await scrape(
+        client,
+        operation="extract",
+        selector="table.figures tr",
+        schema={"label": ".label", "n": ".v | number", "cents": ".v | attr:data-cents | number"},
+    )
+    got = {r["label"]: r["n"] for r in out["data"]}
+    assert got == {
+        "us thousands": 1234.5,
+        "dollars": 12,
+        "negative": -3,
+        "unit after": 12,
+        "european": 1234.5,
+        "swiss": 1234,
+        "spaced": 12345,
+        "accounting": -1000,
+        "unicode minus": -7.5,
+        "percent": 45,
+        "exponent": 1500.0,
+        "in a name": 101,
+        "not a number": None,
+        "empty": None,
+        "attribute": None,
+    }
+    assert out["data"][-1]["cents"] == 199
+    [warning] = [w for w in out["metadata"]["warnings"] if w.get("field") == "n"]
+    assert warning["message"].startswith("3 value")  # n/a, the empty cell, words

@@ -15,7 +15,7 @@ from selenium import webdriver
 from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser, pages
-from tests.support.mcp_client import call, mcp_client, payload
+from tests.support.mcp_client import call, payload
 from tests.support.popup import allow_scripts_on
 
 pytestmark = pytest.mark.anyio
@@ -69,7 +69,7 @@ def _files_text(*dirs: Path) -> str:
     return "\n".join(text)
 
 
-async def test_secrets_stay_in_the_page(pilot_on: None, env: dict[str, str], site: Site) -> None:
+async def test_secrets_stay_in_the_page(client: Client, env: dict[str, str], site: Site) -> None:
     url = f"{site.url}/scrape/secrets.html"
     schema = {
         "text": ":scope",
@@ -79,30 +79,29 @@ async def test_secrets_stay_in_the_page(pilot_on: None, env: dict[str, str], sit
         "title": "[title] | attr:title",
         "inner": "span | all",
     }
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=url)
-        out = await call(
-            client, "interact", action="scrape", operation="extract", selector="form .row", schema=schema
-        )
-        assert out["data"][1]["value"] == "[REDACTED]" and out["data"][0]["value"] == "alice"
-        recorded = await call(
-            client,
-            "interact",
-            action="scrape",
-            operation="workflow",
-            name="account",
-            record=True,
-            steps=[
-                {"type": "navigate", "url": url},
-                {"type": "extract", "selector": "form", "schema": {"all": ":scope", "html": ":scope | html"}},
-            ],
-            options={"delay_ms": 0},
-        )
-        assert recorded["status"] == "complete" and "Plan Pro" in recorded["data"][0]["all"]
-        replayed = await call(
-            client, "interact", action="scrape", operation="replay", workflow_id=recorded["workflow_id"]
-        )
-        every_output = [str(out), str(recorded), str(replayed)]
+    await call(client, "interact", action="navigate", url=url)
+    out = await call(
+        client, "interact", action="scrape", operation="extract", selector="form .row", schema=schema
+    )
+    assert out["data"][1]["value"] == "[REDACTED]" and out["data"][0]["value"] == "alice"
+    recorded = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="workflow",
+        name="account",
+        record=True,
+        steps=[
+            {"type": "navigate", "url": url},
+            {"type": "extract", "selector": "form", "schema": {"all": ":scope", "html": ":scope | html"}},
+        ],
+        options={"delay_ms": 0},
+    )
+    assert recorded["status"] == "complete" and "Plan Pro" in recorded["data"][0]["all"]
+    replayed = await call(
+        client, "interact", action="scrape", operation="replay", workflow_id=recorded["workflow_id"]
+    )
+    every_output = [str(out), str(recorded), str(replayed)]
     on_disk = _files_text(Path(env["TABPILOT_STATE_DIR"]), Path(env["TABPILOT_DATA_DIR"]))
     assert "account" in on_disk, "the recorded workflow is on disk"
     for secret in SECRETS:
@@ -119,33 +118,30 @@ def _leak(secret: str, text: str) -> str | None:
     return None if at < 0 else text[max(0, at - 200) : at + 200]
 
 
-async def test_login_redirect_mid_workflow(pilot_on: None, env: dict[str, str], site: Site) -> None:
-    async with mcp_client(env) as client:
-        result = await client.call_tool(
-            "interact",
-            {
-                "action": "scrape",
-                "operation": "workflow",
-                "steps": [
-                    {"type": "navigate", "url": f"{site.url}/scrape/cards.html"},
-                    {"type": "extract", "selector": "article.card", "schema": {"t": "a.title"}},
-                    {"type": "navigate", "url": f"{site.url}/logout?then=/scrape/cards.html"},
-                    {"type": "navigate", "url": f"{site.url}/private/table-1.html"},
-                    {"type": "extract", "selector": "table.ledger tbody tr", "schema": {"k": ".key"}},
-                ],
-                "options": {"delay_ms": 0},
-            },
-        )
-        out = payload(result)
-        assert result.is_error
-        assert out["error"] == ErrorCode.NAVIGATION_REDIRECT
-        assert out["redirect_url"] == f"{site.url}/login.html?next=%2Fprivate%2Ftable-1.html"
-        assert [r["t"] for r in out["data"]] == ["Alpha widget", "Beta gadget", "Gamma", "Delta"]
+async def test_login_redirect_mid_workflow(client: Client, site: Site) -> None:
+    result = await client.call_tool(
+        "interact",
+        {
+            "action": "scrape",
+            "operation": "workflow",
+            "steps": [
+                {"type": "navigate", "url": f"{site.url}/scrape/cards.html"},
+                {"type": "extract", "selector": "article.card", "schema": {"t": "a.title"}},
+                {"type": "navigate", "url": f"{site.url}/logout?then=/scrape/cards.html"},
+                {"type": "navigate", "url": f"{site.url}/private/table-1.html"},
+                {"type": "extract", "selector": "table.ledger tbody tr", "schema": {"k": ".key"}},
+            ],
+            "options": {"delay_ms": 0},
+        },
+    )
+    out = payload(result)
+    assert result.is_error
+    assert out["error"] == ErrorCode.NAVIGATION_REDIRECT
+    assert out["redirect_url"] == f"{site.url}/login.html?next=%2Fprivate%2Ftable-1.html"
+    assert [r["t"] for r in out["data"]] == ["Alpha widget", "Beta gadget", "Gamma", "Delta"]
 
 
-async def test_session_ends_between_two_pages(
-    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
-) -> None:
+async def test_session_ends_between_two_pages(driver: webdriver.Chrome, client: Client, site: Site) -> None:
     driver.get(f"{site.url}/login.html?next=/private/expiring.html")
     driver.execute_script(
         "document.querySelector('[name=username]').value = arguments[0];"
@@ -155,22 +151,20 @@ async def test_session_ends_between_two_pages(
         site.password,
     )
     browser.wait_until(lambda: driver.current_url.endswith("/private/expiring.html"), what="the login")
-    async with mcp_client(env) as client:
-        # Page 1 reads; its Next link ends the session, and the server sends page 2 to the login page.
-        result = await client.call_tool(
-            "interact",
-            {
-                "action": "scrape",
-                "operation": "extract",
-                "selector": "table.ledger tbody tr",
-                "schema": {"k": ".key"},
-                "options": {"paginate": {"next_selector": "a.next", "max_pages": 5, "delay_ms": 0}},
-            },
-        )
-        out = payload(result)
-        assert result.is_error and out["error"] == ErrorCode.NAVIGATION_REDIRECT
-        assert out["redirect_url"] == f"{site.url}/login.html?next=%2Fprivate%2Ftable-2.html"
-        assert [r["k"] for r in out["data"]] == ["K-1", "K-2", "K-3"]
+    result = await client.call_tool(
+        "interact",
+        {
+            "action": "scrape",
+            "operation": "extract",
+            "selector": "table.ledger tbody tr",
+            "schema": {"k": ".key"},
+            "options": {"paginate": {"next_selector": "a.next", "max_pages": 5, "delay_ms": 0}},
+        },
+    )
+    out = payload(result)
+    assert result.is_error and out["error"] == ErrorCode.NAVIGATION_REDIRECT
+    assert out["redirect_url"] == f"{site.url}/login.html?next=%2Fprivate%2Ftable-2.html"
+    assert [r["k"] for r in out["data"]] == ["K-1", "K-2", "K-3"]
 
 
 async def _stuck_scrape(client: Client, site: Site, tab_id: int) -> str:
@@ -205,33 +199,31 @@ async def _new_tab(driver: webdriver.Chrome, client: Client, url: str) -> tuple[
 
 
 async def test_tab_closed_mid_workflow_keeps_the_partial_data(
-    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, client: Client, site: Site
 ) -> None:
-    async with mcp_client(env) as client:
-        original, tab_id = await _new_tab(driver, client, f"{site.url}/scrape/stuck.html?closed")
-        cid = await _stuck_scrape(client, site, tab_id)
-        driver.close()
-        driver.switch_to.window(original)
-        out = await poll(client, cid, lambda r: r["status"] not in ("queued", "running"), "the end")
-        assert out["status"] == "error" and out["error"] == ErrorCode.TAB_CLOSED
-        assert [r["item"] for r in out["data"]] == ["one", "two"]
+    original, tab_id = await _new_tab(driver, client, f"{site.url}/scrape/stuck.html?closed")
+    cid = await _stuck_scrape(client, site, tab_id)
+    driver.close()
+    driver.switch_to.window(original)
+    out = await poll(client, cid, lambda r: r["status"] not in ("queued", "running"), "the end")
+    assert out["status"] == "error" and out["error"] == ErrorCode.TAB_CLOSED
+    assert [r["item"] for r in out["data"]] == ["one", "two"]
 
 
 async def test_service_worker_killed_mid_workflow(
-    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, client: Client, site: Site
 ) -> None:
-    async with mcp_client(env) as client:
-        original, tab_id = await _new_tab(driver, client, f"{site.url}/scrape/stuck.html?killed")
-        try:
-            cid = await _stuck_scrape(client, site, tab_id)
-            browser.kill_service_worker(driver)
-            out = await poll(client, cid, lambda r: r["status"] not in ("queued", "running"), "the end")
-        finally:
-            driver.close()
-            driver.switch_to.window(original)
-        # The step in flight dies with the worker; what page 1 gave is kept.
-        assert out["status"] == "error"
-        assert out["error"] in (ErrorCode.EXTENSION_DISCONNECTED, ErrorCode.TIMEOUT)
-        assert [r["item"] for r in out["data"]] == ["one", "two"]
-        # The browser is usable again right after.
-        assert (await call(client, "interact", action="execute_js", script="1 + 1"))["result"] == 2
+    original, tab_id = await _new_tab(driver, client, f"{site.url}/scrape/stuck.html?killed")
+    try:
+        cid = await _stuck_scrape(client, site, tab_id)
+        browser.kill_service_worker(driver)
+        out = await poll(client, cid, lambda r: r["status"] not in ("queued", "running"), "the end")
+    finally:
+        driver.close()
+        driver.switch_to.window(original)
+    # The step in flight dies with the worker; what page 1 gave is kept.
+    assert out["status"] == "error"
+    assert out["error"] in (ErrorCode.EXTENSION_DISCONNECTED, ErrorCode.TIMEOUT)
+    assert [r["item"] for r in out["data"]] == ["one", "two"]
+    # The browser is usable again right after.
+    assert (await call(client, "interact", action="execute_js", script="1 + 1"))["result"] == 2

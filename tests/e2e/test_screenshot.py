@@ -58,92 +58,88 @@ def _close(rgb: list[int], want: tuple[int, int, int]) -> bool:
     return all(abs(a - b) < 40 for a, b in zip(rgb, want, strict=True))
 
 
-async def test_viewport_screenshot_is_a_small_jpeg_of_the_right_tab(
-    pilot_on: None, env: dict[str, str], site: str
-) -> None:
-    async with mcp_client(env) as client:
-        front = await call(client, "interact", action="navigate", url=f"{site}/second.html")
-        await call(
-            client,
-            "interact",
-            action="execute_js",
-            script="document.body.style.background = 'rgb(0, 200, 0)'",
+async def test_viewport_screenshot_is_a_small_jpeg_of_the_right_tab(client: Client, site: str) -> None:
+    front = await call(client, "interact", action="navigate", url=f"{site}/second.html")
+    await call(
+        client,
+        "interact",
+        action="execute_js",
+        script="document.body.style.background = 'rgb(0, 200, 0)'",
+    )
+    back = await call(client, "interact", action="new_tab", url=f"{site}/index.html", active=False)
+    await call(
+        client,
+        "interact",
+        action="execute_js",
+        script="document.body.style.background = 'rgb(200, 0, 0)'",
+        tab_id=back["tab_id"],
+    )
+
+    raw, meta, data = await _shot(client)
+    assert raw[:3] == b"\xff\xd8\xff" and meta["mime"] == "image/jpeg"
+    assert meta["tab_id"] == front["tab_id"] and 0 < meta["width"] <= 1280
+    px = await _pixel(client, front["tab_id"], data, meta["mime"], 0.5, 0.9)
+    assert px[:2] == [meta["width"], meta["height"]] and _close(px[2:], (0, 200, 0)), px
+
+    # A background tab is captured as itself, and the tab in front stays in front.
+    raw, meta, data = await _shot(client, tab_id=back["tab_id"])
+    assert meta["tab_id"] == back["tab_id"]
+    px = await _pixel(client, front["tab_id"], data, meta["mime"], 0.5, 0.9)
+    assert _close(px[2:], (200, 0, 0)), px
+    tabs = {t["id"]: t for t in (await call(client, "observe", what="tabs"))["tabs"]}
+    assert tabs[front["tab_id"]]["active"] and not tabs[back["tab_id"]]["active"]
+
+    # Chrome allows ~2 captures a second: a burst still succeeds, waiting its turn.
+    for _ in range(5):
+        await _shot(client, tab_id=back["tab_id"])
+
+    png, meta, _ = await _shot(client, format="png", max_width=640)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and meta["width"] <= 640
+    await call(client, "interact", action="close_tab", tab_id=back["tab_id"])
+
+
+async def test_element_and_full_page_screenshots(client: Client, site: str) -> None:
+    nav = await call(client, "interact", action="navigate", url=f"{site}/tall.html")
+    tid = nav["tab_id"]
+    # Far below the fold: scrolled into view, then cropped to its 300 x 120 box.
+    _, meta, data = await _shot(client, selector="#far")
+    assert meta["element"]["width"] == 300 and meta["element"]["height"] == 120
+    assert (meta["width"], meta["height"]) == (300, 120)
+    px = await _pixel(client, tid, data, meta["mime"], 0.5, 0.5)
+    assert _close(px[2:], (255, 0, 0)), px
+
+    _, full, data = await _shot(client, full_page=True)
+    assert full["full_page"] is True and full["height"] > full["width"]
+    px = await _pixel(client, tid, data, full["mime"], 0.5, 0.99)
+    assert _close(px[2:], (0, 0, 255)), px
+
+    for args, code in [
+        ({"selector": "#nowhere"}, ErrorCode.ELEMENT_NOT_FOUND),
+        ({"selector": "div[["}, ErrorCode.INVALID_SELECTOR),
+        ({"selector": "#hidden"}, ErrorCode.NOT_INTERACTABLE),
+        ({"selector": "#far", "full_page": True}, ErrorCode.INVALID_PARAMS),
+        ({"tab_id": 2**31 - 2}, ErrorCode.TAB_NOT_FOUND),
+    ]:
+        err = await call_error(client, "interact", action="screenshot", **args)
+        assert err["error"] == code, (args, err)
+
+    # A ref from a page snapshot names the element as a selector does; a stale one is stale_ref.
+    await call(client, "interact", action="navigate", url=f"{site}/index.html")
+    link = ref((await snapshot(client))["text"], "link", "Second page")
+    _, meta, _ = await _shot(client, ref=link)
+    box = meta["element"]
+    assert (
+        box["width"] > 10
+        and box["height"] > 5
+        and (meta["width"], meta["height"])
+        == (
+            round(box["width"]),
+            round(box["height"]),
         )
-        back = await call(client, "interact", action="new_tab", url=f"{site}/index.html", active=False)
-        await call(
-            client,
-            "interact",
-            action="execute_js",
-            script="document.body.style.background = 'rgb(200, 0, 0)'",
-            tab_id=back["tab_id"],
-        )
-
-        raw, meta, data = await _shot(client)
-        assert raw[:3] == b"\xff\xd8\xff" and meta["mime"] == "image/jpeg"
-        assert meta["tab_id"] == front["tab_id"] and 0 < meta["width"] <= 1280
-        px = await _pixel(client, front["tab_id"], data, meta["mime"], 0.5, 0.9)
-        assert px[:2] == [meta["width"], meta["height"]] and _close(px[2:], (0, 200, 0)), px
-
-        # A background tab is captured as itself, and the tab in front stays in front.
-        raw, meta, data = await _shot(client, tab_id=back["tab_id"])
-        assert meta["tab_id"] == back["tab_id"]
-        px = await _pixel(client, front["tab_id"], data, meta["mime"], 0.5, 0.9)
-        assert _close(px[2:], (200, 0, 0)), px
-        tabs = {t["id"]: t for t in (await call(client, "observe", what="tabs"))["tabs"]}
-        assert tabs[front["tab_id"]]["active"] and not tabs[back["tab_id"]]["active"]
-
-        # Chrome allows ~2 captures a second: a burst still succeeds, waiting its turn.
-        for _ in range(5):
-            await _shot(client, tab_id=back["tab_id"])
-
-        png, meta, _ = await _shot(client, format="png", max_width=640)
-        assert png[:8] == b"\x89PNG\r\n\x1a\n" and meta["width"] <= 640
-        await call(client, "interact", action="close_tab", tab_id=back["tab_id"])
-
-
-async def test_element_and_full_page_screenshots(pilot_on: None, env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        nav = await call(client, "interact", action="navigate", url=f"{site}/tall.html")
-        tid = nav["tab_id"]
-        # Far below the fold: scrolled into view, then cropped to its 300 x 120 box.
-        _, meta, data = await _shot(client, selector="#far")
-        assert meta["element"]["width"] == 300 and meta["element"]["height"] == 120
-        assert (meta["width"], meta["height"]) == (300, 120)
-        px = await _pixel(client, tid, data, meta["mime"], 0.5, 0.5)
-        assert _close(px[2:], (255, 0, 0)), px
-
-        _, full, data = await _shot(client, full_page=True)
-        assert full["full_page"] is True and full["height"] > full["width"]
-        px = await _pixel(client, tid, data, full["mime"], 0.5, 0.99)
-        assert _close(px[2:], (0, 0, 255)), px
-
-        for args, code in [
-            ({"selector": "#nowhere"}, ErrorCode.ELEMENT_NOT_FOUND),
-            ({"selector": "div[["}, ErrorCode.INVALID_SELECTOR),
-            ({"selector": "#hidden"}, ErrorCode.NOT_INTERACTABLE),
-            ({"selector": "#far", "full_page": True}, ErrorCode.INVALID_PARAMS),
-            ({"tab_id": 2**31 - 2}, ErrorCode.TAB_NOT_FOUND),
-        ]:
-            err = await call_error(client, "interact", action="screenshot", **args)
-            assert err["error"] == code, (args, err)
-
-        # A ref from a page snapshot names the element as a selector does; a stale one is stale_ref.
-        await call(client, "interact", action="navigate", url=f"{site}/index.html")
-        link = ref((await snapshot(client))["text"], "link", "Second page")
-        _, meta, _ = await _shot(client, ref=link)
-        box = meta["element"]
-        assert (
-            box["width"] > 10
-            and box["height"] > 5
-            and (meta["width"], meta["height"])
-            == (
-                round(box["width"]),
-                round(box["height"]),
-            )
-        )
-        await call(client, "interact", action="reload")
-        stale = await call_error(client, "interact", action="screenshot", ref=link)
-        assert stale["error"] == ErrorCode.STALE_REF
+    )
+    await call(client, "interact", action="reload")
+    stale = await call_error(client, "interact", action="screenshot", ref=link)
+    assert stale["error"] == ErrorCode.STALE_REF
 
 
 async def test_screenshot_is_refused_with_the_pilot_off(

@@ -9,10 +9,11 @@ import base64
 import urllib.parse
 
 import pytest
+from mcp import Client
 from mcp.types import ImageContent
 
 from tests.e2e.test_secrets_screenshot import norm, ocr
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.mcp_client import call, scrape
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
@@ -53,36 +54,33 @@ SCRIPTS = (
 )
 
 
-async def test_no_form_of_a_secret_comes_back(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        page = await call(client, "interact", action="navigate", url=f"{site}/secrets/encoded.html")
-        tab = page["tab_id"]
-        outs: dict[str, object] = {
-            "snapshot": await call(client, "observe", what="page", tab_id=tab),
-            "markdown": await call(client, "observe", what="page", format="markdown", tab_id=tab),
-            "extract": await scrape(
-                client,
-                operation="extract",
-                selector="main",
-                schema={"html": ":scope | html", "text": ":scope", "cells": "td | all"},
-                tab_id=tab,
-            ),
-        }
-        for script in SCRIPTS:
-            result = await client.call_tool(
-                "interact", {"action": "execute_js", "script": script, "tab_id": tab}
-            )
-            outs[script] = result.content
-        leaks = [(what, f) for what, out in outs.items() for f in forms() if f in str(out)]
-        assert not leaks, (leaks, outs)
-        snap = outs["snapshot"]
-        assert isinstance(snap, dict) and "Public reference QUEBEC" in str(snap["text"])  # type: ignore[index]
+async def test_no_form_of_a_secret_comes_back(client: Client, site: str) -> None:
+    page = await call(client, "interact", action="navigate", url=f"{site}/secrets/encoded.html")
+    tab = page["tab_id"]
+    outs: dict[str, object] = {
+        "snapshot": await call(client, "observe", what="page", tab_id=tab),
+        "markdown": await call(client, "observe", what="page", format="markdown", tab_id=tab),
+        "extract": await scrape(
+            client,
+            operation="extract",
+            selector="main",
+            schema={"html": ":scope | html", "text": ":scope", "cells": "td | all"},
+            tab_id=tab,
+        ),
+    }
+    for script in SCRIPTS:
+        result = await client.call_tool("interact", {"action": "execute_js", "script": script, "tab_id": tab})
+        outs[script] = result.content
+    leaks = [(what, f) for what, out in outs.items() for f in forms() if f in str(out)]
+    assert not leaks, (leaks, outs)
+    snap = outs["snapshot"]
+    assert isinstance(snap, dict) and "Public reference QUEBEC" in str(snap["text"])  # type: ignore[index]
 
-        result = await client.call_tool(
-            "interact", {"action": "screenshot", "format": "png", "max_width": 1920, "tab_id": tab}
-        )
-        [image] = [c for c in result.content if isinstance(c, ImageContent)]
-        seen = ocr(base64.b64decode(image.data))
-        assert norm("OSCAR BILLING") in seen and norm("QUEBEC") in seen, seen
-        for secret in ("AKIA", "EXAMPLE", "ZQ7RT", "4111", "5500", "0004"):
-            assert norm(secret) not in seen, f"{secret} readable in the screenshot:\n{seen}"
+    result = await client.call_tool(
+        "interact", {"action": "screenshot", "format": "png", "max_width": 1920, "tab_id": tab}
+    )
+    [image] = [c for c in result.content if isinstance(c, ImageContent)]
+    seen = ocr(base64.b64decode(image.data))
+    assert norm("OSCAR BILLING") in seen and norm("QUEBEC") in seen, seen
+    for secret in ("AKIA", "EXAMPLE", "ZQ7RT", "4111", "5500", "0004"):
+        assert norm(secret) not in seen, f"{secret} readable in the screenshot:\n{seen}"

@@ -76,22 +76,21 @@ async def read_everything(
 
 
 async def test_a_field_the_page_shows_on_load_stays_secret(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, client: Client, site: str
 ) -> None:
-    async with mcp_client(env) as client:
-        page = await call(client, "interact", action="navigate", url=f"{site}/secrets/flip_load.html")
-        tab = page["tab_id"]
-        kind = await call(
-            client,
-            "interact",
-            action="execute_js",
-            script="return document.getElementById('pin').type",
-            tab_id=tab,
-        )
-        assert kind["result"] == "text"  # the page has shown it: nothing says "password" any more
-        outs = await read_everything(client, tab, ("SECRETFLIPLOAD1aaaa",))
-        assert 'textbox "PIN" = [REDACTED]' in outs["snapshot"]["text"]
-        assert "the vault opens at nine" in outs["snapshot"]["text"]
+    page = await call(client, "interact", action="navigate", url=f"{site}/secrets/flip_load.html")
+    tab = page["tab_id"]
+    kind = await call(
+        client,
+        "interact",
+        action="execute_js",
+        script="return document.getElementById('pin').type",
+        tab_id=tab,
+    )
+    assert kind["result"] == "text"  # the page has shown it: nothing says "password" any more
+    outs = await read_everything(client, tab, ("SECRETFLIPLOAD1aaaa",))
+    assert 'textbox "PIN" = [REDACTED]' in outs["snapshot"]["text"]
+    assert "the vault opens at nine" in outs["snapshot"]["text"]
 
 
 async def test_a_field_the_person_shows_before_the_first_command_stays_secret(

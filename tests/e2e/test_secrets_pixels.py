@@ -14,7 +14,7 @@ from mcp.types import ImageContent, TextContent
 
 from tabpilot.wire.errors import ErrorCode
 from tests.e2e.test_secrets_screenshot import norm, ocr
-from tests.support.mcp_client import call, mcp_client
+from tests.support.mcp_client import call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
@@ -32,32 +32,30 @@ async def shot(client: Client, tab: int) -> tuple[str | None, dict[str, object]]
     return ocr(base64.b64decode(image.data)), meta
 
 
-async def test_hidden_places_and_split_runs_are_masked(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        page = await call(client, "interact", action="navigate", url=f"{site}/secrets/pixels.html")
+async def test_hidden_places_and_split_runs_are_masked(client: Client, site: str) -> None:
+    page = await call(client, "interact", action="navigate", url=f"{site}/secrets/pixels.html")
+    seen, meta = await shot(client, page["tab_id"])
+    assert seen is not None, meta
+    assert norm("WHISKEY PIXELS") in seen and norm("VICTOR") in seen, seen
+    for secret in ("ROMEO", "CLOSED", "4111", "1111", "ZULU", "TANGO", "XRAY"):
+        assert norm(secret) not in seen, f"{secret} readable in the screenshot:\n{seen}"
+    snap = await call(client, "observe", what="page", tab_id=page["tab_id"])
+    for secret in ("ROMEOCLOSED", "4111", "AKIAZULU"):
+        assert secret not in snap["text"], snap["text"]
+
+
+async def test_a_secret_that_moves_is_never_caught_unmasked(client: Client, site: str) -> None:
+    page = await call(client, "interact", action="navigate", url=f"{site}/secrets/moving.html")
+    await call(client, "interact", action="wait_for", text="XENIA", tab_id=page["tab_id"])
+    outcomes = []
+    for _ in range(6):
         seen, meta = await shot(client, page["tab_id"])
-        assert seen is not None, meta
-        assert norm("WHISKEY PIXELS") in seen and norm("VICTOR") in seen, seen
-        for secret in ("ROMEO", "CLOSED", "4111", "1111", "ZULU", "TANGO", "XRAY"):
+        if seen is None:
+            assert meta["error"] == ErrorCode.SECRET_UNMASKABLE, meta
+            outcomes.append("refused")
+            continue
+        assert norm("YANKEE MOVING") in seen, seen
+        for secret in ("SIERRA", "MOVES", "UNIFORM", "BLINK"):
             assert norm(secret) not in seen, f"{secret} readable in the screenshot:\n{seen}"
-        snap = await call(client, "observe", what="page", tab_id=page["tab_id"])
-        for secret in ("ROMEOCLOSED", "4111", "AKIAZULU"):
-            assert secret not in snap["text"], snap["text"]
-
-
-async def test_a_secret_that_moves_is_never_caught_unmasked(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        page = await call(client, "interact", action="navigate", url=f"{site}/secrets/moving.html")
-        await call(client, "interact", action="wait_for", text="XENIA", tab_id=page["tab_id"])
-        outcomes = []
-        for _ in range(6):
-            seen, meta = await shot(client, page["tab_id"])
-            if seen is None:
-                assert meta["error"] == ErrorCode.SECRET_UNMASKABLE, meta
-                outcomes.append("refused")
-                continue
-            assert norm("YANKEE MOVING") in seen, seen
-            for secret in ("SIERRA", "MOVES", "UNIFORM", "BLINK"):
-                assert norm(secret) not in seen, f"{secret} readable in the screenshot:\n{seen}"
-            outcomes.append("clean")
-        assert len(outcomes) == 6
+        outcomes.append("clean")
+    assert len(outcomes) == 6

@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.types import ImageContent, TextContent
 
 from tests.support import browser
-from tests.support.mcp_client import call, mcp_client
+from tests.support.mcp_client import call
 from tests.support.popup import allow_scripts_on
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
@@ -62,28 +62,27 @@ async def _shot(client: Client, **args: Any) -> tuple[str, dict[str, Any]]:
     return ocr(base64.b64decode(image.data)), json.loads(texts[0])
 
 
-async def test_ocr_reads_the_names_but_no_secret(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/secrets/keys.html")
-        for args in ({}, {"full_page": True}):
-            text, meta = await _shot(client, **args)
-            for name in NAMES:
-                assert norm(name) in text, f"OCR did not read {name!r} ({args}):\n{text}"
-            for secret in SECRETS:
-                assert norm(secret) not in text, f"{secret} readable in the screenshot ({args}):\n{text}"
-            # Three table keys, the card, the shadow root's key, the same-origin frame's, and the
-            # cross-origin and data: frames' own (masked by their agents); the frame that moved away
-            # from its src cannot be told apart, so it is covered whole.
-            assert (meta["masked"], meta.get("masked_frames")) == (8, 1), json.dumps([meta, text])
+async def test_ocr_reads_the_names_but_no_secret(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/secrets/keys.html")
+    for args in ({}, {"full_page": True}):
+        text, meta = await _shot(client, **args)
+        for name in NAMES:
+            assert norm(name) in text, f"OCR did not read {name!r} ({args}):\n{text}"
+        for secret in SECRETS:
+            assert norm(secret) not in text, f"{secret} readable in the screenshot ({args}):\n{text}"
+        # Three table keys, the card, the shadow root's key, the same-origin frame's, and the
+        # cross-origin and data: frames' own (masked by their agents); the frame that moved away
+        # from its src cannot be told apart, so it is covered whole.
+        assert (meta["masked"], meta.get("masked_frames")) == (8, 1), json.dumps([meta, text])
 
-        text, meta = await _shot(client, selector="#keys")
-        assert norm("ALICE MARTIN") in text and norm("KEYDEMO1234") in text, text
-        for secret in SECRETS[:3]:
-            assert norm(secret) not in text, text
-        assert meta["element"]["width"] > 0 and meta["masked"] == 8
+    text, meta = await _shot(client, selector="#keys")
+    assert norm("ALICE MARTIN") in text and norm("KEYDEMO1234") in text, text
+    for secret in SECRETS[:3]:
+        assert norm(secret) not in text, text
+    assert meta["element"]["width"] > 0 and meta["masked"] == 8
 
-        # The boxes are gone once the picture is taken.
-        left = await call(
-            client, "interact", action="execute_js", script="document.querySelectorAll('[popover]').length"
-        )
-        assert left["result"] == 0
+    # The boxes are gone once the picture is taken.
+    left = await call(
+        client, "interact", action="execute_js", script="document.querySelectorAll('[popover]').length"
+    )
+    assert left["result"] == 0

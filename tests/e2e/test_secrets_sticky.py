@@ -16,7 +16,7 @@ from mcp.types import ImageContent
 
 from tabpilot.wire.errors import ErrorCode
 from tests.e2e.test_secrets_screenshot import norm, ocr
-from tests.support.mcp_client import call, call_error, mcp_client, scrape
+from tests.support.mcp_client import call, call_error, scrape
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
@@ -94,26 +94,24 @@ async def check_tab(client: Client, tab: int) -> None:
         assert norm(secret) not in seen, f"{secret} readable in the screenshot:\n{seen}"
 
 
-async def test_secrets_stay_secret_whatever_the_page_does(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        page = await call(client, "interact", action="navigate", url=f"{site}/secrets/sticky.html")
-        await check_tab(client, page["tab_id"])
+async def test_secrets_stay_secret_whatever_the_page_does(client: Client, site: str) -> None:
+    page = await call(client, "interact", action="navigate", url=f"{site}/secrets/sticky.html")
+    await check_tab(client, page["tab_id"])
 
 
-async def test_secrets_stay_secret_in_a_tab_the_agents_click_opened(env: dict[str, str], site: str) -> None:
-    async with mcp_client(env) as client:
-        page = await call(client, "interact", action="navigate", url=f"{site}/secrets/sticky.html")
-        before = {t["id"] for t in (await call(client, "observe", what="tabs"))["tabs"]}
-        await call(client, "interact", action="click", selector="#again", tab_id=page["tab_id"])
-        opened: list[int] = []
-        for _ in range(50):
-            tabs = (await call(client, "observe", what="tabs"))["tabs"]
-            opened = [t["id"] for t in tabs if t["id"] not in before and "sticky.html" in t["url"]]
-            if opened:
-                break
-            await call(client, "interact", action="wait_for", text="NOVEMBER", tab_id=page["tab_id"])
-        assert opened, "the click opened no tab"
-        try:
-            await check_tab(client, opened[0])
-        finally:
-            await call(client, "interact", action="close_tab", tab_id=opened[0])
+async def test_secrets_stay_secret_in_a_tab_the_agents_click_opened(client: Client, site: str) -> None:
+    page = await call(client, "interact", action="navigate", url=f"{site}/secrets/sticky.html")
+    before = {t["id"] for t in (await call(client, "observe", what="tabs"))["tabs"]}
+    await call(client, "interact", action="click", selector="#again", tab_id=page["tab_id"])
+    opened: list[int] = []
+    for _ in range(50):
+        tabs = (await call(client, "observe", what="tabs"))["tabs"]
+        opened = [t["id"] for t in tabs if t["id"] not in before and "sticky.html" in t["url"]]
+        if opened:
+            break
+        await call(client, "interact", action="wait_for", text="NOVEMBER", tab_id=page["tab_id"])
+    assert opened, "the click opened no tab"
+    try:
+        await check_tab(client, opened[0])
+    finally:
+        await call(client, "interact", action="close_tab", tab_id=opened[0])

@@ -14,7 +14,7 @@ from selenium import webdriver
 from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import pages
-from tests.support.mcp_client import call, mcp_client, payload
+from tests.support.mcp_client import call, payload
 
 pytestmark = pytest.mark.anyio
 site = pages.site_with_login  # these tests need the server's sign-in and sessions
@@ -62,132 +62,124 @@ def no_secret(value: Any) -> None:
 
 
 @pytest.mark.parametrize("page", sorted(EXPECTED))
-async def test_the_draft_reproduces_its_sample(
-    pilot_on: None, env: dict[str, str], site: Site, page: str
-) -> None:
+async def test_the_draft_reproduces_its_sample(client: Client, site: Site, page: str) -> None:
     kind, selector, fields, rows = EXPECTED[page]
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site.url}/suggest/{page}")
-        out = await suggest(client)
-        no_secret(out)
-        top = out["candidates"][0]
-        assert top["kind"] == kind, out["candidates"]
-        if selector:
-            assert top["selector"] == selector, out["candidates"]
-        assert fields <= set(top["schema"]), top
-        assert top["rows"] == rows and len(top["sample"]) == 3, top
-        assert out["skeleton"]["bytes"] <= 8_000 and len(out["skeleton"]["html"].encode()) <= 8_000
-        assert "extract" in out["hint"] and out["metadata"]["elements"] > 30
+    await call(client, "interact", action="navigate", url=f"{site.url}/suggest/{page}")
+    out = await suggest(client)
+    no_secret(out)
+    top = out["candidates"][0]
+    assert top["kind"] == kind, out["candidates"]
+    if selector:
+        assert top["selector"] == selector, out["candidates"]
+    assert fields <= set(top["schema"]), top
+    assert top["rows"] == rows and len(top["sample"]) == 3, top
+    assert out["skeleton"]["bytes"] <= 8_000 and len(out["skeleton"]["html"].encode()) <= 8_000
+    assert "extract" in out["hint"] and out["metadata"]["elements"] > 30
 
-        got = await call(
-            client,
-            "interact",
-            action="scrape",
-            operation="extract",
-            selector=top["selector"],
-            schema=top["schema"],
-        )
-        assert got["data"][:3] == top["sample"]
-        assert len(got["data"]) == top["rows"]
-        assert not got["metadata"].get("warnings"), got["metadata"]
+    got = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="extract",
+        selector=top["selector"],
+        schema=top["schema"],
+    )
+    assert got["data"][:3] == top["sample"]
+    assert len(got["data"]) == top["rows"]
+    assert not got["metadata"].get("warnings"), got["metadata"]
 
 
-async def test_query_words_css_selector_and_secrets(pilot_on: None, env: dict[str, str], site: Site) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site.url}/suggest/dashboard.html")
-        plain = await suggest(client)
-        assert plain["candidates"][0]["rows"] == 15  # the activity feed is the biggest structure
-        asked = await suggest(client, query="key metrics")
-        top = asked["candidates"][0]
-        assert top["selector"] == "div.grid > div.rounded" and top["rows"] == 4, asked["candidates"]
-        assert top["sample"][0] == {"text_sm": "Requests", "text_2xl": "1,284,330"}
+async def test_query_words_css_selector_and_secrets(client: Client, site: Site) -> None:
+    await call(client, "interact", action="navigate", url=f"{site.url}/suggest/dashboard.html")
+    plain = await suggest(client)
+    assert plain["candidates"][0]["rows"] == 15  # the activity feed is the biggest structure
+    asked = await suggest(client, query="key metrics")
+    top = asked["candidates"][0]
+    assert top["selector"] == "div.grid > div.rounded" and top["rows"] == 4, asked["candidates"]
+    assert top["sample"][0] == {"text_sm": "Requests", "text_2xl": "1,284,330"}
 
-        # The whole page as the region: its secret is [REDACTED], never the value.
-        whole = await suggest(client, css_selector="body")
-        assert whole["skeleton"]["selector"] == "body" and "[REDACTED]" in whole["skeleton"]["html"]
-        assert "<script" not in whole["skeleton"]["html"]
-        no_secret(whole)
+    # The whole page as the region: its secret is [REDACTED], never the value.
+    whole = await suggest(client, css_selector="body")
+    assert whole["skeleton"]["selector"] == "body" and "[REDACTED]" in whole["skeleton"]["html"]
+    assert "<script" not in whole["skeleton"]["html"]
+    no_secret(whole)
 
-        await call(client, "interact", action="navigate", url=f"{site.url}/suggest/results.html")
-        scoped = await suggest(client, css_selector="aside.related")
-        assert scoped["candidates"][0]["selector"] == "ul.related-searches > li"
-        assert all(c["selector"] != "#results > li.result" for c in scoped["candidates"])
-        assert scoped["skeleton"]["selector"] == "aside.related"
-        assert (await suggest(client))["candidates"][0]["next_selector"] == "button.load-more"
+    await call(client, "interact", action="navigate", url=f"{site.url}/suggest/results.html")
+    scoped = await suggest(client, css_selector="aside.related")
+    assert scoped["candidates"][0]["selector"] == "ul.related-searches > li"
+    assert all(c["selector"] != "#results > li.result" for c in scoped["candidates"])
+    assert scoped["skeleton"]["selector"] == "aside.related"
+    assert (await suggest(client))["candidates"][0]["next_selector"] == "button.load-more"
 
-        # The password typed into the (hidden) login form never shows, in any region.
-        await call(client, "interact", action="navigate", url=f"{site.url}/suggest/table.html")
-        table = await suggest(client, css_selector="body")
-        assert '<input id="pw" name="password" type="password">' in table["skeleton"]["html"]
-        assert table["candidates"][0]["next_selector"] == 'a[rel~="next"]'
-        no_secret(table)
-        # The guessed Next is one paginate can follow (the fixture's page 2 is the same page again).
-        top = table["candidates"][0]
-        paged = await call(
-            client,
-            "interact",
-            action="scrape",
-            operation="extract",
-            selector=top["selector"],
-            schema=top["schema"],
-            options={
-                "paginate": {"next_selector": top["next_selector"], "max_pages": 2, "delay_ms": 0},
-                "telemetry": True,  # the run's account: pages_scraped
-            },
-        )
-        assert len(paged["data"]) == 24 and paged["metadata"]["pages_scraped"] == 2
+    # The password typed into the (hidden) login form never shows, in any region.
+    await call(client, "interact", action="navigate", url=f"{site.url}/suggest/table.html")
+    table = await suggest(client, css_selector="body")
+    assert '<input id="pw" name="password" type="password">' in table["skeleton"]["html"]
+    assert table["candidates"][0]["next_selector"] == 'a[rel~="next"]'
+    no_secret(table)
+    # The guessed Next is one paginate can follow (the fixture's page 2 is the same page again).
+    top = table["candidates"][0]
+    paged = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="extract",
+        selector=top["selector"],
+        schema=top["schema"],
+        options={
+            "paginate": {"next_selector": top["next_selector"], "max_pages": 2, "delay_ms": 0},
+            "telemetry": True,  # the run's account: pages_scraped
+        },
+    )
+    assert len(paged["data"]) == 24 and paged["metadata"]["pages_scraped"] == 2
 
-        await call(client, "interact", action="navigate", url=f"{site.url}/suggest/glossary.html")
-        glossary = await suggest(client)
-        assert (
-            glossary["candidates"][0]["sample"][2]["definition"] == "The secret the CLI sends: [REDACTED] ."
-        )
+    await call(client, "interact", action="navigate", url=f"{site.url}/suggest/glossary.html")
+    glossary = await suggest(client)
+    assert glossary["candidates"][0]["sample"][2]["definition"] == "The secret the CLI sends: [REDACTED] ."
 
 
 async def test_the_skeleton_stops_at_its_budget_and_bad_regions_are_errors(
-    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, client: Client, site: Site
 ) -> None:
-    async with mcp_client(env) as client:
-        # A hidden card that looks like the others but for one class is left out by that class.
-        await call(client, "interact", action="navigate", url=f"{site.url}/scrape/cards.html")
-        top = (await suggest(client))["candidates"][0]
-        assert top["selector"] == "div.cards > article.card:not(.gone)" and top["rows"] == 3, top
-        got = await call(
-            client,
-            "interact",
-            action="scrape",
-            operation="extract",
-            selector=top["selector"],
-            schema=top["schema"],
-        )
-        assert got["data"] == top["sample"]
+    await call(client, "interact", action="navigate", url=f"{site.url}/scrape/cards.html")
+    top = (await suggest(client))["candidates"][0]
+    assert top["selector"] == "div.cards > article.card:not(.gone)" and top["rows"] == 3, top
+    got = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="extract",
+        selector=top["selector"],
+        schema=top["schema"],
+    )
+    assert got["data"] == top["sample"]
 
-        await call(client, "interact", action="navigate", url=f"{site.url}/suggest/cards.html")
-        # 400 blocks that each look different: nothing repeats, so only the budget can stop it.
-        driver.execute_script(
-            "const box = document.createElement('section'); box.id = 'wide';"
-            "for (let i = 0; i < 400; i++) { const d = document.createElement('div');"
-            " d.className = 'block-' + String.fromCharCode(97 + i % 26) + (i >> 5);"
-            " d.textContent = 'item ' + i;"
-            " box.append(d); }"
-            "document.body.append(box);"
-        )
-        out = await suggest(client, css_selector="#wide")
-        skeleton = out["skeleton"]
-        assert skeleton["truncated"] is True and skeleton["html"].endswith("-byte budget -->")
-        assert skeleton["bytes"] == len(skeleton["html"].encode()) and 7_000 < skeleton["bytes"] <= 8_000
-        assert skeleton["html"].startswith('<section id="wide">') and "</section><!--" in skeleton["html"]
+    await call(client, "interact", action="navigate", url=f"{site.url}/suggest/cards.html")
+    # 400 blocks that each look different: nothing repeats, so only the budget can stop it.
+    driver.execute_script(
+        "const box = document.createElement('section'); box.id = 'wide';"
+        "for (let i = 0; i < 400; i++) { const d = document.createElement('div');"
+        " d.className = 'block-' + String.fromCharCode(97 + i % 26) + (i >> 5);"
+        " d.textContent = 'item ' + i;"
+        " box.append(d); }"
+        "document.body.append(box);"
+    )
+    out = await suggest(client, css_selector="#wide")
+    skeleton = out["skeleton"]
+    assert skeleton["truncated"] is True and skeleton["html"].endswith("-byte budget -->")
+    assert skeleton["bytes"] == len(skeleton["html"].encode()) and 7_000 < skeleton["bytes"] <= 8_000
+    assert skeleton["html"].startswith('<section id="wide">') and "</section><!--" in skeleton["html"]
 
-        for css, code in (
-            ("#nothing-here", ErrorCode.ELEMENT_NOT_FOUND),
-            ("div[", ErrorCode.INVALID_SELECTOR),
-        ):
-            result = await client.call_tool(
-                "interact", {"action": "scrape", "operation": "suggest", "css_selector": css}
-            )
-            error = payload(result)
-            assert result.is_error and error["error"] == code, error
+    for css, code in (
+        ("#nothing-here", ErrorCode.ELEMENT_NOT_FOUND),
+        ("div[", ErrorCode.INVALID_SELECTOR),
+    ):
         result = await client.call_tool(
-            "interact", {"action": "scrape", "operation": "suggest", "selector": "li"}
+            "interact", {"action": "scrape", "operation": "suggest", "css_selector": css}
         )
-        assert result.is_error and payload(result)["error"] == ErrorCode.INVALID_PARAMS
+        error = payload(result)
+        assert result.is_error and error["error"] == code, error
+    result = await client.call_tool(
+        "interact", {"action": "scrape", "operation": "suggest", "selector": "li"}
+    )
+    assert result.is_error and payload(result)["error"] == ErrorCode.INVALID_PARAMS

@@ -17,12 +17,12 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from selenium import webdriver
+from mcp import Client
 
 from tabpilot.demo.server import serve
 from tests.fixtures.realapps import data
-from tests.support import browser, pages
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support import pages
+from tests.support.mcp_client import call, scrape
 
 pytestmark = pytest.mark.anyio
 
@@ -120,21 +120,19 @@ def expected() -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("start", [1, 4, 12], ids=["first", "middle", "last"])
 async def test_suggest_proposes_the_link_after_this_page(
-    driver: webdriver.Chrome, env: dict[str, str], django_admin: str, start: int
+    client: Client, django_admin: str, start: int
 ) -> None:
-    browser.set_pilot(driver, True)
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{django_admin}?p={start}")
-        proposal = await scrape(client, operation="suggest")
-        best = proposal["candidates"][0]
-        assert best["selector"] == "#result_list > tbody > tr", best
-        assert best["paging"]["kind"] == "numbered", best
-        options = proposal["call"]["options"]["paginate"]
-        assert options["next_selector"] == "p.paginator > span.this-page + a", options
-        assert options["max_pages"] >= 12 and set(expected()[0]) <= set(proposal["call"]["schema"])
-        # As proposed, asking for the run's account too (pages_scraped).
-        asked = proposal["call"] | {"options": proposal["call"]["options"] | {"telemetry": True}}
-        out = await call(client, "interact", **asked)
+    await call(client, "interact", action="navigate", url=f"{django_admin}?p={start}")
+    proposal = await scrape(client, operation="suggest")
+    best = proposal["candidates"][0]
+    assert best["selector"] == "#result_list > tbody > tr", best
+    assert best["paging"]["kind"] == "numbered", best
+    options = proposal["call"]["options"]["paginate"]
+    assert options["next_selector"] == "p.paginator > span.this-page + a", options
+    assert options["max_pages"] >= 12 and set(expected()[0]) <= set(proposal["call"]["schema"])
+    # As proposed, asking for the run's account too (pages_scraped).
+    asked = proposal["call"] | {"options": proposal["call"]["options"] | {"telemetry": True}}
+    out = await call(client, "interact", **asked)
     assert out["status"] == "complete", out["metadata"]
     # From any page, the pager itself says where the list ends (on the last page, this-page is its last
     # number and no link follows it).

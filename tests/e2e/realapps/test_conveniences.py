@@ -5,42 +5,41 @@ Norway's customers with a balance over 10,000 reads them from the whole list in 
 from __future__ import annotations
 
 import pytest
+from mcp import Client
 
 from tests.fixtures.realapps import data, tasks
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.mcp_client import call, scrape
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_fill_form_logs_in(pilot_on: None, env: dict[str, str], roundup_url: str) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=roundup_url + "?@action=logout")
-        await call(client, "interact", action="navigate", url=roundup_url + tasks.ROUNDUP_INDEX)
-        await call(
-            client,
-            "interact",
-            action="fill_form",
-            fields=[
-                {"selector": "input[name=__login_name]", "value": data.USER},
-                {"selector": "input[name=__login_password]", "value": data.PASSWORD},
-            ],
-        )
-        await call(client, "interact", action="click", selector="input[type=submit][value=Login]")
-        out = await scrape(
-            client, operation="extract", selector="table.list tr:has(td)", schema={"id": "td:nth-child(2)"}
-        )
+async def test_fill_form_logs_in(client: Client, roundup_url: str) -> None:
+    await call(client, "interact", action="navigate", url=roundup_url + "?@action=logout")
+    await call(client, "interact", action="navigate", url=roundup_url + tasks.ROUNDUP_INDEX)
+    await call(
+        client,
+        "interact",
+        action="fill_form",
+        fields=[
+            {"selector": "input[name=__login_name]", "value": data.USER},
+            {"selector": "input[name=__login_password]", "value": data.PASSWORD},
+        ],
+    )
+    await call(client, "interact", action="click", selector="input[type=submit][value=Login]")
+    out = await scrape(
+        client, operation="extract", selector="table.list tr:has(td)", schema={"id": "td:nth-child(2)"}
+    )
     assert [r["id"] for r in out["data"]] == [str(i.id) for i in data.issues()[:50]]
 
 
-async def test_where_filters_rows(pilot_on: None, env: dict[str, str], flask_admin_url: str) -> None:
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=flask_admin_url + "customer/")
-        out = await scrape(
-            client,
-            operation="extract",
-            selector=tasks.ADMIN_ROWS,
-            schema=tasks.ADMIN_SCHEMA,
-            options={"paginate": tasks.ADMIN_NEXT, "where": {"country": "Norway", "balance": {">": 10_000}}},
-        )
+async def test_where_filters_rows(client: Client, flask_admin_url: str) -> None:
+    await call(client, "interact", action="navigate", url=flask_admin_url + "customer/")
+    out = await scrape(
+        client,
+        operation="extract",
+        selector=tasks.ADMIN_ROWS,
+        schema=tasks.ADMIN_SCHEMA,
+        options={"paginate": tasks.ADMIN_NEXT, "where": {"country": "Norway", "balance": {">": 10_000}}},
+    )
     rich = [r for r in tasks.customers_as_listed("Norway") if r["balance"] > 10_000]
     assert out["data"] == rich

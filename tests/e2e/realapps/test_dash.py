@@ -4,9 +4,10 @@ and a filter + sort + every row in one workflow, written from the table's own ma
 from __future__ import annotations
 
 import pytest
+from mcp import Client
 
 from tests.fixtures.realapps import tasks
-from tests.support.mcp_client import call, mcp_client
+from tests.support.mcp_client import call
 
 pytestmark = pytest.mark.anyio
 
@@ -15,12 +16,11 @@ pytestmark = pytest.mark.anyio
     ("task", "pages"), [(tasks.DASH_ALL, 10), (tasks.DASH_FILTERED, 2)], ids=["all", "filtered"]
 )
 async def test_every_row_across_in_place_pages(
-    pilot_on: None, env: dict[str, str], dash_url: str, task: tasks.Task, pages: int
+    client: Client, dash_url: str, task: tasks.Task, pages: int
 ) -> None:
-    async with mcp_client(env) as client:
-        out = await tasks.run(
-            task, dash_url, tasks.with_account(lambda tool, args: call(client, tool, **args))
-        )
+    out = await tasks.run(
+        task, dash_url, tasks.with_account(lambda tool, args: call(client, tool, **args))
+    )
     assert out["status"] == "complete", out
     assert task.answer(out) == task.expected()
     assert out["metadata"]["pages_scraped"] == pages

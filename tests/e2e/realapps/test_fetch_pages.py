@@ -5,9 +5,10 @@ the rows the rendered walk gave; the tab stays on page 1."""
 from __future__ import annotations
 
 import pytest
+from mcp import Client
 
 from tests.fixtures.realapps import tasks
-from tests.support.mcp_client import call, mcp_client
+from tests.support.mcp_client import call
 
 pytestmark = pytest.mark.anyio
 
@@ -19,16 +20,14 @@ pytestmark = pytest.mark.anyio
 )
 async def test_linked_pages_are_fetched_not_rendered(
     request: pytest.FixtureRequest,
-    pilot_on: None,
-    env: dict[str, str],
+    client: Client,
     task: tasks.Task,
     pages: int,
     reason: str,
 ) -> None:
     url = request.getfixturevalue(f"{task.app}_url")
-    async with mcp_client(env) as client:
-        out = await tasks.run(task, url, tasks.with_account(lambda tool, args: call(client, tool, **args)))
-        tab = await call(client, "observe", what="tabs")
+    out = await tasks.run(task, url, tasks.with_account(lambda tool, args: call(client, tool, **args)))
+    tab = await call(client, "observe", what="tabs")
     assert out["status"] == "complete", out
     assert task.answer(out) == task.expected()
     meta = out["metadata"]

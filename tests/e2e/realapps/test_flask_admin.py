@@ -4,9 +4,10 @@ call written from what the admin shows (its column classes and its pager's Next 
 from __future__ import annotations
 
 import pytest
+from mcp import Client
 
 from tests.fixtures.realapps import tasks
-from tests.support.mcp_client import call, mcp_client
+from tests.support.mcp_client import call
 
 pytestmark = pytest.mark.anyio
 
@@ -17,12 +18,11 @@ pytestmark = pytest.mark.anyio
     ids=["all", "norway", "filter-form"],
 )
 async def test_every_row_of_a_model_list(
-    pilot_on: None, env: dict[str, str], flask_admin_url: str, task: tasks.Task, pages: int
+    client: Client, flask_admin_url: str, task: tasks.Task, pages: int
 ) -> None:
-    async with mcp_client(env) as client:
-        out = await tasks.run(
-            task, flask_admin_url, tasks.with_account(lambda tool, args: call(client, tool, **args))
-        )
+    out = await tasks.run(
+        task, flask_admin_url, tasks.with_account(lambda tool, args: call(client, tool, **args))
+    )
     assert out["status"] == "complete", out
     assert task.answer(out) == task.expected()
     assert out["metadata"]["pages_scraped"] == pages

@@ -8,9 +8,10 @@ import dataclasses
 from collections.abc import Iterator
 
 import pytest
+from mcp import Client
 
 from tests.fixtures.realapps import corpus, data, tasks
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.mcp_client import call, scrape
 
 pytestmark = pytest.mark.anyio
 
@@ -21,33 +22,30 @@ def scratch_admin_url() -> Iterator[str]:
         yield url
 
 
-async def test_edit_a_customer_and_read_it_back(
-    pilot_on: None, env: dict[str, str], scratch_admin_url: str
-) -> None:
+async def test_edit_a_customer_and_read_it_back(client: Client, scratch_admin_url: str) -> None:
     before = data.customers()[6]
     assert before.active, "the seed changed: pick an active customer"
-    async with mcp_client(env) as client:
-        out = await scrape(
-            client,
-            operation="workflow",
-            steps=[
-                {"type": "navigate", "url": f"{scratch_admin_url}customer/?search={before.code}"},
-                {"type": "click", "selector": "a[title='Edit Record']"},
-                {"type": "fill", "selector": "#country", "value": "Portugal"},
-                {"type": "check", "selector": "#active", "checked": False},
-                {"type": "click", "selector": "input[type=submit][value=Save]"},
-                {"type": "extract", "selector": tasks.ADMIN_ROWS, "schema": tasks.ADMIN_SCHEMA},
-            ],
-        )
-        # The whole list: that one row changed, nothing else.
-        await call(client, "interact", action="navigate", url=f"{scratch_admin_url}customer/")
-        everything = await scrape(
-            client,
-            operation="extract",
-            selector=tasks.ADMIN_ROWS,
-            schema=tasks.ADMIN_SCHEMA,
-            options={"paginate": tasks.ADMIN_NEXT},
-        )
+    out = await scrape(
+        client,
+        operation="workflow",
+        steps=[
+            {"type": "navigate", "url": f"{scratch_admin_url}customer/?search={before.code}"},
+            {"type": "click", "selector": "a[title='Edit Record']"},
+            {"type": "fill", "selector": "#country", "value": "Portugal"},
+            {"type": "check", "selector": "#active", "checked": False},
+            {"type": "click", "selector": "input[type=submit][value=Save]"},
+            {"type": "extract", "selector": tasks.ADMIN_ROWS, "schema": tasks.ADMIN_SCHEMA},
+        ],
+    )
+    # The whole list: that one row changed, nothing else.
+    await call(client, "interact", action="navigate", url=f"{scratch_admin_url}customer/")
+    everything = await scrape(
+        client,
+        operation="extract",
+        selector=tasks.ADMIN_ROWS,
+        schema=tasks.ADMIN_SCHEMA,
+        options={"paginate": tasks.ADMIN_NEXT},
+    )
     after = dataclasses.replace(before, country="Portugal", active=False)
     changed = {"code": after.code, "name": after.name, "country": "Portugal", "balance": after.balance}
     assert out["data"] == [{**changed, "active": "active: false"}]

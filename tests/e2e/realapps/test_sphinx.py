@@ -4,17 +4,17 @@ nested list, and leaves the theme's navigation out."""
 from __future__ import annotations
 
 import pytest
+from mcp import Client
 
 from tests.fixtures.realapps import tasks
-from tests.support.mcp_client import call, mcp_client
+from tests.support.mcp_client import call
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_docs_page_as_markdown(pilot_on: None, env: dict[str, str], sphinx_url: str) -> None:
+async def test_docs_page_as_markdown(client: Client, sphinx_url: str) -> None:
     task = tasks.SPHINX
-    async with mcp_client(env) as client:
-        out = await tasks.run(task, sphinx_url, lambda tool, args: call(client, tool, **args))
+    out = await tasks.run(task, sphinx_url, lambda tool, args: call(client, tool, **args))
     assert task.answer(out) == task.expected()
     # The theme's chrome stays out: the sidebar's search box, the page footer's credits.
     assert "Search" not in out["markdown"] and "Made with" not in out["markdown"]

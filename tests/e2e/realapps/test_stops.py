@@ -5,9 +5,10 @@ is the evidence that the list ended (`metadata.complete_because`)."""
 from __future__ import annotations
 
 import pytest
+from mcp import Client
 
 from tests.fixtures.realapps import tasks
-from tests.support.mcp_client import call, mcp_client
+from tests.support.mcp_client import call
 
 pytestmark = pytest.mark.anyio
 
@@ -23,16 +24,14 @@ pytestmark = pytest.mark.anyio
 )
 async def test_why_pagination_stopped(
     request: pytest.FixtureRequest,
-    pilot_on: None,
-    env: dict[str, str],
+    client: Client,
     task: tasks.Task,
     reason: str,
     page: int,
     evidence: str,
 ) -> None:
     url = request.getfixturevalue(f"{task.app}_url")
-    async with mcp_client(env) as client:
-        out = await tasks.run(task, url, tasks.with_account(lambda tool, args: call(client, tool, **args)))
+    out = await tasks.run(task, url, tasks.with_account(lambda tool, args: call(client, tool, **args)))
     assert task.answer(out) == task.expected()
     stopped = out["metadata"]["pagination_stopped"]
     assert (stopped["reason"], stopped["page"]) == (reason, page), stopped

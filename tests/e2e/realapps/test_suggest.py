@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from mcp import Client
 
 from tests.fixtures.realapps import data, tasks
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.mcp_client import call, scrape
 
 pytestmark = pytest.mark.anyio
 
@@ -33,9 +34,8 @@ async def _drafted(client: Any, url: str, query: str, wait_for: str) -> dict[str
     )
 
 
-async def test_flask_admin_draft(pilot_on: None, env: dict[str, str], flask_admin_url: str) -> None:
-    async with mcp_client(env) as client:
-        out = await _drafted(client, flask_admin_url + "customer/", "customers", tasks.ADMIN_ROWS)
+async def test_flask_admin_draft(client: Client, flask_admin_url: str) -> None:
+    out = await _drafted(client, flask_admin_url + "customer/", "customers", tasks.ADMIN_ROWS)
     # The active column is a tick icon that says its value in its title.
     active = [f"active: {str(c.active).lower()}" for c in data.customers()]
     assert _values(out["data"]) == [
@@ -43,7 +43,6 @@ async def test_flask_admin_draft(pilot_on: None, env: dict[str, str], flask_admi
     ]
 
 
-async def test_dash_draft(pilot_on: None, env: dict[str, str], dash_url: str) -> None:
-    async with mcp_client(env) as client:
-        out = await _drafted(client, dash_url, "orders", tasks.DASH_ROWS)
+async def test_dash_draft(client: Client, dash_url: str) -> None:
+    out = await _drafted(client, dash_url, "orders", tasks.DASH_ROWS)
     assert _values(out["data"]) == [(o.id, o.customer, o.fruit, o.quantity, o.total) for o in data.orders()]

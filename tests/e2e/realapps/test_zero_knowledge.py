@@ -11,11 +11,9 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
-from selenium import webdriver
 
 from tests.fixtures.realapps import data, tasks
-from tests.support import browser
-from tests.support.mcp_client import call, mcp_client, scrape
+from tests.support.mcp_client import call, scrape
 
 pytestmark = pytest.mark.anyio
 
@@ -70,19 +68,16 @@ def _customers(country: str | None = None) -> list[dict[str, Any]]:
     ]
 
 
-async def test_roundup_issue_index(driver: webdriver.Chrome, env: dict[str, str], roundup_url: str) -> None:
-    browser.set_pilot(driver, True)
-    async with mcp_client(env) as client:
-        # Signing in is the scene, as it is for a person: the list is for members only.
-        await _go(client, roundup_url + "?@action=logout")
-        await _go(client, roundup_url + tasks.ROUNDUP_INDEX)
-        await call(client, "interact", action="fill", selector="input[name=__login_name]", value=data.USER)
-        await call(
-            client, "interact", action="fill", selector="input[name=__login_password]", value=data.PASSWORD
-        )
-        await call(client, "interact", action="click", selector="input[type=submit][value=Login]")
-        await call(client, "interact", action="wait_for", selector="table.list tr:has(td)")
-        proposal, out = await zero_knowledge(client)
+async def test_roundup_issue_index(client: Client, roundup_url: str) -> None:
+    await _go(client, roundup_url + "?@action=logout")
+    await _go(client, roundup_url + tasks.ROUNDUP_INDEX)
+    await call(client, "interact", action="fill", selector="input[name=__login_name]", value=data.USER)
+    await call(
+        client, "interact", action="fill", selector="input[name=__login_password]", value=data.PASSWORD
+    )
+    await call(client, "interact", action="click", selector="input[type=submit][value=Login]")
+    await call(client, "interact", action="wait_for", selector="table.list tr:has(td)")
+    proposal, out = await zero_knowledge(client)
     expected = [
         {"id": i.id, "title": i.title, "priority": i.priority, "status": i.status} for i in data.issues()
     ]
@@ -90,21 +85,15 @@ async def test_roundup_issue_index(driver: webdriver.Chrome, env: dict[str, str]
 
 
 @pytest.mark.parametrize("country", [None, "Norway"], ids=["all", "filtered"])
-async def test_flask_admin_list(
-    driver: webdriver.Chrome, env: dict[str, str], flask_admin_url: str, country: str | None
-) -> None:
-    browser.set_pilot(driver, True)
-    async with mcp_client(env) as client:
-        await _go(client, flask_admin_url + (tasks.ADMIN_NORWAY if country else "customer/"))
-        proposal, out = await zero_knowledge(client)
+async def test_flask_admin_list(client: Client, flask_admin_url: str, country: str | None) -> None:
+    await _go(client, flask_admin_url + (tasks.ADMIN_NORWAY if country else "customer/"))
+    proposal, out = await zero_knowledge(client)
     check(proposal, out, "next_link", _customers(country), "next_disabled")
 
 
-async def test_dash_table(driver: webdriver.Chrome, env: dict[str, str], dash_url: str) -> None:
-    browser.set_pilot(driver, True)
-    async with mcp_client(env) as client:
-        await _go(client, dash_url, tasks.DASH_ROWS)
-        proposal, out = await zero_knowledge(client)
+async def test_dash_table(client: Client, dash_url: str) -> None:
+    await _go(client, dash_url, tasks.DASH_ROWS)
+    proposal, out = await zero_knowledge(client)
     expected = [
         {"order": o.id, "customer": o.customer, "fruit": o.fruit, "quantity": o.quantity, "total": o.total}
         for o in data.orders()
@@ -112,13 +101,9 @@ async def test_dash_table(driver: webdriver.Chrome, env: dict[str, str], dash_ur
     check(proposal, out, "next_button", expected, "next_disabled")
 
 
-async def test_aggrid_virtualised_grid(
-    driver: webdriver.Chrome, env: dict[str, str], aggrid_url: str
-) -> None:
-    browser.set_pilot(driver, True)
-    async with mcp_client(env) as client:
-        await _go(client, aggrid_url, tasks.GRID_ROWS)
-        proposal, out = await zero_knowledge(client)
+async def test_aggrid_virtualised_grid(client: Client, aggrid_url: str) -> None:
+    await _go(client, aggrid_url, tasks.GRID_ROWS)
+    proposal, out = await zero_knowledge(client)
     # One candidate for the grid's rows, whatever their zebra classes; names from the header cells.
     assert all("ag-row-odd" not in c["selector"] for c in proposal["candidates"]), proposal["candidates"]
     expected = [
@@ -128,11 +113,9 @@ async def test_aggrid_virtualised_grid(
     check(proposal, out, "grid", expected, "grid_row_count")
 
 
-async def test_sphinx_settings_table(driver: webdriver.Chrome, env: dict[str, str], sphinx_url: str) -> None:
-    browser.set_pilot(driver, True)
-    async with mcp_client(env) as client:
-        await _go(client, sphinx_url)
-        proposal, out = await zero_knowledge(client)
+async def test_sphinx_settings_table(client: Client, sphinx_url: str) -> None:
+    await _go(client, sphinx_url)
+    proposal, out = await zero_knowledge(client)
     # Sphinx marks its rows row-odd / row-even: still one candidate, every row, no paging to do.
     assert "row-odd" not in proposal["call"]["selector"], proposal["call"]
     expected = [{"name": s.name, "default": s.default, "meaning": s.meaning} for s in data.settings()]

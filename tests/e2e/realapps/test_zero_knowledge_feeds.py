@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from selenium import webdriver
+from mcp import Client
 
 from tests.e2e.realapps.test_zero_knowledge import check, zero_knowledge
 from tests.fixtures.realapps import data, feedgrid_tasks
-from tests.support import browser
-from tests.support.mcp_client import call, mcp_client
+from tests.support.mcp_client import call
 
 pytestmark = pytest.mark.anyio
 
@@ -36,28 +35,20 @@ def _grid() -> list[dict[str, Any]]:
     ],
     ids=["infinite-scroll", "view-more", "htmx"],
 )
-async def test_feed(
-    driver: webdriver.Chrome, env: dict[str, str], feeds_url: str, walked: feedgrid_tasks.Walked, paging: str
-) -> None:
-    browser.set_pilot(driver, True)
-    async with mcp_client(env) as client:
-        for tool, arguments in walked.task.setup(feeds_url):
-            await call(client, tool, **arguments)
-        proposal, out = await zero_knowledge(client)
+async def test_feed(client: Client, feeds_url: str, walked: feedgrid_tasks.Walked, paging: str) -> None:
+    for tool, arguments in walked.task.setup(feeds_url):
+        await call(client, tool, **arguments)
+    proposal, out = await zero_knowledge(client)
     check(proposal, out, paging, _posts(), walked.because)
 
 
 @pytest.mark.parametrize(
     "walked", [feedgrid_tasks.TABULATOR, feedgrid_tasks.CLUSTERIZE], ids=["tabulator", "clusterize"]
 )
-async def test_grid(
-    driver: webdriver.Chrome, env: dict[str, str], grids_url: str, walked: feedgrid_tasks.Walked
-) -> None:
-    browser.set_pilot(driver, True)
-    async with mcp_client(env) as client:
-        for tool, arguments in walked.task.setup(grids_url):
-            await call(client, tool, **arguments)
-        proposal, out = await zero_knowledge(client)
+async def test_grid(client: Client, grids_url: str, walked: feedgrid_tasks.Walked) -> None:
+    for tool, arguments in walked.task.setup(grids_url):
+        await call(client, tool, **arguments)
+    proposal, out = await zero_knowledge(client)
     # One candidate for the rows whatever their zebra classes (Tabulator's tabulator-row-odd/-even).
     assert all("odd" not in c["selector"] and "even" not in c["selector"] for c in proposal["candidates"])
     check(proposal, out, "grid", _grid(), walked.because)
