@@ -146,7 +146,7 @@ async def test_signed_links_stay_out_of_errors_on_later_and_detail_pages(client:
     await call(client, "interact", action="navigate", url=f"{pages.url}/sig/1")
     out = await call(
         client, "interact", action="scrape", operation="extract", selector="tr", schema={"n": ".n"},
-        options={"paginate": PAGINATE},
+        options={"paginate": PAGINATE, "telemetry": True},  # the run's account: where the walk stopped
     )  # fmt: skip
     assert out["metadata"]["pagination_stopped"]["page"] == 3, out["metadata"]
     assert "SIGSECRET456" not in json.dumps(out), out

@@ -64,7 +64,11 @@ async def test_files_and_telemetry_are_scrubbed_like_results(
         },
     ]
     async with mcp_client(env) as client:
-        out = await call(client, "interact", action="scrape", operation="workflow", steps=steps)
+        # With the run's account, its telemetry summary included.
+        options = {"telemetry": True}
+        out = await call(
+            client, "interact", action="scrape", operation="workflow", steps=steps, options=options
+        )
         telemetry = out["metadata"].get("telemetry") or {}
         # The summary is there and names the failures, scrubbed (not left out).
         assert telemetry.get("failed_requests", 0) >= 1 and telemetry.get("first_failures"), out["metadata"]

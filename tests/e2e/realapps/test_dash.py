@@ -18,9 +18,7 @@ pytestmark = pytest.mark.anyio
 async def test_every_row_across_in_place_pages(
     client: Client, dash_url: str, task: tasks.Task, pages: int
 ) -> None:
-    out = await tasks.run(
-        task, dash_url, tasks.with_account(lambda tool, args: call(client, tool, **args))
-    )
+    out = await tasks.run(task, dash_url, tasks.with_account(lambda tool, args: call(client, tool, **args)))
     assert out["status"] == "complete", out
     assert task.answer(out) == task.expected()
     assert out["metadata"]["pages_scraped"] == pages
