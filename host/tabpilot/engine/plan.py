@@ -214,7 +214,7 @@ def missing_params(plan: Plan, missing: list[str], what: str) -> TabPilotError:
     return TabPilotError(
         ErrorCode.INVALID_PARAMS,
         f"{what} use params {missing}: pass them in params{ask}",
-        data={"missing_params": missing, "secret_params": secret},
+        data={"missing_params": missing, "secret_params": secret, "sites": sorted(plan.allowed_hosts or ())},
     )
 
 

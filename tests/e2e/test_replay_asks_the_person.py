@@ -1,0 +1,197 @@
+"""A replay after a logout needs the password, which a recording never stores. A client with MCP
+elicitation is asked to tell the person that TabPilot opened a tab in their own browser: the person
+types the password there (TabPilot's extension page), so it passes through neither the MCP client nor
+the agent, and the replay logs in and scrapes. A person who declines, and a client without elicitation,
+get the error that names the secret and says to ask the person, and no field of the login form is
+filled. Real Chromium, the real extension, `tabpilot mcp` over stdio (traffic recorded), on both
+protocol eras the SDK speaks."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import urllib.request
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import pytest
+import websocket
+from mcp import Client, StdioServerParameters, types
+from mcp.client.session import ClientRequestContext
+from selenium import webdriver
+
+from tabpilot.demo.server import Site
+from tabpilot.wire.errors import ErrorCode
+from tests.support import pages
+from tests.support.mcp_client import TABPILOT, call, scrape, scrape_error
+from tests.support.snap import js
+
+pytestmark = pytest.mark.anyio
+site = pages.site_with_login  # these tests need the server's sign-in and sessions
+
+LOGIN_FORM = {"exists": "form.login"}
+KEYS = ["K-1", "K-2", "K-3"]
+WAIT_S = 20
+
+
+def _steps(site: Site) -> list[dict[str, Any]]:
+    return [
+        {"type": "navigate", "url": f"{site.url}/private/table-1.html"},
+        {"type": "fill", "selector": "[name=username]", "value": "{{params.user}}", "if": LOGIN_FORM},
+        {"type": "fill", "selector": "[name=password]", "value": "{{params.password}}", "if": LOGIN_FORM},
+        {"type": "click", "selector": "form.login button", "if": LOGIN_FORM},
+        {"type": "extract", "selector": "table.ledger tbody tr", "schema": {"key": ".key"}},
+    ]
+
+
+READY = """new Promise((resolve) => {
+  const ready = () => document.querySelector('#ask:not([hidden]) input[type=password][name=password]');
+  const done = () => { ready().focus(); resolve(document.body.innerText); };
+  if (ready()) return done();
+  new MutationObserver((_, seen) => { if (ready()) { seen.disconnect(); done(); } })
+    .observe(document, { subtree: true, childList: true, attributes: true });
+})"""
+
+
+def _ask_tabs(driver: webdriver.Chrome) -> list[dict[str, Any]]:
+    """TabPilot's ask pages open in the browser (DevTools targets: chromedriver lists no tab that an
+    extension opened on one of its own pages)."""
+    address = driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
+    with urllib.request.urlopen(f"http://{address}/json/list", timeout=WAIT_S) as listed:
+        targets: list[dict[str, Any]] = json.load(listed)
+    return [t for t in targets if t["type"] == "page" and "/ask.html#" in t["url"]]
+
+
+class DevTools:
+    """One page's DevTools connection: what a person's keyboard and mouse do there."""
+
+    def __init__(self, target: dict[str, Any]) -> None:
+        self.ws = websocket.create_connection(
+            target["webSocketDebuggerUrl"], timeout=WAIT_S, suppress_origin=True
+        )
+        self.next_id = 0
+
+    def send(self, method: str, **params: Any) -> dict[str, Any]:
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            answer = json.loads(self.ws.recv())
+            if answer.get("id") == self.next_id:
+                assert "error" not in answer, answer
+                return answer["result"]
+
+    def closed(self) -> bool:
+        """Wait (bounded by the socket's timeout) for the page to go."""
+        try:
+            while self.ws.recv():
+                pass
+        except websocket.WebSocketConnectionClosedException:
+            return True
+        return True
+
+
+class Person:
+    """Answers the client's elicitation as a person would: finds the tab TabPilot opened in their
+    browser, types the password there, then accepts; or declines without typing."""
+
+    def __init__(self, driver: webdriver.Chrome, password: str | None) -> None:
+        self.driver = driver
+        self.password = password
+        self.asked: list[types.ElicitRequestParams] = []
+        self.page_text = ""
+
+    def _type_it(self) -> None:
+        [target] = _ask_tabs(self.driver)
+        page = DevTools(target)
+        shown = page.send("Runtime.evaluate", expression=READY, awaitPromise=True, returnByValue=True)
+        self.page_text = shown["result"]["value"]
+        assert self.password is not None
+        page.send("Input.insertText", text=self.password)
+        page.send("Runtime.evaluate", expression="document.getElementById('send').click()")
+        # The page has done its job: TabPilot closes it.
+        assert page.closed()
+
+    async def __call__(
+        self, _ctx: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        self.asked.append(params)
+        # Nothing for the client to collect: the request has no field at all.
+        assert isinstance(params, types.ElicitRequestFormParams), params
+        assert params.requested_schema.get("properties") == {}, params.requested_schema
+        if self.password is None:
+            return types.ElicitResult(action="decline")
+        await anyio.to_thread.run_sync(self._type_it)
+        return types.ElicitResult(action="accept")
+
+
+@asynccontextmanager
+async def _client(env: dict[str, str], person: Person, mode: str, traffic: Path) -> AsyncIterator[Client]:
+    """`tabpilot mcp` whose stdin, stdout and stderr are also written to `traffic`."""
+    out = shlex.quote(str(traffic))
+    command = f"tee -a {out} | {shlex.quote(TABPILOT)} mcp 2>>{out} | tee -a {out}"
+    server = StdioServerParameters(command="/bin/sh", args=["-c", command], env=env)
+    async with Client(server, read_timeout_seconds=60, elicitation_callback=person, mode=mode) as client:  # type: ignore[arg-type]
+        yield client
+
+
+async def _record(client: Client, site: Site, name: str) -> str:
+    await call(client, "interact", action="navigate", url=f"{site.url}/logout?then=/login.html")
+    recorded = await scrape(
+        client,
+        operation="workflow",
+        name=name,
+        record=True,
+        steps=_steps(site),
+        params={"user": site.user, "password": site.password},
+    )
+    await call(client, "interact", action="navigate", url=f"{site.url}/logout?then=/login.html")
+    return str(recorded["workflow_id"])
+
+
+def _files_holding(root: Path, secret: str) -> list[str]:
+    return [str(p) for p in root.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])  # 2026-07-28 (input_required), 2025-11-25 (mid-call)
+async def test_a_replay_asks_the_person_in_their_browser(
+    client: Client, driver: webdriver.Chrome, env: dict[str, str], site: Site, mode: str, tmp_path: Path
+) -> None:
+    workflow_id = await _record(client, site, f"ledger_ask_{mode}")
+    person = Person(driver, site.password)
+    traffic = tmp_path / "mcp.log"
+    async with _client(env, person, mode, traffic) as asking:
+        out = await scrape(asking, operation="replay", workflow_id=workflow_id)
+        assert [r["key"] for r in out["data"]] == KEYS
+        [asked] = person.asked
+        assert isinstance(asked, types.ElicitRequestFormParams)
+        assert "password" in asked.message and "tab in your browser" in asked.message
+        assert str(urlsplit(site.url).hostname) in asked.message  # which site asks
+        assert "password" in person.page_text and workflow_id in person.page_text
+        assert not _ask_tabs(driver)
+        await call(asking, "interact", action="navigate", url=f"{site.url}/logout?then=/login.html")
+    assert site.password not in str(out)
+    wire = traffic.read_text()
+    assert "elicitation/create" in wire  # the recording saw the exchange
+    assert site.password not in wire, "the password passed through the MCP client"
+    for folder in ("TABPILOT_DATA_DIR", "TABPILOT_STATE_DIR"):
+        assert not _files_holding(Path(env[folder]), site.password), folder
+
+
+async def test_a_person_who_declines_and_a_client_that_cannot_ask_get_missing_params(
+    client: Client, driver: webdriver.Chrome, env: dict[str, str], site: Site, tmp_path: Path
+) -> None:
+    workflow_id = await _record(client, site, "ledger_no_ask")
+    person = Person(driver, None)
+    async with _client(env, person, "legacy", tmp_path / "mcp.log") as declining:
+        for asking in (client, declining):
+            refused = await scrape_error(asking, operation="replay", workflow_id=workflow_id)
+            assert refused["error"] == ErrorCode.INVALID_PARAMS and refused["missing_params"] == ["password"]
+            assert refused["secret_params"] == ["password"] and "ask the person" in refused["message"]
+            # The login form stands as it was: not even the username was typed.
+            assert await js(asking, "document.querySelector('[name=username]').value") == ""
+        assert len(person.asked) == 1  # the plain client was not asked, the declining one once
+        assert not _ask_tabs(driver), "a declined ask closes its tab"
