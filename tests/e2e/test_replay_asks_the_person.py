@@ -98,9 +98,10 @@ class Person:
     """Answers the client's elicitation as a person would: finds the tab TabPilot opened in their
     browser, types the password there, then accepts; or declines without typing."""
 
-    def __init__(self, driver: webdriver.Chrome, password: str | None) -> None:
+    def __init__(self, driver: webdriver.Chrome, password: str | None, *, closes: bool = False) -> None:
         self.driver = driver
         self.password = password
+        self.closes = closes  # closes TabPilot's tab without typing, then says yes to the client
         self.asked: list[types.ElicitRequestParams] = []
         self.page_text = ""
 
@@ -115,6 +116,12 @@ class Person:
         # The page has done its job: TabPilot closes it.
         assert page.closed()
 
+    def _close_it(self) -> None:
+        [target] = _ask_tabs(self.driver)
+        page = DevTools(target)
+        page.send("Runtime.evaluate", expression="window.close()")
+        assert page.closed()
+
     async def __call__(
         self, _ctx: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
@@ -122,6 +129,9 @@ class Person:
         # Nothing for the client to collect: the request has no field at all.
         assert isinstance(params, types.ElicitRequestFormParams), params
         assert params.requested_schema.get("properties") == {}, params.requested_schema
+        if self.closes:
+            await anyio.to_thread.run_sync(self._close_it)
+            return types.ElicitResult(action="accept")
         if self.password is None:
             return types.ElicitResult(action="decline")
         await anyio.to_thread.run_sync(self._type_it)
@@ -181,17 +191,22 @@ async def test_a_replay_asks_the_person_in_their_browser(
         assert not _files_holding(Path(env[folder]), site.password), folder
 
 
-async def test_a_person_who_declines_and_a_client_that_cannot_ask_get_missing_params(
+async def test_a_person_who_declines_or_closes_the_tab_and_a_client_that_cannot_ask_get_missing_params(
     client: Client, driver: webdriver.Chrome, env: dict[str, str], site: Site, tmp_path: Path
 ) -> None:
     workflow_id = await _record(client, site, "ledger_no_ask")
     person = Person(driver, None)
-    async with _client(env, person, "legacy", tmp_path / "mcp.log") as declining:
-        for asking in (client, declining):
+    closer = Person(driver, None, closes=True)
+    async with (
+        _client(env, person, "legacy", tmp_path / "mcp.log") as declining,
+        _client(env, closer, "auto", tmp_path / "mcp2.log") as closing,
+    ):
+        for asking in (client, declining, closing):
             refused = await scrape_error(asking, operation="replay", workflow_id=workflow_id)
             assert refused["error"] == ErrorCode.INVALID_PARAMS and refused["missing_params"] == ["password"]
             assert refused["secret_params"] == ["password"] and "ask the person" in refused["message"]
             # The login form stands as it was: not even the username was typed.
             assert await js(asking, "document.querySelector('[name=username]').value") == ""
-        assert len(person.asked) == 1  # the plain client was not asked, the declining one once
+        # The plain client was not asked; the others once each (the closed page ends the wait).
+        assert len(person.asked) == len(closer.asked) == 1
         assert not _ask_tabs(driver), "a declined ask closes its tab"

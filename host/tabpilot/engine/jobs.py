@@ -109,7 +109,7 @@ class Jobs:
         job = Job(
             correlation_id=f"corr-{secrets.token_hex(6)}",
             plan=plan,
-            state=RunState(steps_total=len(plan.steps)),
+            state=RunState(steps_total=len(plan.steps), secrets=list(plan.secrets)),
             workflow_id=plan.replayed_from,
         )
         self._jobs[job.correlation_id] = job

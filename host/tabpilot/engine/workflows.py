@@ -158,6 +158,7 @@ def replay_plan(req: ReplayRequest, store: WorkflowStore) -> Plan:
         raise invalid(f"replay of {doc.id}: {explain(exc, WorkflowRequest, value)}") from None
     plan = build_plan(workflow)
     plan.replayed_from = doc.id
+    plan.secrets += [v for k in doc.required_params if isinstance(v := params.get(k), str)]
     if not req.allow_domain_change and doc.domains:
         plan.allowed_hosts = frozenset(doc.domains)
     return plan
