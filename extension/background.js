@@ -3,7 +3,7 @@
 // reconnects to the native host. Durable state lives in chrome.storage; variables hold only
 // what dies harmlessly with the worker (lib/state.js mirrors the two settings every command reads).
 import { showPilotIcon } from './worker/lib/activity.js';
-import { askTabGone, isAskPage, onAskPageMessage } from './worker/lib/ask.js';
+import { askTabGone, closeAllAsks, isAskPage, onAskPageMessage } from './worker/lib/ask.js';
 import { forgetAll } from './worker/lib/ahead.js';
 import { releaseAll } from './worker/lib/bgtabs.js';
 import { releaseTabs, syncRules, tabCreated, tabGone } from './worker/lib/blocker.js';
@@ -115,6 +115,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (!changes[KEY.PILOT]) return;
   const enabled = changes[KEY.PILOT].newValue === true;
   if (!enabled) abortPiloted();
+  if (!enabled) closeAllAsks(); // off means off: no page keeps asking, nothing typed is kept
   if (!enabled) forgetAll();
   if (!enabled) releaseAll().catch((err) => console.warn('TabPilot: cannot close the background tabs:', err));
   sendPilotEvent(enabled);

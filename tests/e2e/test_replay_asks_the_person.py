@@ -26,7 +26,7 @@ from selenium import webdriver
 
 from tabpilot.demo.server import Site
 from tabpilot.wire.errors import ErrorCode
-from tests.support import pages
+from tests.support import browser, pages
 from tests.support.mcp_client import TABPILOT, call, scrape, scrape_error
 from tests.support.snap import js
 
@@ -98,10 +98,13 @@ class Person:
     """Answers the client's elicitation as a person would: finds the tab TabPilot opened in their
     browser, types the password there, then accepts; or declines without typing."""
 
-    def __init__(self, driver: webdriver.Chrome, password: str | None, *, closes: bool = False) -> None:
+    def __init__(
+        self, driver: webdriver.Chrome, password: str | None, *, closes: bool = False, pilot_off: bool = False
+    ) -> None:
         self.driver = driver
         self.password = password
         self.closes = closes  # closes TabPilot's tab without typing, then says yes to the client
+        self.pilot_off = pilot_off  # switches the pilot off in the popup instead, then says yes
         self.asked: list[types.ElicitRequestParams] = []
         self.page_text = ""
 
@@ -129,6 +132,9 @@ class Person:
         # Nothing for the client to collect: the request has no field at all.
         assert isinstance(params, types.ElicitRequestFormParams), params
         assert params.requested_schema.get("properties") == {}, params.requested_schema
+        if self.pilot_off:
+            await anyio.to_thread.run_sync(browser.set_pilot, self.driver, False)
+            return types.ElicitResult(action="accept")
         if self.closes:
             await anyio.to_thread.run_sync(self._close_it)
             return types.ElicitResult(action="accept")
@@ -210,3 +216,19 @@ async def test_a_person_who_declines_or_closes_the_tab_and_a_client_that_cannot_
         # The plain client was not asked; the others once each (the closed page ends the wait).
         assert len(person.asked) == len(closer.asked) == 1
         assert not _ask_tabs(driver), "a declined ask closes its tab"
+
+
+async def test_switching_the_pilot_off_closes_the_ask_and_keeps_nothing(
+    client: Client, driver: webdriver.Chrome, env: dict[str, str], site: Site, tmp_path: Path
+) -> None:
+    workflow_id = await _record(client, site, "ledger_off")
+    person = Person(driver, None, pilot_off=True)
+    try:
+        async with _client(env, person, "legacy", tmp_path / "mcp.log") as asking:
+            refused = await scrape_error(asking, operation="replay", workflow_id=workflow_id)
+            assert refused["error"] == ErrorCode.INVALID_PARAMS and refused["secret_params"] == ["password"]
+            assert len(person.asked) == 1
+            # Off means off: the page asking for the password is gone with the pilot.
+            browser.wait_until(lambda: not _ask_tabs(driver) or None, what="the ask tab to close")
+    finally:
+        browser.set_pilot(driver, True)

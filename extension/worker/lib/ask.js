@@ -47,6 +47,11 @@ export async function closeAsk(id) {
   return true;
 }
 
+/** Close every ask's page and forget what was typed (the pilot was switched off). */
+export function closeAllAsks() {
+  for (const id of [...asks.keys()]) closeAsk(id).catch(() => {});
+}
+
 /** The ask page's own tab asks what it is for, then sends the values. Only that page may. */
 export async function onAskPageMessage(msg, sender) {
   const id = typeof msg.ask_id === 'string' ? msg.ask_id : '';
