@@ -66,6 +66,42 @@ def _ask_tabs(driver: webdriver.Chrome) -> list[dict[str, Any]]:
     return [t for t in targets if t["type"] == "page" and "/ask.html#" in t["url"]]
 
 
+def _tabpilot_pids(env: dict[str, str]) -> list[int]:
+    """The native host and the `tabpilot mcp` bridges of this test's TABPILOT_* dirs."""
+    wanted = f"TABPILOT_RUNTIME_DIR={env['TABPILOT_RUNTIME_DIR']}".encode()
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        try:
+            cmdline = (entry / "cmdline").read_bytes() if entry.name.isdigit() else b""
+            environ = (entry / "environ").read_bytes() if cmdline else b""
+        except OSError:
+            continue
+        ours = b"tabpilot.cli\0native" in cmdline or cmdline.endswith(b"tabpilot\0mcp\0")
+        if ours and wanted in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return found
+
+
+def _network_sockets(pids: list[int]) -> list[str]:
+    """The TCP listeners and UDP sockets these processes hold (TabPilot opens no network port)."""
+    inodes: set[str] = set()
+    for table in ("tcp", "tcp6", "udp", "udp6"):
+        for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
+            cols = line.split()
+            if table.startswith("udp") or cols[3] == "0A":  # 0A: LISTEN
+                inodes.add(cols[9])
+    held: list[str] = []
+    for pid in pids:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = fd.readlink().name
+            except OSError:
+                continue
+            if target.startswith("socket:[") and target[8:-1] in inodes:
+                held.append(f"{pid}: {target}")
+    return held
+
+
 class DevTools:
     """One page's DevTools connection: what a person's keyboard and mouse do there."""
 
@@ -84,6 +120,11 @@ class DevTools:
                 assert "error" not in answer, answer
                 return answer["result"]
 
+    def fire(self, method: str, **params: Any) -> None:
+        """Send without waiting for the answer: the page may be gone before it comes."""
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+
     def closed(self) -> bool:
         """Wait (bounded by the socket's timeout) for the page to go."""
         try:
@@ -99,30 +140,41 @@ class Person:
     browser, types the password there, then accepts; or declines without typing."""
 
     def __init__(
-        self, driver: webdriver.Chrome, password: str | None, *, closes: bool = False, pilot_off: bool = False
+        self,
+        driver: webdriver.Chrome,
+        password: str | None,
+        *,
+        env: dict[str, str] | None = None,
+        closes: bool = False,
+        pilot_off: bool = False,
     ) -> None:
         self.driver = driver
+        self.env = env or {}
         self.password = password
         self.closes = closes  # closes TabPilot's tab without typing, then says yes to the client
         self.pilot_off = pilot_off  # switches the pilot off in the popup instead, then says yes
         self.asked: list[types.ElicitRequestParams] = []
         self.page_text = ""
+        self.checked: list[int] = []  # the TabPilot processes looked at while the page was open
+        self.sockets: list[str] = []
 
-    def _type_it(self) -> None:
+    def _type_it(self, env: dict[str, str]) -> None:
         [target] = _ask_tabs(self.driver)
+        self.checked = _tabpilot_pids(env)
+        self.sockets = _network_sockets(self.checked)
         page = DevTools(target)
         shown = page.send("Runtime.evaluate", expression=READY, awaitPromise=True, returnByValue=True)
         self.page_text = shown["result"]["value"]
         assert self.password is not None
         page.send("Input.insertText", text=self.password)
-        page.send("Runtime.evaluate", expression="document.getElementById('send').click()")
+        page.fire("Runtime.evaluate", expression="document.getElementById('send').click()")
         # The page has done its job: TabPilot closes it.
         assert page.closed()
 
     def _close_it(self) -> None:
         [target] = _ask_tabs(self.driver)
         page = DevTools(target)
-        page.send("Runtime.evaluate", expression="window.close()")
+        page.fire("Runtime.evaluate", expression="window.close()")
         assert page.closed()
 
     async def __call__(
@@ -140,7 +192,7 @@ class Person:
             return types.ElicitResult(action="accept")
         if self.password is None:
             return types.ElicitResult(action="decline")
-        await anyio.to_thread.run_sync(self._type_it)
+        await anyio.to_thread.run_sync(self._type_it, self.env)
         return types.ElicitResult(action="accept")
 
 
@@ -177,7 +229,7 @@ async def test_a_replay_asks_the_person_in_their_browser(
     client: Client, driver: webdriver.Chrome, env: dict[str, str], site: Site, mode: str, tmp_path: Path
 ) -> None:
     workflow_id = await _record(client, site, f"ledger_ask_{mode}")
-    person = Person(driver, site.password)
+    person = Person(driver, site.password, env=env)
     traffic = tmp_path / "mcp.log"
     async with _client(env, person, mode, traffic) as asking:
         out = await scrape(asking, operation="replay", workflow_id=workflow_id)
@@ -188,6 +240,8 @@ async def test_a_replay_asks_the_person_in_their_browser(
         assert str(urlsplit(site.url).hostname) in asked.message  # which site asks
         assert "password" in person.page_text and workflow_id in person.page_text
         assert not _ask_tabs(driver)
+        # While the page was open: no network port, neither in the host nor in the bridge.
+        assert len(person.checked) >= 2 and person.sockets == [], (person.checked, person.sockets)
         await call(asking, "interact", action="navigate", url=f"{site.url}/logout?then=/login.html")
     assert site.password not in str(out)
     wire = traffic.read_text()
