@@ -3,6 +3,7 @@
 // reconnects to the native host. Durable state lives in chrome.storage; variables hold only
 // what dies harmlessly with the worker (lib/state.js mirrors the two settings every command reads).
 import { showPilotIcon } from './worker/lib/activity.js';
+import { askTabGone, closeAllAsks, isAskPage, onAskPageMessage } from './worker/lib/ask.js';
 import { forgetAll } from './worker/lib/ahead.js';
 import { releaseAll } from './worker/lib/bgtabs.js';
 import { releaseTabs, syncRules, tabCreated, tabGone } from './worker/lib/blocker.js';
@@ -91,6 +92,10 @@ async function onPopupMessage(msg) {
 }
 
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  if (isAskPage(sender)) {
+    onAskPageMessage(msg || {}, sender).then(sendResponse, (err) => sendResponse({ ok: false, error: String(err) }));
+    return true;
+  }
   if (!fromPopup(sender)) {
     sendResponse({ ok: false, error: 'only the TabPilot popup may change settings' });
     return false;
@@ -110,6 +115,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (!changes[KEY.PILOT]) return;
   const enabled = changes[KEY.PILOT].newValue === true;
   if (!enabled) abortPiloted();
+  if (!enabled) closeAllAsks(); // off means off: no page keeps asking, nothing typed is kept
   if (!enabled) forgetAll();
   if (!enabled) releaseAll().catch((err) => console.warn('TabPilot: cannot close the background tabs:', err));
   sendPilotEvent(enabled);
@@ -123,6 +129,7 @@ chrome.tabs.onCreated.addListener((tab) => {
 });
 
 chrome.tabs.onRemoved.addListener((tabId) => {
+  askTabGone(tabId);
   untrack(tabId).catch((err) => console.warn('TabPilot: cannot update the tracked tab:', err));
   tabGone(tabId).catch((err) => console.warn('TabPilot: cannot update the site blocks:', err));
 });

@@ -4,7 +4,7 @@ export const HOST_NAME = "com.tabpilot.host";
 export const EXT_CHUNK_CHARS = 262144;
 export const CHROME_TO_HOST_MAX = 67108864;
 export const MAX_RESULT_BYTES = 268435456;
-export const COMMANDS = Object.freeze(["add_redaction", "add_secret_pattern", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "extract_tab", "fetch_extract", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "release_tabs", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
+export const COMMANDS = Object.freeze(["add_redaction", "add_secret_pattern", "ask_secret", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "extract_tab", "fetch_extract", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "release_tabs", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
 export const ERR = Object.freeze({
   "EXTENSION_NOT_CONNECTED": "extension_not_connected",
   "EXTENSION_DISCONNECTED": "extension_disconnected",
@@ -66,6 +66,12 @@ export const DEFAULTS = Object.freeze({
   "add_secret_pattern": {
     "op": "add",
     "patterns": []
+  },
+  "ask_secret": {
+    "names": [],
+    "site": "",
+    "timeout_ms": 300000,
+    "workflow": ""
   },
   "check": {
     "checked": true,
@@ -213,6 +219,14 @@ export const DEFAULTS = Object.freeze({
  * @property {Array<string>} [added]
  * @property {Array<string>} [patterns]
  * @property {Array<string>} [removed]
+ */
+/**
+ * `open`: the page's ask_id and tab; `wait`: the values the person typed, by name; `close`: whether a page was still open. (answers ask_secret)
+ * @typedef {Object} AskSecretReply
+ * @property {(string|null)} [ask_id]
+ * @property {(number|null)} [tab_id]
+ * @property {Object<string, string>} [values]
+ * @property {(boolean|null)} [closed]
  */
 /**
  * An element's box in CSS pixels.

@@ -2,6 +2,7 @@
 // `name` (the wire tag), `needsPilot`, and `run(msg, {signal, running})`.
 import * as addRedaction from './add_redaction.js';
 import * as addSecretPattern from './add_secret_pattern.js';
+import * as askSecret from './ask_secret.js';
 import * as cancel from './cancel.js';
 import * as check from './check.js';
 import * as click from './click.js';
@@ -44,4 +45,5 @@ export const HANDLERS = new Map([
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
   closeTab, history, newTab, switchTab, trackTab, screenshot, state, telemetry, addRedaction,
   mainContent, suggest, fillForm, addSecretPattern, extractTab, fetchExtract, releaseTabs,
+  askSecret,
 ].map((h) => [h.name, h]));

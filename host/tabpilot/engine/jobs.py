@@ -122,7 +122,7 @@ class Jobs:
                 },
             )
         cid = req.resume or f"corr-{secrets.token_hex(6)}"
-        state = RunState(steps_total=len(plan.steps))
+        state = RunState(steps_total=len(plan.steps), secrets=list(plan.secrets))
         budget = plan.options.max_bytes
         root = self.store.root
         try:

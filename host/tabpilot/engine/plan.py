@@ -49,6 +49,9 @@ class Plan:
     cached: bool = False
     key_fields: list[str] | None = None
     aggregate: str | None = None
+    # The values of secret params (named so, or a replay's that were never stored: the person gave
+    # them): scrubbed from whatever the run answers or keeps, whichever field they were typed into.
+    secrets: list[str] = field(default_factory=list[str])
 
     def label(self) -> str:
         """How this run is named to a second caller that finds the tab busy."""
@@ -91,6 +94,7 @@ def build_plan(req: ScrapeRequest) -> Plan:
         params=params,
         name=req.name,
         record=req.record,
+        secrets=[v for k, v in params.items() if secret_name(k) and isinstance(v, str)],
     )
 
 
@@ -214,7 +218,7 @@ def missing_params(plan: Plan, missing: list[str], what: str) -> TabPilotError:
     return TabPilotError(
         ErrorCode.INVALID_PARAMS,
         f"{what} use params {missing}: pass them in params{ask}",
-        data={"missing_params": missing, "secret_params": secret},
+        data={"missing_params": missing, "secret_params": secret, "sites": sorted(plan.allowed_hosts or ())},
     )
 
 

@@ -147,7 +147,9 @@ def replay_plan(req: ReplayRequest, store: WorkflowStore) -> Plan:
     needed = params_needed(raw_steps)
     missing = [k for k in doc.required_params if k not in params and k in needed]
     if missing:
-        stored = Plan(operation="replay", steps=[], replayed_from=doc.id)
+        stored = Plan(
+            operation="replay", steps=[], replayed_from=doc.id, allowed_hosts=frozenset(doc.domains)
+        )
         raise missing_params(stored, missing, f"workflow {doc.id}'s steps (secrets are never stored)")
     value = {"operation": "workflow", **tree, "params": params, "tab_id": req.tab_id}
     try:
@@ -156,6 +158,7 @@ def replay_plan(req: ReplayRequest, store: WorkflowStore) -> Plan:
         raise invalid(f"replay of {doc.id}: {explain(exc, WorkflowRequest, value)}") from None
     plan = build_plan(workflow)
     plan.replayed_from = doc.id
+    plan.secrets += [v for k in doc.required_params if isinstance(v := params.get(k), str)]
     if not req.allow_domain_change and doc.domains:
         plan.allowed_hosts = frozenset(doc.domains)
     return plan

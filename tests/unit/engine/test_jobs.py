@@ -143,6 +143,7 @@ async def test_secrets_are_not_recorded(tmp_path: Path) -> None:
     assert err.value.code == ErrorCode.INVALID_PARAMS and err.value.data == {
         "missing_params": ["api_token", "password"],
         "secret_params": ["api_token", "password"],  # never stored: the person gives them
+        "sites": ["app.example"],
     }
     browser.sent.clear()
     out = await finish(

@@ -143,4 +143,5 @@ async def test_a_replay_asks_for_the_password_only_when_a_step_that_always_runs_
     assert caught.value.code == ErrorCode.INVALID_PARAMS and caught.value.data == {
         "missing_params": ["password"],
         "secret_params": ["password"],
+        "sites": ["tracker.example"],  # what the person is told the secret is for
     }

@@ -20,13 +20,14 @@ from typing import Annotated, Any, Union, cast
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ConfigDict, Field, JsonValue, RootModel, ValidatorFunctionWrapHandler, WrapValidator
 
 from ...wire.echo import clip, nearest, show, unknown_field
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.fields import type_name
 from . import outschema
+from .ask import NeedInput
 from .base import Backend, Call, Encoded, Image, error, ok
 from .strict import MAX_DEPTH, nested_names, stray_field, too_deep
 
@@ -188,7 +189,7 @@ class CompositeTool:
     def build(self, backend: Backend) -> Tool:
         """The MCP tool: a function whose signature is the flat union of the actions' parameters."""
 
-        async def run(**kwargs: Any) -> CallToolResult:
+        async def run(**kwargs: Any) -> CallToolResult | InputRequiredResult:
             ctx: Context[Any, Any] = kwargs.pop("ctx")
             return await self.dispatch(backend, kwargs, ctx)
 
@@ -214,7 +215,7 @@ class CompositeTool:
 
     async def dispatch(
         self, backend: Backend, args: dict[str, Any], ctx: Context[Any, Any] | None = None
-    ) -> CallToolResult:
+    ) -> CallToolResult | InputRequiredResult:
         """Run the selected action; every failure the agent can act on becomes an is_error result."""
         name = args.pop(self.selector)
         browser = args.pop("browser", None)
@@ -229,6 +230,8 @@ class CompositeTool:
         kwargs = {k: v for k, v in args.items() if k in act.params and v is not None}
         try:
             return ok(await act.fn(Call(backend, browser, ctx), **kwargs))
+        except NeedInput as need:  # the person is asked through the client, which then calls again
+            return need.result
         except TabPilotError as exc:
             log.info("%s %s=%s failed: %s", self.name, self.selector, name, exc.code)
             return error(exc)

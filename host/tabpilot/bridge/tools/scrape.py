@@ -17,6 +17,7 @@ from typing_extensions import TypedDict  # pydantic needs this one on Python < 3
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import CancelJob, JobResult, Progress, Scrape
 from ...wire.scrape import REQUEST_TYPES, parse_request
+from . import ask
 from .base import Call
 from .fromwire import from_union
 from .lean import Account, lean
@@ -111,9 +112,35 @@ WaitMs = Annotated[
 ]
 
 
+# Secrets asked of the person in one call at most this many times (each guard may need its own).
+_ASKS = 3
+
+
 async def _scrape(call: Call, request: dict[str, Any], wait_ms: int = DEFAULT_WAIT_MS) -> ScrapeResult:
-    typed = parse_request(request)  # as `tabpilot scrape FILE` reads it
-    return await _run(call, Scrape(id=0, request=typed, wait_ms=wait_ms, progress=True), wait_ms)
+    for asked in range(_ASKS + 1):
+        typed = parse_request(request)  # as `tabpilot scrape FILE` reads it
+        try:
+            return await _run(call, Scrape(id=0, request=typed, wait_ms=wait_ms, progress=True), wait_ms)
+        except (Refused, ScrapeFailed) as exc:
+            wanted, sites = _secrets_wanted(exc)
+            if not wanted or asked == _ASKS:
+                raise
+            # The person types them on TabPilot's page in their browser: they never reach the agent.
+            name = str(request.get("workflow_id") or request.get("name") or "")
+            values = await ask.ask_person(call, wanted, name, sites)
+            if values is None:
+                raise
+            request = {**request, "params": {**(request.get("params") or {}), **values}}
+    raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def _secrets_wanted(exc: TabPilotError) -> tuple[list[str], list[str]]:
+    """The secret params a refusal or a failed run says it lacks, and the sites it runs on."""
+    data: dict[str, Any] = exc.to_dict()
+    wanted: Any = data.get("secret_params")
+    sites: Any = data.get("sites")
+    names = [str(k) for k in cast(list[Any], wanted)] if isinstance(wanted, list) else []
+    return names, [str(s) for s in cast(list[Any], sites)] if isinstance(sites, list) else []
 
 
 # Its arguments are the scrape request's fields (wire/scrape.py), plus how long to wait for the result.

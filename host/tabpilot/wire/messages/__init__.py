@@ -21,6 +21,7 @@ from .actions import (
     TypeText,
     WaitFor,
 )
+from .ask import AskSecret
 from .base import (
     CHROME_TO_HOST_MAX,
     EXT_CHUNK_CHARS,
@@ -90,6 +91,7 @@ __all__ = [
     "SOCKET_MAX_FRAME",
     "AddRedaction",
     "AddSecretPattern",
+    "AskSecret",
     "BrowserInfo",
     "BrowserState",
     "Cancel",

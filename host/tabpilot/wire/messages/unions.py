@@ -18,6 +18,7 @@ from .actions import (
     TypeText,
     WaitFor,
 )
+from .ask import AskSecret
 from .base import Command
 from .detail import ExtractTab, ReleaseTabs
 from .envelope import Chunk, Error, Event, Hello, Progress, Result, ResultChunk, Welcome
@@ -76,6 +77,7 @@ ExtensionCommand = (
     | Screenshot
     | BrowserState
     | Telemetry
+    | AskSecret
 )
 ToExtension = Welcome | Chunk | ExtensionCommand
 FromExtension = Hello | Result | ResultChunk | Error | Event
@@ -122,6 +124,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     Screenshot,
     BrowserState,
     Telemetry,
+    AskSecret,
 )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .. import messages as m
 from .actions import ActionReply, Bounds, FillFormReply, OpenedTab, ScreenshotReply, WaitForReply
+from .ask import AskSecretReply
 from .base import Reply, TabReply, decode_reply
 from .detail import ExtractTabReply, ReleaseTabsReply
 from .reading import (
@@ -78,6 +79,7 @@ REPLIES: dict[type[m.Command], type[Reply]] = {
     m.Screenshot: ScreenshotReply,
     m.BrowserState: BrowserStateReply,
     m.Telemetry: TelemetryReply,
+    m.AskSecret: AskSecretReply,
 }
 
 __all__ = [
@@ -85,6 +87,7 @@ __all__ = [
     "ActionReply",
     "AddRedactionReply",
     "AddSecretPatternReply",
+    "AskSecretReply",
     "Bounds",
     "BrowserStateReply",
     "CancelReply",
