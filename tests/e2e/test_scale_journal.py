@@ -125,11 +125,11 @@ async def test_a_host_killed_mid_run_loses_only_the_page_in_flight_and_resume_en
         with anyio.fail_after(10):
             while _alive(dying):
                 await anyio.sleep(0.05)
-        seen = await call(client, "observe", what="command_result", correlation_id=cid)
+        seen = await _after_the_host_went(client, cid)
         assert seen["status"] == "partial", seen
         assert seen["metadata"]["partial_because"]["reason"] == "interrupted"
         assert seen["metadata"]["partial_because"]["hint"]["value"] == cid
-        journaled = seen["metadata"]["rows_extracted"]
+        journaled = seen["result"]["rows"] if "result" in seen else len(seen["data"])
         assert journaled >= (held - 1) * PER_PAGE and journaled % PER_PAGE == 0
         expected = catalogue.expected()
         kept = seen["data"] if "result" not in seen else await read_all(client, seen["result"]["uri"])
@@ -142,6 +142,18 @@ async def test_a_host_killed_mid_run_loses_only_the_page_in_flight_and_resume_en
         assert rows == expected, "every row once, in order"
         for page in range(2, journaled // PER_PAGE):  # none of the pages before the last one read again
             assert catalogue.served[page] - before.get(page, 0) == 1, page
+
+
+async def _after_the_host_went(client: Client, cid: str) -> Any:
+    """command_result of the run. The bridge may learn that the host went only as it sends this call
+    (the dead host's socket ends after the request is written): that answer is the documented
+    `extension_disconnected` with `retryable`, and the agent calls again, as the message says."""
+    arguments = {"what": "command_result", "correlation_id": cid}
+    first = payload(await client.call_tool("observe", arguments))
+    if first.get("error") == "extension_disconnected" and first.get("retryable") is True:
+        return await call(client, "observe", **arguments)
+    assert "error" not in first, first
+    return first
 
 
 def _alive(pid: int) -> bool:
