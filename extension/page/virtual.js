@@ -84,20 +84,26 @@
     return null;
   }
 
-  /** Whether rows lie across both the top and the bottom line of the box's view (drawn, no blank). */
-  function covered(box, selector) {
+  /** Whether rows lie across both the top and the bottom line of the box's view (drawn, no blank).
+   * With `lead`, at the very top of the box rows that all start below its top line count too: the box
+   * holds something above its first row there (a header row that stays in place, padding). The caller
+   * allows it only once the grid has had frames to draw that position, else a blank not yet filled
+   * would pass for it. */
+  function covered(box, selector, lead = false) {
     const r = box.getBoundingClientRect();
     const top = r.top + 2;
     const bottom = Math.min(r.bottom, r.top + box.clientHeight) - 2;
     let high = false;
+    let below = lead && box.scrollTop === 0;
     let low = false;
     for (const row of document.querySelectorAll(selector)) {
       const b = row.getBoundingClientRect();
+      if (b.height === 0) continue;
       high = high || (b.top <= top && b.bottom >= top);
+      below = below && b.top > top;
       low = low || (b.top <= bottom && b.bottom >= bottom);
-      if (high && low) return true;
     }
-    return false;
+    return (high || below) && low;
   }
 
   /** Where the drawn rows lie in the box's content (px from its top): the highest row's top, the
@@ -188,7 +194,7 @@
     let past = -1; // the highest row index drawn before the step
     const settleIndexed = async (until, step) => {
       let frames = 0;
-      while (!(covered(box, selector) && (!step || frames >= 2 || highest() > past)) && Date.now() < until) {
+      while (!(covered(box, selector, frames >= 2) && (!step || frames >= 2 || highest() > past)) && Date.now() < until) {
         if ((await changeOrFrame(box)) === 'frame') frames += 1;
       }
       let last = readIndexed();
