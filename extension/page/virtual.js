@@ -84,20 +84,26 @@
     return null;
   }
 
-  /** Whether rows lie across both the top and the bottom line of the box's view (drawn, no blank). */
-  function covered(box, selector) {
+  /** Whether rows lie across both the top and the bottom line of the box's view (drawn, no blank).
+   * With `lead`, at the very top of the box rows that all start below its top line count too: the box
+   * holds something above its first row there (a header row that stays in place, padding). The caller
+   * allows it only once the grid has had frames to draw that position, else a blank not yet filled
+   * would pass for it. */
+  function covered(box, selector, lead = false) {
     const r = box.getBoundingClientRect();
     const top = r.top + 2;
     const bottom = Math.min(r.bottom, r.top + box.clientHeight) - 2;
     let high = false;
+    let below = lead && box.scrollTop === 0;
     let low = false;
     for (const row of document.querySelectorAll(selector)) {
       const b = row.getBoundingClientRect();
+      if (b.height === 0) continue;
       high = high || (b.top <= top && b.bottom >= top);
+      below = below && b.top > top;
       low = low || (b.top <= bottom && b.bottom >= bottom);
-      if (high && low) return true;
     }
-    return false;
+    return (high || below) && low;
   }
 
   /** Where the drawn rows lie in the box's content (px from its top): the highest row's top, the
@@ -186,12 +192,24 @@
     // Drawn after a step: rows cover the view and the grid has answered the scroll (a row index past
     // the last one seen, or two frames); then settled once the rows read the same a frame apart.
     let past = -1; // the highest row index drawn before the step
+    // After a step, the rows drawn are read again at the start of the next frame, in the same wait as
+    // the next step (`pending` holds the first read until then; see the loop below): half the frames a
+    // step. Given up for the rest of the read once a grid draws the next step before that second read.
+    let ahead = indexed;
+    let pending = null;
     const settleIndexed = async (until, step) => {
       let frames = 0;
-      while (!(covered(box, selector) && (!step || frames >= 2 || highest() > past)) && Date.now() < until) {
+      while (!(covered(box, selector, frames >= 2) && (!step || frames >= 2 || highest() > past)) && Date.now() < until) {
         if ((await changeOrFrame(box)) === 'frame') frames += 1;
       }
-      let last = readIndexed();
+      if (step && ahead) {
+        pending = readIndexed();
+        return 0;
+      }
+      return confirmIndexed(readIndexed(), until);
+    };
+    const confirmIndexed = async (first, until) => {
+      let last = first;
       for (;;) {
         if (Date.now() >= until) break;
         await frame();
@@ -242,6 +260,11 @@
       return added;
     };
     const settle = indexed ? settleIndexed : settleKeyed;
+    const flush = async (until) => {
+      const rows = pending;
+      pending = null;
+      if (rows) await confirmIndexed(rows, until);
+    };
     const full = () => limit !== null && seen.size >= limit;
     const start = kept ? kept.start : box.scrollTop;
     let scrolls = kept ? kept.scrolls : 0;
@@ -255,6 +278,7 @@
     await settle(Math.min(deadline, Date.now() + STEP_MS), false);
     while (!full()) {
       if (Date.now() > deadline) {
+        await flush(Date.now() + 300);
         if (resume !== undefined) {
           agent.virtualRun = { selector, seen, start, scrolls, indexed, reach };
           return { texts: [], scrolls, complete: false, resume: true, read: seen.size, gaps: 0 };
@@ -270,24 +294,45 @@
       // least most of a screen.
       const buffer = reach && span ? Math.max(0, before - span.high) - span.tall : 0;
       const onward = span ? Math.max(0, span.low - before + Math.max(0, buffer)) : 0;
+      // The rows of this position are read again at the next frame, before the grid draws the step:
+      // frame callbacks run in the order asked for, and this one is asked for before the grid hears.
+      const first = pending;
+      pending = null;
+      const again = first ? frame() : null;
       box.scrollTop = before + Math.max(1, Math.floor(box.clientHeight * 0.8), Math.floor(onward));
       if (box.scrollTop === before) {
         atEnd = true; // the end
+        if (first) await confirmIndexed(first, Math.min(deadline, Date.now() + STEP_MS));
         break;
       }
       scrolls += 1;
       // The browser tells the grid at its next frame; grids that draw in their scroll handler draw now.
       box.dispatchEvent(new Event('scroll'));
+      if (first) {
+        await again;
+        if (!same(first, readIndexed())) {
+          // The grid drew the step (or changed the rows) first: back, and from here each position is
+          // read again a frame apart before the next step.
+          ahead = false;
+          box.scrollTop = before;
+          box.dispatchEvent(new Event('scroll'));
+          await settle(Math.min(deadline, Date.now() + STEP_MS), true);
+          continue;
+        }
+        for (const [k, text] of first) seen.set(k, text);
+      }
       await settle(Math.min(deadline, Date.now() + STEP_MS), true);
       const after = drawnSpan(box, selector);
       if (buffer > 0 && span && after && after.high > span.low + 1) {
         // A hole: the rows drawn start below the lowest of the last position. Back to it, by safe steps.
+        await flush(Math.min(deadline, Date.now() + STEP_MS));
         reach = false;
         box.scrollTop = Math.max(before, Math.floor(span.low));
         box.dispatchEvent(new Event('scroll'));
         await settle(Math.min(deadline, Date.now() + STEP_MS), true);
       }
     }
+    await flush(Math.min(Date.now() + STEP_MS, Math.max(deadline, Date.now()) + 300));
     // The rows drawn at the end get their settled read too (within the time the worker gives the call):
     // the end counts once this last look brings no new row.
     const late = await settle(Math.min(Date.now() + STEP_MS, Math.max(deadline, Date.now()) + 300), false);
