@@ -140,6 +140,11 @@ class Jobs:
         job.task = asyncio.get_running_loop().create_task(self._run(job))
         return job
 
+    def _own_journal(self, correlation_id: str, *, fields: bool = True) -> journal.Recovered | None:
+        """The run's journal, if this browser's (another browser's pilot and scope decide over theirs)."""
+        found = journal.load(self.store.root, correlation_id, fields=fields)
+        return found if found is not None and found.owner == self.owner() else None
+
     def _resumable(self, correlation_id: str, digest: str) -> journal.Recovered:
         """The journal of the run `resume` names, when this call may go on with it."""
         if any(j.correlation_id == correlation_id for j in self.running()):
@@ -148,8 +153,8 @@ class Jobs:
                 f"{correlation_id} is still running; wait for it (observe command_result) or cancel it",
                 data={"correlation_id": correlation_id},
             )
-        found = journal.load(self.store.root, correlation_id, fields=False)
-        if found is None or found.owner != self.owner():
+        found = self._own_journal(correlation_id, fields=False)
+        if found is None:
             raise TabPilotError(
                 ErrorCode.WORKFLOW_NOT_FOUND,
                 f"no run {correlation_id!r} to resume in this browser "
@@ -264,8 +269,8 @@ class Jobs:
             kept = None  # another browser's: its pilot and its scope decide, not this one's
         if kept is None:
             # A run whose host died before it ended: what its journal holds.
-            run = journal.load(self.store.root, correlation_id)
-            if run is not None and run.owner == self.owner():
+            run = self._own_journal(correlation_id)
+            if run is not None:
                 read = journal.Journal.reopen(self.store.root, run, correlation_id, write=False)
                 return urlscrub.scrub_value(result.recovered(correlation_id, read))
             raise TabPilotError(
@@ -277,8 +282,8 @@ class Jobs:
     def rows(self, correlation_id: str, offset: int, limit: int, max_bytes: int) -> dict[str, Any]:
         """Rows offset.. of a run (running or ended), as many as fit `max_bytes`; `origins`: the sites
         its pages came from, for the caller's scope check."""
-        run = journal.load(self.store.root, correlation_id, fields=False)
-        if run is None or run.owner != self.owner():
+        run = self._own_journal(correlation_id, fields=False)
+        if run is None:
             raise TabPilotError(
                 ErrorCode.WORKFLOW_NOT_FOUND,
                 f"no rows kept for {correlation_id!r} in this browser "
