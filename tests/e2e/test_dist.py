@@ -22,10 +22,15 @@ def _run(cmd: list[str], **kw: object) -> str:
     return str(done.stdout)
 
 
-def test_one_version_in_pyproject_package_and_extension() -> None:
-    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+def test_the_version_is_written_once_for_python_and_agrees_with_the_extension() -> None:
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    # pyproject names no version of its own: the build reads the package's (the wheel test below
+    # checks what it wrote), so a release bumps one line for the host and the wheel.
+    assert "version" not in pyproject["project"] and "version" in pyproject["project"]["dynamic"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "tabpilot.__version__"}
+    # The unpacked extension is loaded from the checkout as it is, so its manifest holds a copy.
     manifest = json.loads((REPO / "extension" / "manifest.json").read_text())
-    assert project["version"] == tabpilot.__version__ == manifest["version"]
+    assert manifest["version"] == tabpilot.__version__
 
 
 def test_dev_dist_builds_an_installable_wheel_and_the_store_zip(tmp_path: Path) -> None:
@@ -45,3 +50,8 @@ def test_dev_dist_builds_an_installable_wheel_and_the_store_zip(tmp_path: Path) 
     _run([*pip, "--no-deps", str(wheel)])
     said = _run([str(venv / "bin" / "tabpilot"), "--version"], cwd=tmp_path, env={"HOME": str(tmp_path)})
     assert said.strip() == f"tabpilot, version {version}"
+    recorded = _run(
+        [str(venv / "bin" / "python"), "-c", "import importlib.metadata as m; print(m.version('tabpilot'))"],
+        cwd=tmp_path,
+    )
+    assert recorded.strip() == version  # what pip and pipx list is the package's own version
