@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from . import __version__
-from .wire.errors import TabPilotError
+from .wire.errors import ErrorCode, TabPilotError
 
 # name -> "module:attribute" of a click command
 _COMMANDS = {
@@ -32,11 +32,30 @@ _HIDDEN = {"native"}
 # Shells report a command ended by Ctrl-C (SIGINT) as 128 + 2.
 EXIT_INTERRUPTED = 130
 EXIT_FAILED = 1
+# A command line that does not parse: click's status, kept (scripts tell it from a failed run).
+EXIT_USAGE = 2
 
 
 def error_line(exc: TabPilotError) -> str:
     """How every command reports a failure: its code, then what happened and the fix, first line first."""
     return f"Error: [{exc.code}] {exc.message}"
+
+
+def click_error_line(exc: click.ClickException) -> str:
+    """click's own errors (an unknown option, a missing argument, a file it cannot open) in the same
+    format, on one line; a usage error names the help that shows the right usage."""
+    said = " ".join(exc.format_message().split())
+    if not isinstance(exc, click.UsageError):
+        return f"Error: [{ErrorCode.INVALID_PARAMS}] {said}"
+    where = exc.ctx.command_path if exc.ctx else "tabpilot"
+    return f"Error: [{ErrorCode.INVALID_PARAMS}] {said}; try `{where} --help`"
+
+
+def _report(ctx: click.Context, exc: click.ClickException) -> None:
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError):
+        raise exc  # `tabpilot` alone (or a group alone): the help is the answer
+    click.echo(click_error_line(exc), err=True)
+    ctx.exit(exc.exit_code)
 
 
 class _LazyGroup(click.Group):
@@ -52,6 +71,14 @@ class _LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """An unknown option before the command (`tabpilot --nope`) is told like every other error."""
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as exc:
+            _report(ctx, exc)
+            raise  # not reached: _report exits
+
     def invoke(self, ctx: click.Context) -> Any:
         """Run the subcommand; a TabPilotError is told in one format with status 1, and Ctrl-C ends it
         with status 130 (click's own default is 1)."""
@@ -60,6 +87,8 @@ class _LazyGroup(click.Group):
         except TabPilotError as exc:
             click.echo(error_line(exc), err=True)
             ctx.exit(EXIT_FAILED)
+        except click.ClickException as exc:
+            _report(ctx, exc)
         except (KeyboardInterrupt, click.Abort):
             click.echo("interrupted", err=True)
             ctx.exit(EXIT_INTERRUPTED)

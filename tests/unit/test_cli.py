@@ -240,3 +240,42 @@ def test_install_mcp_client_twice_writes_once(tp_dirs: dict[str, str], tmp_path:
     assert "backup" in runs[0].stdout and "unchanged" in runs[1].stdout
     assert len(list(config.parent.glob("*.bak"))) == 1
     assert set(json.loads(config.read_text())["mcpServers"]) == {"other", "tabpilot"}
+
+
+@pytest.mark.parametrize(
+    ("args", "where", "said"),
+    [
+        (["scrape", "--nope", "x.json"], "tabpilot scrape", "--nope"),
+        (["scrape"], "tabpilot scrape", "FILE"),
+        (["scrape", "x.json", "--format", "xml"], "tabpilot scrape", "xml"),
+        (["nope"], "tabpilot", "nope"),
+        (["--nope"], "tabpilot", "--nope"),
+        (["browser", "launch", "--nope"], "tabpilot browser launch", "--nope"),
+        (["results", "export"], "tabpilot results export", "CORRELATION_ID"),
+        (["uninstall", "--purge", "--mcp-client", "cursor"], "tabpilot uninstall", "--purge"),
+    ],
+    ids=" ".join,
+)
+def test_a_command_line_that_does_not_parse_says_so_in_the_one_format(
+    tp_dirs: dict[str, str], tmp_path: Path, args: list[str], where: str, said: str
+) -> None:
+    """As a person types it (the installed `tabpilot` script): status 2, and the first line of stderr
+    is the one error format, naming what was wrong and the help that shows the right usage."""
+    import os
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).parent / "tabpilot"
+    env = {**os.environ, **tp_dirs, "HOME": str(tmp_path)}
+    done = subprocess.run([str(script), *args], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == cli.EXIT_USAGE == 2, done.stderr
+    assert done.stdout == "" and len(done.stderr.splitlines()) == 1, done.stderr
+    first = done.stderr.splitlines()[0]
+    assert first.startswith(f"Error: [{ErrorCode.INVALID_PARAMS}] "), first
+    assert said in first and first.endswith(f"; try `{where} --help`"), first
+
+
+def test_a_command_or_group_alone_shows_its_help() -> None:
+    for path in ([], ["workflows"], ["browser"]):
+        shown = CliRunner().invoke(cli.main, path)
+        assert shown.output.startswith("Usage: ") and "Error" not in shown.output, shown.output

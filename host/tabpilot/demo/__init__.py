@@ -16,10 +16,11 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 
+from ..wire.errors import ErrorCode, TabPilotError
 from .server import DEMO_PASSWORD, DEMO_USER, serve_site
 
 _ISSUE = {
@@ -131,7 +132,11 @@ async def _drive(url: str, profile: str) -> dict[str, Any]:
             result = await client.call_tool(tool, {**arguments, "browser": profile})
             data = result.structured_content
             if result.is_error:
-                raise click.ClickException(f"{tool} {arguments.get('action', '')} failed: {json.dumps(data)}")
+                # The tool's own code and message (its fix included), then what the demo was doing.
+                said = cast(dict[str, Any], data) if isinstance(data, dict) else {}
+                code = str(said.get("error") or ErrorCode.INTERNAL_ERROR)
+                doing = f"{tool} {arguments.get('action', '')}".strip()
+                raise TabPilotError(code, f"{said.get('message') or json.dumps(data)} (the demo's {doing})")
             return data
 
         async def timed(**arguments: Any) -> tuple[dict[str, Any], float]:
