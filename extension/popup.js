@@ -12,9 +12,9 @@ const toggle = $('pilot-toggle');
 
 // What the user can do about each reason Chrome gives for a failed native connection.
 const FIXES = [
-  [/not found/i, 'The TabPilot host is not registered for this browser. Run `tabpilot install`, then reopen this popup.'],
-  [/forbidden/i, 'The host is registered for another extension id. Run `tabpilot install` again.'],
-  [/error when communicating|exited/i, 'The host failed to start or crashed. Run `tabpilot doctor` for details.'],
+  [/not found/i, 'The host is not registered for this browser: run `tabpilot install`, then reopen this.'],
+  [/forbidden/i, 'The host is registered for another extension id: run `tabpilot install` again.'],
+  [/error when communicating|exited/i, 'The host failed to start or crashed: run `tabpilot doctor`.'],
 ];
 
 function fixFor(reason) {
@@ -361,6 +361,13 @@ $('track-tab').addEventListener('click', async () => {
   if (trackedTabId === undefined && !tab) return;
   await chrome.runtime.sendMessage({ type: 'track_tab', tab_id: tab ? tab.id : null });
 });
+
+// The list just opened comes into view in the scrolling part (the other one closes: they share a name).
+for (const list of document.querySelectorAll('details.redaction')) {
+  list.addEventListener('toggle', () => {
+    if (list.open) list.scrollIntoView({ block: 'nearest' });
+  });
+}
 
 chrome.storage.onChanged.addListener(() => refresh());
 // The badge has no change event: look while the popup is open.

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from selenium import webdriver
+from selenium.webdriver.common.by import By
 
 from tests.support import browser
 from tests.support.popup import by_id, opened, set_sites, shoot, shown
@@ -75,47 +76,133 @@ def _busy(driver: webdriver.Chrome, *, request: str | None = None, broken: bool 
     browser.wait_until(lambda: _visible(driver, "workflow") or None, what="the scrape")
     if request:
         browser.wait_until(lambda: _visible(driver, "site-request") or None, what="the request")
+    if broken:
+        browser.wait_until(lambda: by_id(driver, "conn-pill").text == "Not connected" or None, what="broken")
 
 
 def _visible(driver: webdriver.Chrome, element_id: str) -> bool:
     return bool(driver.execute_script(f"return !document.getElementById('{element_id}').hidden"))
 
 
-def _height(driver: webdriver.Chrome) -> int:
-    # The body, not the document: a page shorter than the tab it is opened in still fills that tab.
-    return int(driver.execute_script("return Math.ceil(document.body.getBoundingClientRect().height)"))
+# What the popup would need to show all of itself: the body's box, or more when its content overflows it
+# (the body is capped at 600 px: content that does not fit would stick out below it and count here;
+# what scrolls inside #more or a list is clipped there and does not).
+_MEASURE = """
+const body = document.body, more = document.getElementById('more');
+return {
+  height: Math.ceil(Math.max(body.getBoundingClientRect().height, body.scrollHeight)),
+  more_scrolls: more.scrollHeight > more.clientHeight + 1,
+  more_shown: more.clientHeight,
+  more_hidden: more.scrollHeight - more.clientHeight,
+};
+"""
 
 
-def test_the_popup_fits_in_600_px_in_a_busy_session(driver: webdriver.Chrome, site: str) -> None:
+def _measure(driver: webdriver.Chrome) -> dict[str, Any]:
+    return dict(driver.execute_script(_MEASURE))
+
+
+def _in_view(driver: webdriver.Chrome, css: str) -> bool:
+    """Whether every element `css` matches lies wholly inside the scrolling part's visible box."""
+    return bool(
+        driver.execute_script(
+            """
+            const box = document.getElementById('more').getBoundingClientRect();
+            const found = [...document.querySelectorAll(arguments[0])];
+            return found.length > 0 && found.every((e) => {
+              const r = e.getBoundingClientRect();
+              return r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+            });
+            """,
+            css,
+        )
+    )
+
+
+def _open_lists(driver: webdriver.Chrome) -> list[str]:
+    return list(
+        driver.execute_script(
+            "return [...document.querySelectorAll('details[open] summary')].map((s) => s.textContent)"
+        )
+    )
+
+
+def test_every_state_fits_in_600_px(driver: webdriver.Chrome, site: str) -> None:
     host = urlsplit(site).netloc
     allowed = [host, "jira.acme.example", "*.wiki.acme.example"]
-    heights: dict[str, int] = {}
+    seen: dict[str, dict[str, Any]] = {}
     driver.get(f"{site}/index.html")
     try:
+        browser.set_pilot(driver, False)
+        set_sites(driver, only=None)
+        with opened(driver):
+            seen["off, nothing yet"] = _measure(driver)
         browser.set_pilot(driver, True)
         set_sites(driver, only=allowed)
         with opened(driver):
             _busy(driver)
-            heights["on for three sites, scraping"] = _height(driver)
-            shoot(driver, "busy-on")
+            seen["on for three sites, scraping"] = _measure(driver)
+            shoot(driver, "fit-1-on-scraping")
+            _busy(driver, request="reports.acme.example", broken=True)
+            seen["everything at once, lists closed"] = _measure(driver)
+            shoot(driver, "fit-2-everything-lists-closed")
+            # Both lists clicked open, as a person might: one stays open (the last), in view.
+            for summary in driver.find_elements(By.CSS_SELECTOR, "details.redaction summary"):
+                summary.click()
+            assert _open_lists(driver) == ["Secret patterns"], _open_lists(driver)
+            browser.wait_until(
+                lambda: _in_view(driver, "#pattern-list, #pattern-save") or None, what="the list in view"
+            )
+            seen["everything at once, a list open"] = _measure(driver)
+            shoot(driver, "fit-3-everything-a-list-open")
+            driver.find_element(By.CSS_SELECTOR, "details.redaction:not(.patterns) summary").click()
+            assert _open_lists(driver) == ["Redacted elements"], _open_lists(driver)
+            browser.wait_until(
+                lambda: _in_view(driver, "#redact-list, #redact-save") or None, what="the list in view"
+            )
+            seen["everything at once, the other list open"] = _measure(driver)
         browser.set_pilot(driver, False)
         with opened(driver):
             _busy(driver, request="reports.acme.example")
             by_id(driver, "pilot-toggle").click()
             assert _visible(driver, "pilot-choice")
-            heights["off, choosing where, a site asked for"] = _height(driver)
-            shoot(driver, "busy-choosing")
-            by_id(driver, "pilot-cancel").click()
-            # Everything at once, both lists opened by hand: more than a popup holds, so it scrolls.
+            seen["off, choosing where, a site asked for"] = _measure(driver)
+            shoot(driver, "fit-4-choosing-a-site-asked-for")
             _busy(driver, request="reports.acme.example", broken=True)
-            for details in driver.find_elements("css selector", "details"):
-                details.click()
-            crowded = _height(driver)
-            shoot(driver, "crowded")
+            driver.find_element(By.CSS_SELECTOR, "details.patterns summary").click()
+            browser.wait_until(
+                lambda: _in_view(driver, "#pattern-list, #pattern-save") or None, what="the list in view"
+            )
+            seen["choosing where, not connected, a list open"] = _measure(driver)
+            shoot(driver, "fit-5-choosing-a-list-open")
+            # The other controls are still at hand while choosing (the list does not push them out).
+            for control in ("pilot-this-site", "pilot-all-sites", "pilot-cancel", "site-request-allow"):
+                assert shown(driver, control), control
+            by_id(driver, "pilot-cancel").click()
+        many = [*allowed, *(f"app{n}.acme.example" for n in range(12))]
+        set_sites(driver, only=many)
+        with opened(driver):
+            _run(driver, "chrome.storage.session.remove('connection').then(() => done(null));")
+            _busy(driver, request="reports.acme.example")
+            seen["fifteen sites, scraping, a site asked for"] = _measure(driver)
+            shoot(driver, "fit-6-fifteen-sites")
+            # The site list scrolls in place; what is under it stays in reach.
+            assert driver.execute_script(
+                "const l = document.getElementById('site-list'); return l.scrollHeight > l.clientHeight"
+            )
+            assert _in_view(driver, "#site-add-input")
     finally:
         with opened(driver):
             _run(driver, "chrome.storage.session.remove(['siteRequest', 'workflow']).then(() => done(null));")
         set_sites(driver, only=None)
         browser.set_pilot(driver, True)
-    print(f"popup heights: {heights}; everything at once, lists open: {crowded} px")
+    heights = {state: m["height"] for state, m in seen.items()}
+    print(f"popup heights: {heights}")
+    scrolling = {state: (m["more_shown"], m["more_hidden"]) for state, m in seen.items()}
+    print(f"scrolling part (shown, below): {scrolling}")
     assert max(heights.values()) <= POPUP_MAX_PX, heights
+    # The usual states show everything at once; only a crowd (a broken connection, a request and a
+    # scrape together, or a list opened) scrolls the lower part, which then still shows most of itself.
+    usual = ["off, nothing yet", "on for three sites, scraping", "off, choosing where, a site asked for"]
+    assert all(seen[state]["more_hidden"] <= 1 for state in usual), seen
+    assert all(m["more_shown"] >= 250 for m in seen.values() if m["more_hidden"] > 1), seen
