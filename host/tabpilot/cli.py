@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from typing import Any
 
 import click
@@ -29,8 +31,10 @@ _COMMANDS = {
 }
 # Run by Chrome, not by people: it works when named but stays out of the help.
 _HIDDEN = {"native"}
-# Shells report a command ended by Ctrl-C (SIGINT) as 128 + 2.
+# Shells report a command ended by Ctrl-C (SIGINT) as 128 + 2, and one whose reader went away
+# (`tabpilot … | head`, SIGPIPE) as 128 + 13.
 EXIT_INTERRUPTED = 130
+EXIT_PIPE_CLOSED = 141
 EXIT_FAILED = 1
 # A command line that does not parse: click's status, kept (scripts tell it from a failed run).
 EXIT_USAGE = 2
@@ -48,6 +52,7 @@ def click_error_line(exc: click.ClickException) -> str:
     if not isinstance(exc, click.UsageError):
         return f"Error: [{ErrorCode.INVALID_PARAMS}] {said}"
     where = exc.ctx.command_path if exc.ctx else "tabpilot"
+    said = said[:-1] if said.endswith(".") else said
     return f"Error: [{ErrorCode.INVALID_PARAMS}] {said}; try `{where} --help`"
 
 
@@ -56,6 +61,12 @@ def _report(ctx: click.Context, exc: click.ClickException) -> None:
         raise exc  # `tabpilot` alone (or a group alone): the help is the answer
     click.echo(click_error_line(exc), err=True)
     ctx.exit(exc.exit_code)
+
+
+def _pipe_closed(ctx: click.Context) -> None:
+    # Nothing to tell (the reader is gone), and nothing left for the exit to flush into the pipe.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    ctx.exit(EXIT_PIPE_CLOSED)
 
 
 class _LazyGroup(click.Group):
@@ -78,6 +89,9 @@ class _LazyGroup(click.Group):
         except click.ClickException as exc:
             _report(ctx, exc)
             raise  # not reached: _report exits
+        except BrokenPipeError:  # `tabpilot -h | head -1`
+            _pipe_closed(ctx)
+            raise  # not reached
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the subcommand; a TabPilotError is told in one format with status 1, and Ctrl-C ends it
@@ -92,6 +106,8 @@ class _LazyGroup(click.Group):
         except (KeyboardInterrupt, click.Abort):
             click.echo("interrupted", err=True)
             ctx.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            _pipe_closed(ctx)
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -76,6 +76,8 @@ def install(browser_name: str | None, user_data_dir: Path | None, clients: tuple
         if clients:
             click.echo("\n".join(install_clients(machine, list(clients)).lines))
             click.echo("Restart the MCP client so it starts `tabpilot mcp`.")
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): the command line ends quietly, not a failure
     except (ValueError, OSError, mcp_clients.ConfigError) as exc:
         raise _fail(exc) from exc
 
@@ -114,6 +116,8 @@ def uninstall(
             lines += uninstall_hosts(machine, names, user_data_dir=udd).lines
         if everything or clients:
             lines += uninstall_clients(machine, list(clients) or None).lines
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): the command line ends quietly, not a failure
     except (ValueError, OSError, mcp_clients.ConfigError) as exc:
         raise _fail(exc) from exc
     click.echo("\n".join(lines))

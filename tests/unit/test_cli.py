@@ -279,3 +279,31 @@ def test_a_command_or_group_alone_shows_its_help() -> None:
     for path in ([], ["workflows"], ["browser"]):
         shown = CliRunner().invoke(cli.main, path)
         assert shown.output.startswith("Usage: ") and "Error" not in shown.output, shown.output
+
+
+@pytest.mark.parametrize(
+    "args", [["extension", "path"], ["-h"], ["--version"], ["install", "--browser", "chromium"]]
+)
+def test_a_reader_that_goes_away_ends_the_command_quietly(
+    tp_dirs: dict[str, str], tmp_path: Path, args: list[str]
+) -> None:
+    """`tabpilot … | head -1`: the pipe closes before the output is written; no error, status 141."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # every write now fails, as after `head` has read its lines and gone
+    env = {**os.environ, **tp_dirs, "HOME": str(tmp_path)}
+    try:
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "tabpilot"), *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (cli.EXIT_PIPE_CLOSED, ""), done.stderr
