@@ -23,6 +23,16 @@ EXTENSION_ORIGIN = f"chrome-extension://{EXTENSION_ID}/"
 ENV_RUNTIME = "TABPILOT_RUNTIME_DIR"
 ENV_STATE = "TABPILOT_STATE_DIR"
 ENV_DATA = "TABPILOT_DATA_DIR"
+# Where systemd-logind makes each logged-in user's runtime folder (the usual XDG_RUNTIME_DIR).
+SESSION_RUNTIME_ROOT = Path("/run/user")
+
+
+def _ours(folder: Path) -> bool:
+    try:
+        st = folder.stat()
+    except OSError:
+        return False
+    return folder.is_dir() and st.st_uid == os.getuid()
 
 
 def runtime_dir() -> Path:
@@ -33,6 +43,12 @@ def runtime_dir() -> Path:
         xdg = os.environ.get("XDG_RUNTIME_DIR")
         if xdg:
             return Path(xdg) / APP
+        # Many MCP clients start their servers with a few variables only (HOME, PATH, USER…), while
+        # Chrome gives the host the login session's: the session's folder, when this user has one, is
+        # what XDG_RUNTIME_DIR names there, so both ends meet at the same sockets.
+        session = SESSION_RUNTIME_ROOT / str(os.getuid())
+        if _ours(session):
+            return session / APP
         # No session runtime dir (cron, containers, root shells): a private dir in /tmp, per uid.
         return Path(tempfile.gettempdir()) / f"{APP}-{os.getuid()}"
     if sys.platform == "darwin":
