@@ -20,6 +20,7 @@ from typing import Any, cast
 
 import click
 
+from .. import paths
 from ..wire.errors import ErrorCode, TabPilotError
 from .server import DEMO_PASSWORD, DEMO_USER, serve_site
 
@@ -124,7 +125,11 @@ async def _drive(url: str, profile: str) -> dict[str, Any]:
     from mcp import Client, StdioServerParameters
 
     command, args = _mcp_command()
+    # The client passes the server HOME and PATH only: name TabPilot's folders as this process found
+    # them (the profile's host listens in this runtime dir), or the server would look elsewhere.
     env = {k: v for k, v in os.environ.items() if k.startswith("TABPILOT_")}
+    env |= {paths.ENV_RUNTIME: str(paths.runtime_dir()), paths.ENV_STATE: str(paths.state_dir())}
+    env[paths.ENV_DATA] = str(paths.data_dir())
     params = StdioServerParameters(command=command, args=args, env=env)
     async with Client(params, read_timeout_seconds=120) as client:
 
@@ -170,6 +175,13 @@ async def _drive(url: str, profile: str) -> dict[str, Any]:
         }
 
 
+def _leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup):
+        inner: tuple[BaseException, ...] = cast(BaseExceptionGroup[BaseException], exc).exceptions
+        exc = inner[0]
+    return exc
+
+
 @click.command()
 @click.option("--profile", default="demo", show_default=True, help="Dedicated profile to use.")
 @click.option("--keep", is_flag=True, help="Leave the browser running afterwards.")
@@ -186,7 +198,14 @@ def command(profile: str, keep: bool, as_json: bool) -> None:
                 f"demo: browser pid {launched.pid} connected; recording a workflow through `tabpilot mcp`",
                 err=True,
             )
-            outcome = asyncio.run(_drive(site.url, profile))
+            try:
+                outcome = asyncio.run(_drive(site.url, profile))
+            except BaseExceptionGroup as group:
+                # The MCP client's task group wraps what a call raised: tell the call's own error.
+                failed = group.subgroup(TabPilotError)
+                if failed is None:
+                    raise
+                raise _leaf(failed) from None
         finally:
             if not keep:
                 launched.stop()
