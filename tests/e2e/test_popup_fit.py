@@ -55,6 +55,10 @@ def test_the_switch_and_its_words_agree_while_choosing_where(driver: webdriver.C
         browser.set_pilot(driver, True)
 
 
+# What the worker recorded of the real connection before the test drew a broken one over it.
+_CONNECTED: dict[str, Any] = {}
+
+
 def _busy(driver: webdriver.Chrome, *, request: str | None = None, broken: bool = False) -> None:
     """A busy session: a running scrape, a full activity log; a refused site asked for and a broken
     connection when given."""
@@ -72,6 +76,8 @@ def _busy(driver: webdriver.Chrome, *, request: str | None = None, broken: bool 
         parts.append(f"siteRequest: {{site: {json.dumps(request)}, at: {now}}}")
     if broken:
         parts.append("connection: {state: 'disconnected', error: 'Native host has exited.'}")
+    elif _CONNECTED:
+        parts.append(f"connection: {json.dumps(_CONNECTED)}")
     _run(driver, f"chrome.storage.session.set({{{', '.join(parts)}}}).then(() => done(null));")
     browser.wait_until(lambda: _visible(driver, "workflow") or None, what="the scrape")
     if request:
@@ -136,6 +142,12 @@ def test_every_state_fits_in_600_px(driver: webdriver.Chrome, site: str) -> None
         browser.set_pilot(driver, False)
         set_sites(driver, only=None)
         with opened(driver):
+            browser.wait_until(
+                lambda: by_id(driver, "conn-pill").text == "Connected" or None, what="connected"
+            )
+            _CONNECTED.update(
+                _run(driver, "chrome.storage.session.get('connection').then((s) => done(s.connection));")
+            )
             seen["off, nothing yet"] = _measure(driver)
         browser.set_pilot(driver, True)
         set_sites(driver, only=allowed)
@@ -182,7 +194,6 @@ def test_every_state_fits_in_600_px(driver: webdriver.Chrome, site: str) -> None
         many = [*allowed, *(f"app{n}.acme.example" for n in range(12))]
         set_sites(driver, only=many)
         with opened(driver):
-            _run(driver, "chrome.storage.session.remove('connection').then(() => done(null));")
             _busy(driver, request="reports.acme.example")
             seen["fifteen sites, scraping, a site asked for"] = _measure(driver)
             shoot(driver, "fit-6-fifteen-sites")
@@ -194,6 +205,11 @@ def test_every_state_fits_in_600_px(driver: webdriver.Chrome, site: str) -> None
     finally:
         with opened(driver):
             _run(driver, "chrome.storage.session.remove(['siteRequest', 'workflow']).then(() => done(null));")
+            if _CONNECTED:
+                _run(
+                    driver,
+                    f"chrome.storage.session.set({{connection: {json.dumps(_CONNECTED)}}}).then(done);",
+                )
         set_sites(driver, only=None)
         browser.set_pilot(driver, True)
     heights = {state: m["height"] for state, m in seen.items()}
