@@ -107,7 +107,15 @@
     return el;
   }
 
+  // Past this many characters the text goes in as one insertion, as a paste does: a key's events and an
+  // edit per character cost the page more with every character, and a 900 KB value froze the tab.
+  const KEYED_CHARS = 2_000;
+
   function typeChars(el, text) {
+    if (text.length > KEYED_CHARS) {
+      insert(el, text);
+      return;
+    }
     for (const ch of text) {
       const k = { key: ch, code: '', keyCode: ch.toUpperCase().charCodeAt(0) };
       if (!keyEvent(el, 'keydown', k)) continue;

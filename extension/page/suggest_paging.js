@@ -1,10 +1,13 @@
 // How the rest of a `suggest` candidate's list is read, for the extract call it proposes: a next
 // control after the rows (a link, or a button that redraws in place), a numbered pager with no next
 // control (the link after the current page's mark: Django admin's `.paginator .this-page + a`), a
-// load-more button, a feed's loader or sentinel, or a virtualised grid's own scrolling viewport.
+// load-more button, a feed's loader or sentinel, or a virtualised grid's own scrolling viewport. A list
+// shown from a later page than its first is read from its first (its page "1" link, or its first-page
+// control): read from where the tab stands, it would end at the list's real end and call itself
+// complete without the pages before.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('suggest_paging', {
-    needs: ['isSensitive', 'isVisible', 'suggestFields'],
+    needs: ['isSensitive', 'isVisible', 'scrubText', 'suggestFields'],
     provides: ['suggestPaging'],
   });
   const NEXT_TEXT = /^(next|next page|older|older posts|weiter|nächste|nächste seite|suivant|siguiente|volgende|successivo|›|>|→|⟩|▶)$/i;
@@ -12,6 +15,11 @@
   const LAST_OR_NEXT = /^(»|>>)$/;
   const MORE_TEXT = /^(show more|load more|view more|see more|more|more results|show more results|load more results|mehr laden|mehr anzeigen|voir plus|ver más|cargar más)$/i;
   const NEXT_LABEL = /\bnext\b|weiter|nächste|suivant|siguiente|volgende/i;
+  const PREV_WORDS = /^(prev|previous|previous page|newer|newer posts|zurück|vorherige|vorherige seite|précédent|anterior|vorige|precedente)$/i;
+  const PREV_SIGNS = /^(‹|<|←|⟨|◀)$/;
+  const FIRST_WORDS = /^(first|first page|erste|erste seite|première|primera|eerste|prima)$/i;
+  // "«" leads to the first page where the pager has a previous control of its own, else to the previous.
+  const FIRST_SIGNS = /^(«|<<|⏮|⇤)$/;
   const CONTROLS = 'a[href], button, [role=button], [role=link], input[type=submit], input[type=button]';
   const PAGER = '.pagination, .pager, .paging, .paginator, [class*="paginat"], nav[aria-label*="pag" i]';
   // A block after the rows that a feed shows while it loads, or watches to load (shown or not yet).
@@ -150,6 +158,51 @@
     return null;
   }
 
+  /** Whether a pager control can be used now: a link with an address, a button not disabled. */
+  function usable(el) {
+    if (el.disabled || el.getAttribute('aria-disabled') === 'true' || el.classList.contains('disabled')) return false;
+    const item = el.parentElement;
+    if (item && item.localName === 'li' && item.classList.contains('disabled')) return false;
+    return !el.matches('a') || /^(?!javascript:|#)./i.test(el.getAttribute('href') || '');
+  }
+
+  /** What a control after the rows does toward the list's start: 'first', 'prev', 'one' (the pager's
+   * link to page 1), or null. */
+  function backward(el) {
+    const rel = (el.getAttribute('rel') || '').toLowerCase().split(/\s+/);
+    const raw = textOf(el);
+    const bare = normalise(raw.replace(/[^\p{L}\s]/gu, ' '));
+    const label = normalise(el.getAttribute('aria-label') || el.getAttribute('title') || '');
+    const classes = [...el.classList].join(' ');
+    if (rel.includes('first') || FIRST_WORDS.test(bare) || /\bfirst\b/i.test(label) || /(^|[-_\s])first([-_\s]|$)/i.test(classes)) return 'first';
+    if (FIRST_SIGNS.test(raw)) return 'first?';
+    if (rel.includes('prev') || PREV_WORDS.test(bare) || PREV_SIGNS.test(raw) || /\bprev(ious)?\b/i.test(label) || /(^|[-_\s])prev(ious)?([-_\s]|$)/i.test(classes)) return 'prev';
+    if (raw === '1' && el.matches('a[href]')) {
+      const pager = el.closest(PAGER) || el.parentElement.closest('nav, ul, ol, p, div, td, th');
+      const numbers = pager ? [...pager.querySelectorAll('a, span, strong, em, b, li')].filter((n) => /^\d{1,4}$/.test(textOf(n))).length : 0;
+      if (numbers >= 2) return 'one';
+    }
+    return null;
+  }
+
+  /** How to get to the list's first page from a later one: `{url}` (a link), `{selector}` (a button that
+   * redraws in place), `{}` (the list starts before this page, but nothing here leads to its first);
+   * null on the first page. */
+  function start(c, path) {
+    const found = { first: null, 'first?': null, prev: null, one: null };
+    for (const el of document.querySelectorAll(CONTROLS)) {
+      if (!(c.parent.compareDocumentPosition(el) & FOLLOWS) || agent.isSensitive(el) || !agent.isVisible(el)) continue;
+      const what = backward(el);
+      if (what && !found[what] && usable(el)) found[what] = el;
+    }
+    const first = found.one || found.first || (found.prev ? found['first?'] : null);
+    const back = first || found.prev || found['first?'];
+    if (!back) return null;
+    if (!first) return {};
+    if (first.matches('a[href]')) return { url: agent.scrubText(first.href) };
+    return { selector: controlSelector(first, path) };
+  }
+
   /** `{next_selector?, paging?: {kind, why, paginate? | scroll?}}` for candidate `c`. */
   function guess(c, path) {
     const out = {};
@@ -175,6 +228,13 @@
       } else if (sign) {
         out.paging = { kind: 'feed', why: sign, scroll: { max_scrolls: FEED_SCROLLS } };
       }
+    }
+    const from = out.paging && out.paging.paginate ? start(c, path) : null;
+    if (from) {
+      out.paging.why += from.url || from.selector
+        ? '; the tab shows a later page than the first: the call starts from the first page'
+        : '; the tab shows a later page than the first, and nothing here leads to the first: open it, then ask again';
+      if (from.url || from.selector) out.paging.first = from;
     }
     return out;
   }

@@ -245,18 +245,23 @@
     };
     // Drawn: rows cover the view and read the same twice, a task apart when the grid drew them in its
     // scroll handler (told it at once, below) after a step of ours, else frames apart.
+    // A position whose rows never read the same twice was not read at all, and the next step moves past
+    // it: its rows are waited for as long as the whole read may take (a busy machine draws late), and a
+    // read that still missed them is not complete. A view the rows never cover costs a step's bound only.
+    let unread = false;
     const settleKeyed = async (until, step) => {
       let ticks = step ? 2 : 0;
       await (ticks ? tick() : frame());
       let got = grabKeyed();
       let added = got.added;
       while (!got.stable || !covered(box, selector)) {
-        if (Date.now() >= until) break;
+        if (Date.now() >= (got.stable ? until : Math.max(until, deadline))) break;
         ticks -= 1;
         await (ticks > 0 && !got.stable ? tick() : frame());
         got = grabKeyed();
         added += got.added;
       }
+      if (!got.stable) unread = true;
       return added;
     };
     const settle = indexed ? settleIndexed : settleKeyed;
@@ -345,7 +350,7 @@
     const out = { scrolls, at_end: atEnd, declared, printed, keyed_by: indexed ? 'index' : keyOf ? 'key_fields' : 'values' };
     if (!indexed) {
       const texts = [...seen.values()].sort((a, b) => a.y - b.y || a.n - b.n).map((v) => v.text);
-      return { ...out, texts: limit === null ? texts : texts.slice(0, limit), complete, gaps: 0 };
+      return { ...out, texts: limit === null ? texts : texts.slice(0, limit), complete: complete && !unread, gaps: 0 };
     }
     const keys = [...seen.keys()].sort((a, b) => a - b);
     const texts = keys.map((k) => seen.get(k));

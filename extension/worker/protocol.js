@@ -371,6 +371,12 @@ export const DEFAULTS = Object.freeze({
  * @property {Array<string>} [fields]
  */
 /**
+ * Where a list shown from a later page begins: the address of its first page, or the control that redraws it in place.
+ * @typedef {Object} FirstPage
+ * @property {(string|null)} [url]
+ * @property {(string|null)} [selector]
+ */
+/**
  * What shows that a list read without paging goes on: `seen` pager | next_link | load_more | grid_rows, `selector` for the control (when there is one), `rows` the grid's declared row count.
  * @typedef {Object} ListMore
  * @property {string} [seen]
@@ -434,12 +440,13 @@ export const DEFAULTS = Object.freeze({
  * @property {boolean} [pong]
  */
 /**
- * How the rest of a candidate's list is read: `kind` (next_link, next_button, numbered, load_more, feed, grid), `why` in one line, and the extract option for it (`paginate` or `scroll`).
+ * How the rest of a candidate's list is read: `kind` (next_link, next_button, numbered, load_more, feed, grid), `why` in one line, the extract option for it (`paginate` or `scroll`), and `first` when the tab shows a later page than the list's first.
  * @typedef {Object} ReadingGuess
  * @property {(string|null)} [kind]
  * @property {(string|null)} [why]
  * @property {(PaginateOptions|null)} [paginate]
  * @property {(ScrollOptions|null)} [scroll]
+ * @property {(FirstPage|null)} [first]
  */
 /**
  * How many of the pool's background tabs were closed. (answers release_tabs)

@@ -139,7 +139,10 @@ def _reading(guess: ReadingGuess) -> dict[str, Any] | None:
         options["scroll"] = scroll
     if not options:
         return None
-    return {"kind": guess.kind, "why": guess.why, "options": options}
+    out: dict[str, Any] = {"kind": guess.kind, "why": guess.why, "options": options}
+    if (first := guess.first) is not None and (first.url or first.selector):
+        out["first"] = {"url": first.url} if first.url else {"selector": first.selector}
+    return out
 
 
 def _at(row: list[Any], i: int) -> Any:

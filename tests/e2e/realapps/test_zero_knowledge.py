@@ -30,6 +30,12 @@ async def zero_knowledge(client: Client) -> tuple[dict[str, Any], dict[str, Any]
     return proposal, out
 
 
+def proposed_schema(proposal: dict[str, Any]) -> dict[str, str]:
+    """The schema of the proposed call: an extract's, or its workflow's extract step's."""
+    call = proposal["call"]
+    return call["steps"][-1]["schema"] if call["operation"] == "workflow" else call["schema"]
+
+
 def projected(rows: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]:
     return [{k: r.get(k) for k in names} for r in rows]
 
@@ -42,7 +48,7 @@ def check(
     because: str | None,
 ) -> None:
     names = list(expected[0])
-    assert set(names) <= set(proposal["call"]["schema"]), proposal["call"]
+    assert set(names) <= set(proposed_schema(proposal)), proposal["call"]
     assert proposal["candidates"][0].get("paging", {}).get("kind") == paging, proposal["candidates"][0]
     assert out["status"] == "complete", out.get("metadata")
     assert out["metadata"].get("complete_because") == because, out["metadata"]

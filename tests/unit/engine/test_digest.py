@@ -245,3 +245,35 @@ async def test_the_proposed_options_say_only_what_differs_from_the_defaults(
     out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-4")
     assert out["call"].get("options") == options
     assert ("paging" in out["candidates"][0]) == (options is not None)
+
+
+@pytest.mark.parametrize(
+    ("first", "opening"),
+    [
+        (
+            {"url": "https://x.test/orders?page=1"},
+            {"type": "navigate", "url": "https://x.test/orders?page=1"},
+        ),
+        ({"selector": "button.first-page"}, {"type": "click", "selector": "button.first-page"}),
+    ],
+)
+async def test_a_list_shown_from_a_later_page_is_read_from_its_first(
+    first: dict[str, Any], opening: dict[str, Any]
+) -> None:
+    paginate = {"next_selector": "a.next", "max_pages": 50}
+    raw = PAGE_CANDIDATE | {"paging": {"kind": "next_link", "why": "w", "paginate": paginate, "first": first}}
+    browser = page({"candidates": [raw], "skeleton": SKELETON, "url": "https://x.test/orders?page=3"})
+    p = build_plan(parse_request({"operation": "suggest"}))
+    out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-5")
+    best = out["candidates"][0]
+    extract = {
+        "type": "extract",
+        "selector": best["selector"],
+        "schema": best["schema"],
+        "paginate": paginate,
+    }
+    assert out["call"] == {"action": "scrape", "operation": "workflow", "steps": [opening, extract]}
+    assert best["paging"]["first"] == first
+    # The workflow is one the bridge's scrape request reads and the engine plans.
+    plan = build_plan(parse_request({k: v for k, v in out["call"].items() if k != "action"}))
+    assert [type(s).__name__ for s in plan.steps] == [f"{opening['type'].title()}Step", "ExtractStep"]

@@ -16,7 +16,8 @@ from .base import StepBase
 
 HINT = (
     "Send `call` as it is (interact's arguments; add tab_id if you named one here): an extract of the "
-    "best candidate's rows, through the pages or the scrolling its `paging` names. For another "
+    "best candidate's rows, through the pages or the scrolling its `paging` names (a workflow that "
+    "opens the list's first page first, when the tab shows a later one). For another "
     "candidate, ask again with its selector as css_selector or with query words."
 )
 HINT_NONE = (
@@ -76,17 +77,29 @@ def response(state_outputs: dict[str, Any], status: str, duration_ms: int) -> di
 
 
 def proposed(top: dict[str, Any]) -> dict[str, Any]:
-    """The extract call that reads the best candidate whole: interact's arguments, ready to send."""
+    """The call that reads the best candidate whole: interact's arguments, ready to send. An extract; a
+    workflow that first opens the list's first page when the tab shows a later one (read from there,
+    the list would end complete without the pages before)."""
     call: dict[str, Any] = {
         "action": "scrape",
         "operation": "extract",
         "selector": top["selector"],
         "schema": top["schema"],
     }
-    paging = top.get("paging")
-    if paging:
-        call["options"] = paging["options"]
-    return call
+    paging: dict[str, Any] | None = top.get("paging")
+    if not paging:
+        return call
+    call["options"] = paging["options"]
+    first: dict[str, str] | None = paging.get("first")
+    if not first:
+        return call
+    opening = (
+        {"type": "navigate", "url": first["url"]}
+        if first.get("url")
+        else {"type": "click", "selector": first["selector"]}
+    )
+    extract = {"type": "extract", "selector": top["selector"], "schema": top["schema"], **paging["options"]}
+    return {"action": "scrape", "operation": "workflow", "steps": [opening, extract]}
 
 
 def best(top: dict[str, Any]) -> dict[str, Any]:
@@ -94,6 +107,8 @@ def best(top: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in top.items() if k != "paging"}
     if paging := top.get("paging"):
         out["paging"] = {"kind": paging["kind"], "why": paging["why"]}
+        if "first" in paging:
+            out["paging"]["first"] = paging["first"]
     return out
 
 

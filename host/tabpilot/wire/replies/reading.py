@@ -116,14 +116,24 @@ class FetchExtractReply(ExtractReply):
     redirected: bool = False
 
 
+class FirstPage(Reply):
+    """Where a list shown from a later page begins: the address of its first page, or the control that
+    redraws it in place."""
+
+    url: str | None = None
+    selector: str | None = None
+
+
 class ReadingGuess(Reply):
     """How the rest of a candidate's list is read: `kind` (next_link, next_button, numbered, load_more,
-    feed, grid), `why` in one line, and the extract option for it (`paginate` or `scroll`)."""
+    feed, grid), `why` in one line, the extract option for it (`paginate` or `scroll`), and `first`
+    when the tab shows a later page than the list's first."""
 
     kind: str | None = None
     why: str | None = None
     paginate: PaginateOptions | None = None
     scroll: ScrollOptions | None = None
+    first: FirstPage | None = None
 
 
 class Candidate(Reply):
