@@ -38,21 +38,22 @@
     return null;
   }
 
-  /** `sibling + tag`: the control right after the current page's mark (Django's `.this-page + a`). */
+  /** `mark + tail`: the control right after the current page's mark (Django's `.this-page + a`,
+   * Bootstrap's `li.active + li a`), where the mark is the current page's element or the box holding it. */
   function afterCurrent(current, link) {
     const mark = (el) => {
       if (el.getAttribute('aria-current')) return `${el.localName}[aria-current]`;
       const c = [...el.classList].find((k) => simple(k) && /current|active|this-page|selected/i.test(k));
       return c ? `${el.localName}.${c}` : null;
     };
-    for (let cur = current, at = link; cur && at; cur = cur.parentElement, at = at.parentElement) {
-      if (at.previousElementSibling === cur) {
-        const m = mark(cur);
-        if (!m) return null;
-        const tail = at === link ? link.localName : `${at.localName} ${link.localName}`;
-        return `${m} + ${tail}`;
-      }
-      if (cur.parentElement === at.parentElement) return null;
+    let tail = link.localName;
+    for (let at = link, up = 0; at && up < 3; at = at.parentElement, up += 1) {
+      if (at !== link) tail = `${at.localName} ${tail}`;
+      const before = at.previousElementSibling;
+      if (!before || !(before === current || before.contains(current))) continue;
+      const inner = before === current ? null : mark(current);
+      const m = mark(before) || (inner ? `${before.localName}:has(${inner})` : null);
+      return m ? `${m} + ${tail}` : null;
     }
     return null;
   }

@@ -43,6 +43,17 @@ def _paginator(stem: str, here: int, last: int, next_class: str = "next") -> str
     return f'<p class="paginator">{numbers}{after}</p>'
 
 
+def _bootstrap(stem: str, here: int, last: int) -> str:
+    """Bootstrap's pager (Flask-Admin's): every number a link in an `li`, the current one's `li` active."""
+    items = "".join(
+        f'<li class="active"><a href="#">{n}</a></li>'
+        if n == here
+        else f'<li><a href="{stem}-{n}.html">{n}</a></li>'
+        for n in range(1, last + 1)
+    )
+    return f'<ul class="pagination">{items}</ul>'
+
+
 def _keys(stem: str, page: int) -> list[str]:
     return [f"{stem[0].upper()}-{page}{i}" for i in range(2)]
 
@@ -57,6 +68,8 @@ def _write(root: Path) -> None:
     files["dis-2.html"] = _page(_keys("dis", 2), '<a class="next disabled" aria-disabled="true">Next</a>')
     for n in (1, 2, 3):  # a numbered pager: page 3 is its last
         files[f"num-{n}.html"] = _page(_keys("num", n), _paginator("num", n, 3))
+    for n in (1, 2, 3):  # numbers only, in list items
+        files[f"boot-{n}.html"] = _page(_keys("boot", n), _bootstrap("boot", n, 3))
     for n in (1, 2, 3, 4):  # the next link's class changes on page 2: next_selector misses it there
         files[f"miss-{n}.html"] = _page(
             _keys("miss", n), _paginator("miss", n, 4, "next" if n == 1 else "nxt")
@@ -177,3 +190,13 @@ async def test_a_one_page_extract_of_a_list_that_goes_on_says_how_to_read_on(
     await call(client, "interact", action="navigate", url=f"{site.url}/plain-3.html")
     out = await call(client, "interact", action="scrape", operation="extract", selector=ROWS, schema=SCHEMA)
     assert "more" not in out["metadata"], "the last page: nothing goes on"
+
+
+async def test_a_bootstrap_pager_s_next_page_is_named_by_the_active_item(client: Client, site: Site) -> None:
+    await call(client, "interact", action="navigate", url=f"{site.url}/boot-1.html")
+    out = await call(client, "interact", action="scrape", operation="extract", selector=ROWS, schema=SCHEMA)
+    hint = out["metadata"]["more"]["hint"]
+    assert hint["value"] == "li.active + li a", hint
+    out = await _walk(client, f"{site.url}/boot-1.html", paginate={"next_selector": hint["value"]})
+    assert _keys_of(out) == [k for n in (1, 2, 3) for k in _keys("boot", n)]
+    assert out["status"] == "complete", out
