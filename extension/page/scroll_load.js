@@ -68,7 +68,7 @@
   let grewFrame = null;
 
   /** One step: scroll the rows' end into view (or press the load-more control) and wait for rows. */
-  async function step({ rowSelector, untilSelector, waitMs, quietMs, scroll, press, given, moves }) {
+  async function step({ rowSelector, untilSelector, waitMs, quietMs, shortMs, scroll, press, given, moves }) {
     const count = () => document.querySelectorAll(rowSelector).length;
     const lastRow = () => {
       const rows = document.querySelectorAll(rowSelector);
@@ -108,7 +108,7 @@
       box.scrollTop = box.scrollHeight;
       const root = document.scrollingElement || document.documentElement;
       if (box !== root) globalThis.scrollTo(0, root.scrollHeight);
-      moves.push(Date.now());
+      moves.push({ at: Date.now(), press: false });
     };
     let start = () => {};
     // A feed that loads on its control has it pressed at once; with none left, one scroll (an end is
@@ -116,7 +116,7 @@
     const control = press ? loadMoreControl(rowSelector) : null;
     if (control) {
       start = () => {
-        moves.push(Date.now());
+        moves.push({ at: Date.now(), press: true });
         control.click();
       };
       clicked = true;
@@ -132,10 +132,13 @@
       if (ready()) return outcome();
       if (!press && loadMoreControl(rowSelector)) return outcome({ button: true });
     }
-    return agent.waitForDom(ready, outcome, waitMs, start,
+    // The feed's pace, not all of quiet_ms, only when nothing of its loader is left: a control just
+    // pressed, or a row still to load once revealed, says the feed goes on.
+    const quiet = Number.isInteger(shortMs) && !clicked && hooks(rowSelector) === 0 ? shortMs : quietMs;
+    return agent.waitForDom(ready, (extra) => outcome({ ...extra, ...(Number.isInteger(shortMs) && quiet === shortMs ? { short: true } : {}) }), waitMs, start,
       // "until" (or the feed's own end notice) may be a class, attribute or style that changes on an
       // element already there.
-      { attributes: true, quietMs: Number.isInteger(quietMs) && quietMs > 0 ? quietMs : 0 });
+      { attributes: true, quietMs: Number.isInteger(quiet) && quiet > 0 ? quiet : 0 });
   }
 
   // `steps`: up to that many steps, the next one as soon as the last one's rows came (a step that
@@ -145,15 +148,16 @@
   // call. `press`: click the load-more control (the worker saw no request start after the scroll, or
   // this feed's batches came that way) and wait; with none there, scroll. `quiet_ms`: a step answers
   // once nothing changed for that long (the worker decides whether the feed has ended: it sees the
-  // tab's requests). `moves`: when each scroll or press happened (the worker times the feed's requests
-  // from them).
-  agent.commands.scroll_load = async ({ row_selector: rowSelector, until_selector: untilSelector, wait_ms: waitMs, quiet_ms: quietMs = null, scroll = true, press = false, before: given = null, steps = 1, limit = null, had_hooks: hadHooks = false }) => {
+  // tab's requests); `short_ms` instead, on the step confirming the feed's word that it ended, when
+  // nothing of its loader is left (answered with `short`). `moves`: when each scroll or press happened,
+  // and which (the worker times the feed's requests from them).
+  agent.commands.scroll_load = async ({ row_selector: rowSelector, until_selector: untilSelector, wait_ms: waitMs, quiet_ms: quietMs = null, scroll = true, press = false, before: given = null, steps = 1, limit = null, had_hooks: hadHooks = false, short_ms: shortMs = null }) => {
     needSelector(rowSelector, 'row_selector');
     if (untilSelector !== null && untilSelector !== undefined) needSelector(untilSelector, 'until_selector');
     if (!Number.isInteger(waitMs) || waitMs <= 0) throw new agent.PageError('invalid_params', 'wait_ms must be a positive integer');
     if (!Number.isInteger(steps) || steps < 1) throw new agent.PageError('invalid_params', 'steps must be a positive integer');
     const moves = [];
-    const args = { rowSelector, untilSelector, waitMs, quietMs, scroll, press, given, moves };
+    const args = { rowSelector, untilSelector, waitMs, quietMs, shortMs, scroll, press, given, moves };
     let had = hadHooks || hooks(rowSelector) > 0;
     let out = await step(args);
     let done = 1;
@@ -163,7 +167,7 @@
       && !(Number.isInteger(limit) && out.after >= limit) && !(had && left === 0);
     while (more()) {
       had = had || left > 0;
-      out = await step({ ...args, scroll: true, given: null });
+      out = await step({ ...args, scroll: true, given: null, shortMs: null });
       done += 1;
       left = hooks(rowSelector);
     }

@@ -129,3 +129,21 @@ async def test_an_end_notice_shown_while_rows_still_come_is_not_the_end(client: 
     stop = out["metadata"]["pagination_stopped"]
     assert (stop["reason"], stop["page"]) == ("end_marker", 10), stop
     assert out["metadata"]["complete_because"] == "end_marker_confirmed"
+
+
+async def test_an_end_notice_beside_a_load_more_control_that_still_loads_is_not_the_end(
+    client: Client, site: Site
+) -> None:
+    # Batches load on a "Load more" button. "End of content" shows after batch 5 while the button is
+    # still there, and the press that follows starts its request 350 ms late, far past how soon this
+    # feed's presses started one before: a control still there to press says the feed goes on, so
+    # that press waits all of quiet_ms.
+    url = f"{site.url}/realfix/feed.html?button=1&early_end=5&pause_batch=6&pause_ms=350"
+    await call(client, "interact", action="navigate", url=url)
+    out = await scrape(
+        client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}, "telemetry": True}
+    )
+    assert [r["id"] for r in out["data"]] == POSTS
+    stop = out["metadata"]["pagination_stopped"]
+    assert (stop["reason"], stop["page"]) == ("end_marker", 10), stop
+    assert out["metadata"]["complete_because"] == "end_marker_confirmed"

@@ -5,8 +5,9 @@
 // ended within quiet_ms; otherwise the page waits again, without scrolling, until the deadline.
 // One step that confirms the feed's own word that it ended (its end notice shown, or the loader it had
 // gone) waits less than quiet_ms once the feed has shown how soon its moves start their requests: half
-// again the slowest start seen on this page, never under START_FLOOR_MS. A feed whose notice showed while
-// rows still came, or one that has not shown two starts yet, gets quiet_ms.
+// again the slowest start seen on this page, never under START_FLOOR_MS (PRESS_FLOOR_MS for a feed that
+// loads only on its control). A feed whose notice showed while rows still came, or one that has not
+// shown two starts yet, gets quiet_ms.
 import { DEFAULTS, ERR } from '../protocol.js';
 import { timeoutParam } from '../lib/deadline.js';
 import { CommandError } from '../lib/errors.js';
@@ -19,6 +20,8 @@ const MARGIN_MS = 5_000;
 const LOADER_TYPES = ['xmlhttprequest', 'script', 'other', 'sub_frame'];
 // Under this, a scroll listener's throttle or a polling interval (htmx: 200 ms) could start the request later.
 const START_FLOOR_MS = 250;
+// A click handler starts its request at once; this covers a busy page's delay in running it.
+const PRESS_FLOOR_MS = 100;
 // The feed has to have shown this many request starts before a confirming step waits less than quiet_ms.
 const START_SEEN = 2;
 // Per tab, page and row selector: what this feed has shown (see `remember`).
@@ -54,21 +57,22 @@ export async function run(msg, { signal }) {
       deadline = Date.now() + waitMs;
       // The step that confirms the feed's word waits as long as the feed has shown it needs.
       const confirming = done === 0 && msg.confirm === true;
-      out = await page({ steps: steps - done, press: feed.press, had_hooks: feed.hooks > 0, quiet_ms: confirming ? quietFor(feed, quietMs) : quietMs });
+      const short = confirming ? quietFor(feed, quietMs) : null;
+      out = await page({ steps: steps - done, press: feed.press, had_hooks: feed.hooks > 0, short_ms: short });
       done += out.steps;
       learn(feed, out.moves, net);
       if (out.button) {
         // A load-more control after the rows, and the scroll brought none: pressed only when the scroll
         // started no request (a scroll trigger that fired is waited for, not doubled by a click).
         button = true;
-        const press = net.startedSince(out.moves.at(-1) ?? 0) === 0;
+        const press = net.startedSince(out.moves.at(-1)?.at ?? 0) === 0;
         out = await page({ scroll: false, press, before: out.before });
         learn(feed, out.moves, net);
         if (out.clicked && out.after > out.before) feed.press = true;
       }
       if (out.clicked) button = true;
       // Quiet with no rows: the end only with nothing in flight (a notice being confirmed included).
-      const quiet = confirming ? quietFor(feed, quietMs) : quietMs;
+      const quiet = out.short ? short : quietMs;
       while (quiet !== null && out.quiet && out.after <= out.before && (!out.until_found || out.confirming)) {
         const left = deadline - Date.now();
         if (left <= 0 || net.idleFor(quiet)) break;
@@ -91,31 +95,39 @@ export async function run(msg, { signal }) {
   }
 }
 
-/** This feed's memory on its page: whether its batches come by pressing its control, its slowest
- * request start after a move, how many starts were seen, whether it had a loader hook, and where its
- * end notice showed (and whether rows followed it). */
+/** This feed's memory on its page: whether its batches come by pressing its control, how many request
+ * starts its presses and its scrolls brought and the slowest of each, whether it had a loader hook,
+ * and where its end notice showed (and whether rows followed it). */
 function remember(key) {
-  const seen = feeds.get(key) || { press: false, slowest: 0, starts: 0, hooks: 0, noticeAt: null, lied: false };
+  const seen = feeds.get(key) || {
+    press: false, starts: { press: { n: 0, slowest: 0 }, scroll: { n: 0, slowest: 0 } }, hooks: 0, noticeAt: null, lied: false,
+  };
   feeds.delete(key);
   if (feeds.size >= MAX_FEEDS) feeds.delete(feeds.keys().next().value);
   feeds.set(key, seen);
   return seen;
 }
 
-/** The quiet a confirming step waits (see the top). */
+/** The quiet a confirming step waits (see the top). A feed whose every batch came by pressing its
+ * control (its scrolls started none) has shown how soon a press starts a request, and that a scroll
+ * does not: no scroll listener's throttle to wait out, so its floor is PRESS_FLOOR_MS. */
 function quietFor(feed, quietMs) {
-  if (quietMs === null || feed.lied || feed.starts < START_SEEN) return quietMs;
-  return Math.min(quietMs, Math.max(START_FLOOR_MS, Math.ceil(1.5 * feed.slowest)));
+  const { press, scroll } = feed.starts;
+  if (quietMs === null || feed.lied || press.n + scroll.n < START_SEEN) return quietMs;
+  const pressed = scroll.n === 0;
+  const slowest = Math.max(press.slowest, scroll.slowest);
+  return Math.min(quietMs, Math.max(pressed ? PRESS_FLOOR_MS : START_FLOOR_MS, Math.ceil(1.5 * slowest)));
 }
 
 /** Each move's first request start after it (before the next move) is how soon this feed answers one. */
 function learn(feed, moves, net) {
-  (moves || []).forEach((at, i) => {
-    const next = i + 1 < moves.length ? moves[i + 1] : Infinity;
-    const start = net.firstStartIn(at, next);
+  (moves || []).forEach((move, i) => {
+    const next = i + 1 < moves.length ? moves[i + 1].at : Infinity;
+    const start = net.firstStartIn(move.at, next);
     if (start === null) return;
-    feed.starts += 1;
-    feed.slowest = Math.max(feed.slowest, start - at);
+    const seen = feed.starts[move.press ? 'press' : 'scroll'];
+    seen.n += 1;
+    seen.slowest = Math.max(seen.slowest, start - move.at);
   });
 }
 
