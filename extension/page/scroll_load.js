@@ -64,6 +64,9 @@
   // The rows there were when the last answer saw the end notice (per row and until selector).
   let endShown = null;
 
+  // The latest call: an earlier one still scrolling (its worker gave up on it) stops at its next step.
+  let calls = 0;
+
   // The frame after the last batch came, started as it came (a re-injection only costs one more frame).
   let grewFrame = null;
 
@@ -156,6 +159,8 @@
     if (untilSelector !== null && untilSelector !== undefined) needSelector(untilSelector, 'until_selector');
     if (!Number.isInteger(waitMs) || waitMs <= 0) throw new agent.PageError('invalid_params', 'wait_ms must be a positive integer');
     if (!Number.isInteger(steps) || steps < 1) throw new agent.PageError('invalid_params', 'steps must be a positive integer');
+    calls += 1;
+    const call = calls;
     const moves = [];
     const args = { rowSelector, untilSelector, waitMs, quietMs, shortMs, scroll, press, given, moves };
     let had = hadHooks || hooks(rowSelector) > 0;
@@ -163,7 +168,7 @@
     let done = 1;
     let left = hooks(rowSelector);
     // The feed's loader gone ends the run too: the worker has the next step confirm it.
-    const more = () => done < steps && out.after > out.before && !out.until_found && !out.grid && !out.button
+    const more = () => call === calls && done < steps && out.after > out.before && !out.until_found && !out.grid && !out.button
       && !(Number.isInteger(limit) && out.after >= limit) && !(had && left === 0);
     while (more()) {
       had = had || left > 0;
