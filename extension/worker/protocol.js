@@ -152,6 +152,7 @@ export const DEFAULTS = Object.freeze({
   },
   "scroll_load": {
     "confirm": false,
+    "steps": 1,
     "timeout_ms": 5000
   },
   "select": {
@@ -477,6 +478,8 @@ export const DEFAULTS = Object.freeze({
  * @property {number} [requests]
  * @property {number} [load_ms]
  * @property {boolean} [grid]
+ * @property {number} [steps]
+ * @property {boolean} [loader_gone]
  */
 /**
  * Infinite scroll: scroll to the end until no new rows arrive (or `until_selector` is visible). The end of a feed is the loader's own quiet: no new rows, no request of the tab in flight, for `quiet_ms` after the scroll (not the whole timeout).

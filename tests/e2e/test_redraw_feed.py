@@ -96,3 +96,54 @@ async def test_a_feed_without_an_end_notice_ends_on_the_loaders_quiet(client: Cl
     stop = out["metadata"]["pagination_stopped"]
     assert (stop["reason"], stop["page"]) == ("unchanged", 10), stop
     assert out["metadata"]["complete_because"] == "feed_stopped_growing"
+
+
+async def test_a_feed_that_pauses_longer_than_usual_mid_way_is_read_to_its_end(
+    client: Client, site: Site
+) -> None:
+    # Read twice: the first read shows the feed's pace; in the second, batch 5's request starts 700 ms
+    # after its scroll, far past that pace. Nothing of the feed's own said it ended (no notice, no
+    # loader gone), so that scroll waits all of quiet_ms, not the pace the feed showed.
+    url = f"{site.url}/realfix/feed.html?pause_batch=5&pause_ms=700&pause_load=2"
+    for _ in range(2):
+        await call(client, "interact", action="navigate", url=url)
+        out = await scrape(
+            client,
+            operation="extract",
+            **FEED,
+            options={"scroll": {"max_scrolls": 30, "quiet_ms": 2_000}, "telemetry": True},
+        )
+        assert [r["id"] for r in out["data"]] == POSTS
+        stop = out["metadata"]["pagination_stopped"]
+        assert (stop["reason"], stop["page"]) == ("end_marker", 10), stop
+        assert out["metadata"]["complete_because"] == "end_marker_confirmed"
+
+
+async def test_an_end_notice_shown_while_rows_still_come_is_not_the_end(client: Client, site: Site) -> None:
+    # "End of content" shows after batch 5 as well, and the next scroll still brings rows.
+    await call(client, "interact", action="navigate", url=f"{site.url}/realfix/feed.html?early_end=5")
+    out = await scrape(
+        client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}, "telemetry": True}
+    )
+    assert [r["id"] for r in out["data"]] == POSTS
+    stop = out["metadata"]["pagination_stopped"]
+    assert (stop["reason"], stop["page"]) == ("end_marker", 10), stop
+    assert out["metadata"]["complete_because"] == "end_marker_confirmed"
+
+
+async def test_an_end_notice_beside_a_load_more_control_that_still_loads_is_not_the_end(
+    client: Client, site: Site
+) -> None:
+    # Batches load on a "Load more" button. "End of content" shows after batch 5 while the button is
+    # still there, and the press that follows starts its request 350 ms late, far past how soon this
+    # feed's presses started one before: a control still there to press says the feed goes on, so
+    # that press waits all of quiet_ms.
+    url = f"{site.url}/realfix/feed.html?button=1&early_end=5&pause_batch=6&pause_ms=350"
+    await call(client, "interact", action="navigate", url=url)
+    out = await scrape(
+        client, operation="extract", **FEED, options={"scroll": {"max_scrolls": 30}, "telemetry": True}
+    )
+    assert [r["id"] for r in out["data"]] == POSTS
+    stop = out["metadata"]["pagination_stopped"]
+    assert (stop["reason"], stop["page"]) == ("end_marker", 10), stop
+    assert out["metadata"]["complete_because"] == "end_marker_confirmed"

@@ -179,5 +179,10 @@ class ScrollLoad(Command, tag="scroll_load"):
     # One more scroll after an end notice, to confirm it: answer on new rows, or once nothing came and
     # no request is in flight, not on the notice (which may show between batches).
     confirm: bool = False
+    # Up to this many scrolls, each as soon as the last one's rows came (the tab's requests watched
+    # across all of them); the run ends on a scroll that brings none, the end notice, the feed's loader
+    # gone, or `limit` rows. `timeout_ms` bounds each scroll.
+    steps: int = 1
+    limit: int | None = None
     tab_id: int | None = None
     timeout_ms: int = 5_000

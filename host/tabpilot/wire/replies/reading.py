@@ -194,3 +194,6 @@ class ScrollLoadReply(Reply):
     requests: int = 0  # the tab's loader requests started during the step
     load_ms: int = 0  # from the first of them starting to the last ending: the site's own time
     grid: bool = False  # the rows are a virtualised grid's: extract reads them (nothing was scrolled)
+    steps: int = 1  # scrolls taken; before/after are the last one's
+    # The feed had a loader (a load-more control, a row that loads once revealed) and none is left.
+    loader_gone: bool = False

@@ -88,3 +88,36 @@ async def test_a_limit_reached_while_scrolling_is_partial() -> None:
     out, n = await scrolled([grew(10, 20), grew(20, 30)], limit=25)
     assert (out["status"], out["metadata"]["partial_because"]["reason"], n) == ("partial", "limit", 2)
     assert len(out["data"]) == 25
+
+
+async def test_one_command_takes_every_scroll_left_and_counts_the_ones_taken() -> None:
+    out, n = await scrolled(
+        [grew(60, 80, steps=3, until_found=True), grew(80, 80)], scroll={"max_scrolls": 5}
+    )
+    assert (out["status"], out["metadata"]["complete_because"], n) == ("complete", "end_marker_confirmed", 2)
+    assert [(c.steps, c.confirm) for c in SENT] == [(5, False), (1, True)]
+    assert out["metadata"]["pagination_stopped"]["page"] == 4
+
+
+async def test_a_feed_whose_loader_is_gone_is_confirmed_by_one_more_scroll() -> None:
+    out, n = await scrolled([grew(10, 20, loader_gone=True), grew(20, 20, loader_gone=True)])
+    assert (out["status"], out["metadata"]["complete_because"], n) == ("complete", "feed_stopped_growing", 2)
+    assert [c.confirm for c in SENT] == [False, True], "the scroll after the loader went confirms the end"
+    assert "loader is gone" in out["metadata"]["pagination_stopped"]["detail"]
+
+
+async def test_a_loader_gone_while_a_request_is_in_flight_is_no_end() -> None:
+    answers = [grew(10, 20, loader_gone=True), grew(20, 20, in_flight=1), grew(20, 30), grew(30, 30)]
+    out, n = await scrolled(answers)
+    assert (out["metadata"]["complete_because"], n) == ("feed_stopped_growing", 4)
+
+
+async def test_a_pause_between_scrolls_sends_them_one_at_a_time() -> None:
+    out, n = await scrolled([grew(10, 20), grew(20, 20)], scroll={"delay_ms": 1})
+    assert (out["metadata"]["complete_because"], n) == ("feed_stopped_growing", 2)
+    assert [c.steps for c in SENT] == [1, 1]
+
+
+async def test_the_limit_reaches_the_page() -> None:
+    out, _ = await scrolled([grew(10, 30)], limit=25)
+    assert SENT[0].limit == 25 and out["metadata"]["partial_because"]["reason"] == "limit"
