@@ -13,7 +13,7 @@ import { syncGuard } from './worker/lib/guard.js';
 import { configure } from './worker/lib/identity.js';
 import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
 import { connect, onClosed, onCommand, revive, sendPilotEvent } from './worker/lib/native.js';
-import { normalizePattern, rescope } from './worker/lib/sites.js';
+import { loadFailed, normalizePattern, rescope } from './worker/lib/sites.js';
 import { KEY, applyStorageChanges, getPilot, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './worker/lib/state.js';
 import { syncTelemetry } from './worker/lib/telemetry.js';
 
@@ -133,6 +133,11 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   untrack(tabId).catch((err) => console.warn('TabPilot: cannot update the tracked tab:', err));
   tabGone(tabId).catch((err) => console.warn('TabPilot: cannot update the site blocks:', err));
 });
+
+// The browser blocks loads outside the scope in piloted tabs with rules that outlive this worker
+// (blocker.js); hearing the block from the first moment takes the tab back even when the worker was
+// stopped while it happened, before any command comes.
+chrome.webNavigation.onErrorOccurred.addListener(loadFailed);
 
 chrome.alarms.onAlarm.addListener((alarm) => {
   // Starting this worker was the alarm's job; a live one with a port (or a retry pending) has none.

@@ -132,3 +132,25 @@ async def test_a_person_taking_a_piloted_tab_outside_is_told(
     await _taken_back(inside, loads)
     await _told_once(client, tab, outside)
     assert outside.seen()[before:] == []
+
+
+async def test_after_a_worker_restart_a_page_load_outside_is_stopped_and_taken_back(
+    client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged
+) -> None:
+    tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
+    before, loads = len(outside.seen()), _loads_of_start(inside)
+    browser.kill_service_worker(driver)
+    # The page itself leaves while the worker is stopped (or just restarting): no command of the agent
+    # is under way, so only what the worker set up before (or does from its first moment) can act.
+    here = driver.current_window_handle
+    for handle in driver.window_handles:
+        driver.switch_to.window(handle)
+        if driver.current_url.startswith(f"{inside.url}/start"):
+            driver.execute_script(f"location.href = {f'{outside.url}/landed'!r}")
+            break
+    else:
+        raise AssertionError("the piloted tab is not among the driver's windows")
+    driver.switch_to.window(here)
+    await _taken_back(inside, loads)
+    await _told_once(client, tab, outside)
+    assert outside.seen()[before:] == []

@@ -141,6 +141,26 @@ export async function guardTab(tabId, signal) {
 }
 
 const back = new Map(); // tabId -> the last allowed page the tab showed, to take it back to
+// The same in session storage: a worker that restarted still knows where to take a tab back to.
+const BACK_KEY = 'allowedPages';
+
+function setBack(tabId, url) {
+  if (back.get(tabId) === url) return;
+  back.set(tabId, url);
+  // One write at a time: two reads before either write would lose a tab's page.
+  backWrites = backWrites.then(() => chrome.storage.session.get(BACK_KEY)).then((got) => {
+    const all = got[BACK_KEY] || {};
+    all[tabId] = url;
+    return chrome.storage.session.set({ [BACK_KEY]: all });
+  }).catch(() => {});
+}
+let backWrites = Promise.resolve();
+
+async function backOf(tabId) {
+  if (back.has(tabId)) return back.get(tabId);
+  const got = (await chrome.storage.session.get(BACK_KEY))[BACK_KEY] || {};
+  return got[tabId] || 'about:blank';
+}
 const returning = new Map(); // tabId -> the load taking it back there, while under way
 const RETURN_MS = 10_000;
 
@@ -227,11 +247,11 @@ async function moved(tabId, url, { committed = false, blocked = false } = {}) {
   if (!committed) {
     // The page being left (unless the new one has committed meanwhile).
     const tab = await chrome.tabs.get(tabId).catch(() => null);
-    if (tab && tab.url && allows(scope, tab.url)) back.set(tabId, tab.url);
+    if (tab && tab.url && allows(scope, tab.url)) setBack(tabId, tab.url);
   }
   if (allows(scope, url)) {
     if (committed && !blocked) {
-      back.set(tabId, url);
+      setBack(tabId, url);
       stopped.delete(tabId); // taken back, or never away
     }
     return;
@@ -242,7 +262,7 @@ async function moved(tabId, url, { committed = false, blocked = false } = {}) {
   stopped.set(tabId, Date.now() + STOPPED_MS);
   const err = notAllowed(url, tabId);
   for (const controller of set || []) controller.abort(err);
-  const to = back.get(tabId) || 'about:blank';
+  const to = await backOf(tabId);
   if (!heard) {
     await noteRefusal(tabId, { site: siteOf(url) || String(url).split(':')[0], back: to });
   }
@@ -274,8 +294,19 @@ async function opened(sourceTabId, tabId, url) {
   await chrome.tabs.remove(tabId);
 }
 
+/**
+ * A load failed in some tab (background.js hears it from the worker's first moment, so a worker that
+ * restarted takes a piloted tab back from Chrome's "blocked" page before any command arrives). One the
+ * browser blocked (blocker.js) is taken back; a redirect's target shows only here.
+ */
+export function loadFailed(d) {
+  if (d.frameId !== 0 || d.error !== 'net::ERR_BLOCKED_BY_CLIENT') return;
+  moved(d.tabId, d.url, { committed: true, blocked: true }).catch((err) => console.warn('TabPilot: site guard:', err));
+}
+
 // Added the first time a command acts on a tab, kept while this worker lives. Not at top level on
-// purpose: there they would wake the worker for every navigation in the browser.
+// purpose: there they would wake the worker for every navigation in the browser (a failed load is
+// rare enough to wake it: loadFailed is at top level).
 function install() {
   if (installed) return;
   installed = true;
@@ -287,10 +318,6 @@ function install() {
   // A server redirect shows only here, with the URL it ended on.
   nav.onCommitted.addListener((d) => {
     if (d.frameId === 0) moved(d.tabId, d.url, { committed: true }).catch(warn);
-  });
-  // A load the browser blocked (blocker.js): a redirect's target shows only here.
-  nav.onErrorOccurred.addListener((d) => {
-    if (d.frameId === 0 && d.error === 'net::ERR_BLOCKED_BY_CLIENT') moved(d.tabId, d.url, { committed: true, blocked: true }).catch(warn);
   });
   nav.onCreatedNavigationTarget.addListener((d) => {
     isPiloted(d.sourceTabId).then((yes) => yes && pilotTab(d.tabId)).catch(warn);
