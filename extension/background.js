@@ -13,7 +13,7 @@ import { syncGuard } from './worker/lib/guard.js';
 import { configure } from './worker/lib/identity.js';
 import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
 import { connect, onClosed, onCommand, revive, sendPilotEvent } from './worker/lib/native.js';
-import { loadFailed, normalizePattern, rescope } from './worker/lib/sites.js';
+import { loadFailed, normalizePattern, requestFailed, rescope } from './worker/lib/sites.js';
 import { KEY, applyStorageChanges, getPilot, getRedaction, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './worker/lib/state.js';
 import { syncTelemetry } from './worker/lib/telemetry.js';
 
@@ -147,7 +147,8 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 
 // The browser blocks loads outside the scope in piloted tabs with rules that outlive this worker
 // (blocker.js); hearing the block from the first moment takes the tab back even when the worker was
-// stopped while it happened, before any command comes.
+// stopped while it happened, before any command comes. Main frames only: a failed page load is rare.
+chrome.webRequest.onErrorOccurred.addListener(requestFailed, { urls: ['<all_urls>'], types: ['main_frame'] });
 chrome.webNavigation.onErrorOccurred.addListener(loadFailed);
 
 chrome.alarms.onAlarm.addListener((alarm) => {

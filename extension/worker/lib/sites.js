@@ -5,7 +5,7 @@
 // on changes its URL (guardTab: navigations, redirects, clicks, tabs it opens).
 import { ERR, SITE_MAX_CHARS, SITE_PATTERN } from '../protocol.js';
 import { CommandError } from './errors.js';
-import { isPiloted, pilotTab } from './blocker.js';
+import { isPiloted, pilotTab, releaseTab } from './blocker.js';
 import { waitForLoad } from './navwatch.js';
 import { KEY, getScope } from './state.js';
 
@@ -294,19 +294,47 @@ async function opened(sourceTabId, tabId, url) {
   await chrome.tabs.remove(tabId);
 }
 
+// Main-frame requests the browser blocked, with no initiator, by tab: webRequest names the initiator
+// (and reports the block first), webNavigation reports the load's failure after it.
+const browserStarted = new Map(); // tabId -> URL
+
+/** A main-frame request failed (webRequest, heard from the worker's first moment: background.js). */
+export function requestFailed(d) {
+  if (d.frameId !== 0 || d.tabId < 0 || d.error !== 'net::ERR_BLOCKED_BY_CLIENT') return;
+  if (d.initiator === undefined) browserStarted.set(d.tabId, d.url);
+  else browserStarted.delete(d.tabId);
+}
+
 /**
  * A load failed in some tab (background.js hears it from the worker's first moment, so a worker that
- * restarted takes a piloted tab back from Chrome's "blocked" page before any command arrives). One the
- * browser blocked (blocker.js) is taken back; a redirect's target shows only here.
+ * restarted acts before any command arrives). One the browser blocked in a piloted tab (blocker.js)
+ * is taken back, unless it was the person's own: a request with no initiator is one the browser
+ * started (the address bar, a bookmark), never a page's script or this extension (theirs carry their
+ * origin). The scope binds the agent, not the person: their load goes through and the tab leaves the
+ * agent's reach (its next call on the tab answers site_not_allowed, as for any tab on a site outside).
+ * While a command of the agent acts on the tab (or just did), every block holds.
  */
 export function loadFailed(d) {
   if (d.frameId !== 0 || d.error !== 'net::ERR_BLOCKED_BY_CLIENT') return;
-  moved(d.tabId, d.url, { committed: true, blocked: true }).catch((err) => console.warn('TabPilot: site guard:', err));
+  const byBrowser = browserStarted.get(d.tabId) === d.url;
+  browserStarted.delete(d.tabId);
+  blocked(d, byBrowser).catch((err) => console.warn('TabPilot: site guard:', err));
+}
+
+async function blocked(d, byBrowser) {
+  const set = guarded.get(d.tabId);
+  const agents = (set && set.size) || (stopped.get(d.tabId) || 0) > Date.now();
+  if (byBrowser && !agents && (await isPiloted(d.tabId))) {
+    await releaseTab(d.tabId);
+    await chrome.tabs.update(d.tabId, { url: d.url });
+    return;
+  }
+  await moved(d.tabId, d.url, { committed: true, blocked: true });
 }
 
 // Added the first time a command acts on a tab, kept while this worker lives. Not at top level on
 // purpose: there they would wake the worker for every navigation in the browser (a failed load is
-// rare enough to wake it: loadFailed is at top level).
+// rare enough to wake it: loadFailed and requestFailed are at top level).
 function install() {
   if (installed) return;
   installed = true;
