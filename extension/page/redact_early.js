@@ -19,18 +19,14 @@
     agent.earlyRecord = null;
     return;
   }
-  // A page that changes this much before the list arrives (a few ms) is not recorded further.
-  const MAX_RECORDS = 50_000;
   const attrsBefore = new Map(); // element -> Map(attribute -> value before its first change, null: absent)
   const parentBefore = new Map(); // node taken out -> the node it was in
   const textBefore = new Map(); // text node -> its text before its first change
-  let count = 0;
+  // No cap: a page that changed more than a cap before the list arrived would pass unjudged. What is
+  // kept is one entry per changed attribute and per node taken out, while the list is on its way (the
+  // answer waits for the page's scripts to yield, so a busier page keeps more, for no longer).
   const observer = new MutationObserver((records) => {
     for (const r of records) {
-      if (++count > MAX_RECORDS) {
-        observer.disconnect();
-        return;
-      }
       if (r.type === 'attributes') {
         let before = attrsBefore.get(r.target);
         if (!before) attrsBefore.set(r.target, (before = new Map()));
@@ -68,18 +64,18 @@
     return restore(copy, el);
   };
 
-  /** Each value `el` held at first: its attributes before their change, its texts before theirs. */
-  const rememberAtFirst = (el) => {
-    agent.markSecret(el);
+  // Texts a script rewrote or took out, by the element they were in (filled as the list is judged).
+  const textsIn = new Map();
+
+  /** The values `el` held before the page changed it: attributes (not structural ones) and texts. */
+  const rememberChanges = (el) => {
     for (const [name, value] of attrsBefore.get(el) || []) if (value && !agent.structural.has(name)) agent.rememberValue(value);
-    for (const [node, text] of textBefore) if (text && el.contains(node)) agent.rememberValue(text);
-    for (const [node, was] of parentBefore) {
-      if (node.nodeType === 3 && (was === el || el.contains(was)) && node.data.trim()) agent.rememberValue(node.data);
-    }
+    for (const text of textsIn.get(el) || []) agent.rememberValue(text);
   };
 
   const forget = () => {
     observer.disconnect();
+    textsIn.clear();
     attrsBefore.clear();
     parentBefore.clear();
     textBefore.clear();
@@ -89,9 +85,10 @@
 
   /**
    * Judge `root` and everything in it as they were: a copy of the subtree with the attributes put back,
-   * inside copies of its ancestors as they were (an ancestor's class decides `.vault b`).
+   * inside copies of its ancestors as they were (an ancestor's class decides `.vault b`); anything inside
+   * an element that matched held a secret too.
    */
-  const judgeSubtree = (root, selector) => {
+  const judgeSubtree = (root, selector, parent = root.parentNode) => {
     if (done.has(root)) return;
     const copy = scratch.importNode(root, true);
     const origAll = [root, ...root.querySelectorAll('*')];
@@ -102,12 +99,16 @@
       if (attrsBefore.has(origAll[i])) restore(copyAll[i], origAll[i]);
     }
     let top = copy;
-    for (let p = parentOf(root); p && p.nodeType === 1; p = parentOf(p)) {
+    for (let p = parent; p && p.nodeType === 1; p = parentOf(p)) {
       const outer = asItWas(p);
       outer.append(top);
       top = outer;
     }
-    for (let i = 0; i < copyAll.length; i++) if (copyAll[i].matches(selector)) rememberAtFirst(origAll[i]);
+    for (let i = 0; i < copyAll.length; i++) {
+      const el = origAll[i];
+      if (copyAll[i].matches(selector)) agent.markSecret(el);
+      if ((attrsBefore.has(el) || textsIn.has(el)) && copyAll[i].closest(selector)) rememberChanges(el);
+    }
   };
 
   const judge = (list) => {
@@ -122,6 +123,13 @@
     });
     if (!valid.length) return forget();
     const selector = valid.join(',');
+    const textOf = (el, text) => {
+      if (!el || el.nodeType !== 1 || !text || !text.trim()) return;
+      if (!textsIn.has(el)) textsIn.set(el, []);
+      textsIn.get(el).push(text);
+    };
+    for (const [node, text] of textBefore) textOf(node.parentNode, text);
+    for (const [node, was] of parentBefore) if (node.nodeType === 3) textOf(was, node.data);
     // Outermost first: a subtree judged whole is not judged again for an element inside it.
     const changed = new Set([...attrsBefore.keys()].filter((el) => el.isConnected));
     const inChanged = (el) => {
@@ -130,7 +138,7 @@
     };
     for (const el of changed) if (!inChanged(el)) judgeSubtree(el, selector);
     for (const [node, was] of parentBefore) {
-      if (node.nodeType === 1) judgeSubtree(node, selector);
+      if (node.nodeType === 1) judgeSubtree(node, selector, was); // where it was, if it moved since
       else if (node.nodeType === 3 && was.nodeType === 1 && !done.has(was)) judgeSubtree(was, selector);
     }
     for (const node of textBefore.keys()) if (node.parentElement) judgeSubtree(node.parentElement, selector);

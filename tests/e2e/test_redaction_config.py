@@ -21,7 +21,15 @@ from tests.support.snap import snapshot
 pytestmark = pytest.mark.anyio
 
 
-EARLY_SECRETS = ("KILOFIRST4821", "LIMAVAULT7734", "OSCARGONE5190", "PAPATEXT6602", "QUEBECATTR3318")
+EARLY_SECRETS = (
+    "KILOFIRST4821",  # its element's class removed, its text replaced
+    "LIMAVAULT7734",  # an ancestor's class removed (`.vault b`)
+    "OSCARGONE5190",  # its element removed
+    "PAPATEXT6602",  # its text node rewritten
+    "QUEBECATTR3318",  # a value attribute changed
+    "ROMEOCHILD2291",  # a field inside a marked element, its value changed
+    "SIERRAMOVE8812",  # moved out of `.vault`
+)
 
 
 @pytest.fixture(autouse=True)
