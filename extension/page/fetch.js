@@ -337,7 +337,10 @@
         throw new agent.PageError('secret_unmaskable', `${live - fetched} secret element(s) on this page are made secret by its scripts, which a fetched page does not run: pages must be rendered`, { reason: 'secrets_by_script' });
       }
     }
-    const why = await scriptSecrets(page.doc, timeoutMs, Boolean(nextSelector));
+    // A later page of the list (paging, and it shows rows; a sign-in page a redirect ended on is the
+    // host's to tell by its URL) runs no script the rendered page does not.
+    const sameList = Boolean(nextSelector) && agent.queryAll(rows, page.doc).length > 0;
+    const why = await scriptSecrets(page.doc, timeoutMs, sameList);
     if (why) {
       throw new agent.PageError('secret_unmaskable', `${page.url}: ${why} may mark secrets, which a fetched page does not run: it is to be rendered`, { url: page.url, reason: 'secrets_by_script' });
     }
