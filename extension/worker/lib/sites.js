@@ -324,7 +324,10 @@ export function loadFailed(d) {
 async function blocked(d, byBrowser) {
   const set = guarded.get(d.tabId);
   const agents = (set && set.size) || (stopped.get(d.tabId) || 0) > Date.now();
-  if (byBrowser && !agents && (await isPiloted(d.tabId))) {
+  // The address bar is the active tab's: a load with no initiator in a tab behind others is not typed
+  // there (a page's history.back() to an entry the person typed has no initiator either).
+  const shown = byBrowser && !agents ? await chrome.tabs.get(d.tabId).then((t) => t.active, () => false) : false;
+  if (shown && (await isPiloted(d.tabId))) {
     await releaseTab(d.tabId);
     await chrome.tabs.update(d.tabId, { url: d.url });
     return;
