@@ -210,3 +210,29 @@ async def test_after_a_worker_restart_a_page_load_outside_is_stopped_and_taken_b
     await _taken_back(inside, loads)
     await _told_once(client, tab, outside)
     assert outside.seen()[before:] == []
+
+
+async def test_a_page_going_back_to_a_typed_entry_behind_other_tabs_is_stopped(
+    client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged
+) -> None:
+    """A load with no initiator counts as the person's only in the active tab: a page's history.back() to
+    an entry the person typed (no initiator either) in a tab behind others is stopped and taken back."""
+    here = driver.current_window_handle
+    front = next(t["id"] for t in (await call(client, "observe", what="tabs"))["tabs"] if t.get("active"))
+    driver.switch_to.new_window("tab")
+    try:
+        driver.get(f"{outside.url}/landed?typed")  # the person, before the agent came to this tab
+        driver.get(f"{inside.url}/start")
+        tabs = (await call(client, "observe", what="tabs"))["tabs"]
+        [tab] = [t["id"] for t in tabs if t.get("active") and t["url"].startswith(f"{inside.url}/start")]
+        before, loads = len(outside.seen()), _loads_of_start(inside)
+        # Back to the typed entry as soon as the tab is behind another (no timer to race).
+        script = "document.addEventListener('visibilitychange', () => history.back(), { once: true }); 1"
+        await call(client, "interact", action="execute_js", script=script, tab_id=tab)
+        await call(client, "interact", action="switch_tab", tab_id=front)
+        await _taken_back(inside, loads)
+        await _told_once(client, tab, outside)
+        assert outside.seen()[before:] == []
+    finally:
+        driver.close()
+        driver.switch_to.window(here)

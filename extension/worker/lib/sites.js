@@ -103,6 +103,8 @@ export async function checkTab(tabId) {
   for (const url of [tab.url, tab.pendingUrl]) {
     if (url && !allows(scope, url)) throw notAllowed(url, tabId, { asked: false });
   }
+  // Where a load stopped later takes the tab back to (a tab loaded before the agent came to it too).
+  if (tab.url && !tab.pendingUrl && /^https?:/.test(tab.url)) setBack(tabId, tab.url);
 }
 
 // The URL-change guard. Commands in flight, by their signal; tabs they act on, with their commands.
