@@ -13,8 +13,8 @@ import { syncGuard } from './worker/lib/guard.js';
 import { configure } from './worker/lib/identity.js';
 import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
 import { connect, onClosed, onCommand, revive, sendPilotEvent } from './worker/lib/native.js';
-import { normalizePattern, rescope } from './worker/lib/sites.js';
-import { KEY, applyStorageChanges, getPilot, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './worker/lib/state.js';
+import { loadFailed, normalizePattern, requestFailed, rescope } from './worker/lib/sites.js';
+import { KEY, applyStorageChanges, getPilot, getRedaction, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './worker/lib/state.js';
 import { syncTelemetry } from './worker/lib/telemetry.js';
 
 const POPUP_URL = chrome.runtime.getURL('popup.html');
@@ -91,7 +91,17 @@ async function onPopupMessage(msg) {
   }
 }
 
+/** Our own content script (page/redact_early.js) in a tab's document, not a page of the extension. */
+function fromOwnContentScript(sender) {
+  return sender.id === chrome.runtime.id && Boolean(sender.tab) && !String(sender.url || '').startsWith(chrome.runtime.getURL(''));
+}
+
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  // The guard in a document asks for the redaction list as the document starts: only the list, read-only.
+  if (msg && msg.type === 'redaction_list' && fromOwnContentScript(sender)) {
+    getRedaction().then((selectors) => sendResponse({ selectors }), () => sendResponse({ selectors: null }));
+    return true;
+  }
   if (isAskPage(sender)) {
     onAskPageMessage(msg || {}, sender).then(sendResponse, (err) => sendResponse({ ok: false, error: String(err) }));
     return true;
@@ -108,6 +118,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (area !== 'local') return;
   applyStorageChanges(changes);
   if (changes[KEY.SITES]) rescope().catch((err) => console.warn('TabPilot: cannot apply the new sites:', err));
+  if ((changes[KEY.REDACT] || changes[KEY.REDACT_EXTRA]) && !changes[KEY.PILOT]) getPilot().then(syncGuard, () => {});
   if (changes[KEY.SITES] || changes[KEY.PILOT]) {
     const off = changes[KEY.PILOT] && changes[KEY.PILOT].newValue !== true;
     (off ? releaseTabs() : syncRules()).catch((err) => console.warn('TabPilot: cannot update the site blocks:', err));
@@ -133,6 +144,12 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   untrack(tabId).catch((err) => console.warn('TabPilot: cannot update the tracked tab:', err));
   tabGone(tabId).catch((err) => console.warn('TabPilot: cannot update the site blocks:', err));
 });
+
+// The browser blocks loads outside the scope in piloted tabs with rules that outlive this worker
+// (blocker.js); hearing the block from the first moment takes the tab back even when the worker was
+// stopped while it happened, before any command comes. Main frames only: a failed page load is rare.
+chrome.webRequest.onErrorOccurred.addListener(requestFailed, { urls: ['<all_urls>'], types: ['main_frame'] });
+chrome.webNavigation.onErrorOccurred.addListener(loadFailed);
 
 chrome.alarms.onAlarm.addListener((alarm) => {
   // Starting this worker was the alarm's job; a live one with a port (or a retry pending) has none.

@@ -99,6 +99,16 @@
       return el;
     },
 
+    /** The agent of the same-origin document whose frame holds this one (null: the top, or another origin). */
+    parentAgent() {
+      try {
+        const up = window.parent !== window ? window.parent.__tabpilotAgent : null;
+        return up && up !== agent ? up : null;
+      } catch {
+        return null;
+      }
+    },
+
     /** Rendered and not hidden by CSS (display, visibility, content-visibility, zero size). */
     isVisible(el) {
       if (!el.isConnected) return false;
@@ -121,7 +131,7 @@
   };
 
   agent.use('core', {
-    provides: ['version', 'PageError', 'commands', 'files', 'describe', 'use', 'run', 'queryAll', 'query', 'resolve', 'isVisible', 'commands.bounds'],
+    provides: ['version', 'PageError', 'commands', 'files', 'describe', 'use', 'run', 'queryAll', 'query', 'resolve', 'parentAgent', 'isVisible', 'commands.bounds'],
     later: ['setRedaction', 'setPatterns', 'scrubText', 'safeSelector', 'valueTests', 'maskedQuery', 'isSensitive', 'resolveRef'],
   });
   globalThis.__tabpilotAgent = agent;

@@ -176,8 +176,50 @@
     return scanned.get(key);
   }
 
-  /** Why `doc`'s scripts could make secrets its markup does not show, or null when they cannot. */
-  async function scriptSecrets(doc, timeoutMs) {
+  // What a script makes secret cannot be told from its text in general: a marker's name can be built
+  // from pieces or from data. What can be told is whether a fetched page runs a script the rendered
+  // page the run stands on does not run, whose doing its redaction has not watched: such a page is
+  // rendered, however the script spells things. Inline scripts and handlers are compared by shape
+  // (strings, numbers, comments and spaces aside), so a page number or a token in one is no new script.
+  const RUNS = /^(|module|(text|application)\/(x-)?(java|ecma)script|text\/jscript)$/i;
+  const SHAPE_PARTS = /\/\*[\s\S]*?\*\/|\/\/[^\n]*|`(?:\\[\s\S]|[^`\\])*`|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|\b\d[\w.]*/g;
+  const shapeOf = (code) => code.replace(SHAPE_PARTS, (m) => (m[0] === '/' ? '' : /\d/.test(m[0]) ? '0' : '""')).replace(/\s+/g, '');
+  const runsIn = (s) => RUNS.test((s.getAttribute('type') || '').trim()) && !s.hasAttribute('nomodule');
+  const handlersOf = (doc) => {
+    const found = doc.evaluate("//@*[starts-with(name(), 'on')]", doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    return Array.from({ length: found.snapshotLength }, (_, i) => found.snapshotItem(i));
+  };
+
+  /** The first script or handler of `doc` the rendered page does not run (`loaded`: files it loaded), or null. */
+  function newScript(doc, loaded) {
+    const shapes = new Set(handlersOf(document).map((a) => shapeOf(a.value)));
+    const files = new Set(loaded);
+    for (const s of document.scripts) {
+      if (s.src) files.add(s.src);
+      else shapes.add(shapeOf(s.textContent));
+    }
+    for (const s of doc.querySelectorAll('script')) {
+      if (!runsIn(s)) continue;
+      if (s.hasAttribute('src')) {
+        let src;
+        try {
+          src = new URL(s.getAttribute('src').trim(), s.baseURI).href;
+        } catch {
+          continue; // not a URL: the browser loads nothing either
+        }
+        if (!files.has(src)) return `a script file the rendered page does not load (${src})`;
+      } else if (s.textContent.trim() && !shapes.has(shapeOf(s.textContent))) return 'an inline script the rendered page does not run';
+    }
+    for (const a of handlersOf(doc)) if (!shapes.has(shapeOf(a.value))) return `an ${a.name} handler the rendered page does not have`;
+    return null;
+  }
+
+  /**
+   * Why `doc`'s scripts could make secrets its markup does not show, or null when they cannot.
+   * `sameList`: `doc` is a later page of the list the rendered page shows (paging), so it runs no script
+   * the rendered page does not (a detail page is another template, with scripts of its own).
+   */
+  async function scriptSecrets(doc, timeoutMs, sameList) {
     const re = markers();
     const files = new Set();
     for (const s of doc.querySelectorAll('script')) {
@@ -199,6 +241,8 @@
     // What this page's scripts loaded besides (chunks, modules): a fetched page of it loads them too.
     const loaded = new Set();
     for (const e of performance.getEntriesByType('resource')) if (e.initiatorType === 'script') loaded.add(e.name);
+    const fresh = sameList ? newScript(doc, loaded) : null;
+    if (fresh) return fresh;
     for (const f of loaded) files.add(f);
     const named = await Promise.all([...files].map((f) => scriptNames(f, re, loaded, timeoutMs)));
     const i = named.findIndex((v) => v !== false);
@@ -293,7 +337,10 @@
         throw new agent.PageError('secret_unmaskable', `${live - fetched} secret element(s) on this page are made secret by its scripts, which a fetched page does not run: pages must be rendered`, { reason: 'secrets_by_script' });
       }
     }
-    const why = await scriptSecrets(page.doc, timeoutMs);
+    // A later page of the list (paging, and it shows rows; a sign-in page a redirect ended on is the
+    // host's to tell by its URL) runs no script the rendered page does not.
+    const sameList = Boolean(nextSelector) && agent.queryAll(rows, page.doc).length > 0;
+    const why = await scriptSecrets(page.doc, timeoutMs, sameList);
     if (why) {
       throw new agent.PageError('secret_unmaskable', `${page.url}: ${why} may mark secrets, which a fetched page does not run: it is to be rendered`, { url: page.url, reason: 'secrets_by_script' });
     }

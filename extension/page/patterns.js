@@ -5,6 +5,7 @@
 // secret field into a plain element, or keeps after replacing the field, is still known as a secret.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('patterns', {
+    needs: ['parentAgent'],
     provides: ['setPatterns', 'rememberValue', 'knownValues', 'maskPatterns', 'patternsHit', 'patternMatches', 'maskDeep', 'maskedTextOf'],
   });
   if (agent.maskPatterns) return;
@@ -70,6 +71,10 @@
       values.add(form);
     }
     rebuildValues();
+    // A same-origin frame is read by the agent of the document that holds it too (a snapshot walks into
+    // it): that one learns this document's secret values, up to the top.
+    const up = agent.parentAgent();
+    if (up && typeof up.rememberValue === 'function') up.rememberValue(v);
   };
 
   const rebuildValues = () => {

@@ -79,6 +79,7 @@
       lastValue.set(el, el.value);
     } else {
       agent.rememberValue(el.textContent);
+      if (el.firstElementChild) for (const f of el.querySelectorAll('input, textarea, select')) inner(f);
     }
   };
 
@@ -101,6 +102,12 @@
     for (const el of els) if (once.has(el) || el.matches(joined)) remember(el);
   };
 
+  /** Remember the value of `field`, inside a secret though not one itself (and `before`, its value attribute's). */
+  const inner = (field, before = null) => {
+    agent.rememberValue(field.value);
+    if (before) agent.rememberValue(before);
+  };
+
   const added = new Set();
   // Watching from document_start: a password shown as text, an attribute removed, a field swapped for
   // a new one, all happen after this observer has seen the secret, and its callback runs before the
@@ -111,6 +118,8 @@
         const t = r.target;
         if (once.has(t)) remember(t);
         else if ((r.attributeName === 'type' && (r.oldValue || '').toLowerCase() === 'password') || t.matches(joined)) remember(t);
+        // A field inside a secret: the value its attribute held is one too (a script may copy it, then change it).
+        if (r.attributeName === 'value' && FIELDS.has(t.localName) && agent.isSensitive(t)) inner(t, r.oldValue);
       } else {
         for (const n of r.removedNodes) leaving(n);
         for (const n of r.addedNodes) if (n.nodeType === 1) added.add(n);
@@ -122,6 +131,7 @@
       if (!n.isConnected) continue;
       if ([...n.children].every((c) => added.has(c))) {
         if (n.matches(joined)) remember(n);
+        else if (FIELDS.has(n.localName) && agent.isSensitive(n)) inner(n);
         if (n.localName === 'select') scan(n);
       } else scan(n);
     }

@@ -1,6 +1,7 @@
 """Fetched equals rendered on every page, not only the first, in real Chromium through the real MCP
-client: a list whose page 1 carries no script, and whose later pages carry one (a file or inline) that
-marks a column sensitive, gives [REDACTED] on those pages as rendering would; so do `follow` detail
+client: a list whose page 1 carries no script, and whose later pages carry one (a file or inline, the
+marker's name spelled out or built from pieces) that marks a column sensitive, gives [REDACTED] on those
+pages as rendering would; so do `follow` detail
 pages, when the first one has no script. A same-origin link that redirects to another origin on page 3,
 or from a detail page, ends the run with navigation_redirect before the other site's page is read (with
 or without Access-Control-Allow-Origin there); and a signed link's query stays out of the stop detail
@@ -20,6 +21,8 @@ from tests.support.mcp_client import call, call_error
 pytestmark = pytest.mark.anyio
 
 MARK = "for (const e of document.querySelectorAll('.late')) e.setAttribute('data-sensitive', '');"
+# The same, with the marker's name built from pieces: no reading of the script's text finds it.
+HIDDEN_MARK = "for (const e of document.querySelectorAll('.late')) e.setAttribute('data-sens' + 'itive', '');"
 STOLEN = '<!doctype html><table><tr><td class="n">STOLEN</td></tr></table><h1>STOLEN</h1>'
 
 
@@ -62,6 +65,8 @@ def closed() -> Iterator[Logged]:
 def pages(cors: Logged, closed: Logged) -> Iterator[Logged]:
     file, inline = '<script src="/mark.js"></script>', f"<script>{MARK}</script>"
     served = {"/mark.js": MARK}
+    hidden = f"<script>{HIDDEN_MARK}</script>"
+    served |= {f"/hidden/{n}": _list(n, f"/hidden/{n + 1}" if n < 3 else None, hidden) for n in (1, 2, 3)}
     for name, script in (("file", file), ("inline", inline)):
         served |= {f"/{name}/{n}": _list(n, f"/{name}/{n + 1}" if n < 3 else None, script) for n in (1, 2, 3)}
         served |= {f"/{name}/d/{n}": _detail(n, script) for n in (1, 2, 3)}
@@ -86,7 +91,7 @@ LIST = {"n": ".n", "late": ".late"}
 PAGINATE = {"next_selector": "#next", "max_pages": 5, "delay_ms": 0}
 
 
-@pytest.mark.parametrize("how", ["file", "inline"])
+@pytest.mark.parametrize("how", ["file", "inline", "hidden"])
 async def test_later_list_pages_whose_scripts_make_secrets_are_rendered(
     client: Any, pages: Logged, how: str
 ) -> None:

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture(scope="module")
 def outside() -> Iterator[Logged]:
-    with serve_logged({"/landed": "<!doctype html><title>Outside</title><p>outside</p>"}) as s:
+    with serve_logged({"/landed": "<!doctype html><title>Outside</title><p>outside ZEBRAPAGE</p>"}) as s:
         yield s
 
 
@@ -111,12 +111,13 @@ async def test_a_late_script_navigation_is_told_on_the_next_call(
     assert outside.seen()[before:] == []
 
 
-async def test_a_person_taking_a_piloted_tab_outside_is_told(
+async def test_a_load_no_call_started_from_outside_the_page_is_stopped_and_told(
     client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged
 ) -> None:
+    """Another extension page moving a piloted tab (as the agent's own navigate does, but with no call
+    running): stopped and taken back like a page's own load."""
     tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
     before, loads = len(outside.seen()), _loads_of_start(inside)
-    # As the person does from the address bar: a load the browser starts, not the page.
     here = driver.current_window_handle
     driver.switch_to.new_window("tab")
     driver.get(f"{paths.EXTENSION_ORIGIN}popup.css")
@@ -132,3 +133,106 @@ async def test_a_person_taking_a_piloted_tab_outside_is_told(
     await _taken_back(inside, loads)
     await _told_once(client, tab, outside)
     assert outside.seen()[before:] == []
+
+
+def _switch_to(driver: webdriver.Chrome, url: str) -> None:
+    for handle in driver.window_handles:
+        driver.switch_to.window(handle)
+        if driver.current_url.startswith(url):
+            return
+    raise AssertionError(f"no window shows {url}")
+
+
+async def test_a_person_taking_a_piloted_tab_outside_goes_there_out_of_the_agents_reach(
+    client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged
+) -> None:
+    tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
+    here = driver.current_window_handle
+    # As from the address bar: a load the browser starts with no initiator (no page, no extension).
+    _switch_to(driver, f"{inside.url}/start")
+    driver.execute_cdp_cmd("Page.navigate", {"url": f"{outside.url}/landed?typed", "transitionType": "typed"})
+    driver.switch_to.window(here)
+    with anyio.fail_after(10):
+        while not any(path == "/landed?typed" for _, path, _ in outside.seen()):
+            await anyio.sleep(0.05)  # polling a condition, bounded above
+    # The person's page is out of the agent's reach: every call on the tab says why, none reads it.
+    for tool, args in (
+        ("interact", {"action": "execute_js", "script": "document.body.innerText"}),
+        ("observe", {"what": "page"}),
+    ):
+        with anyio.fail_after(10):
+            while True:
+                result = await client.call_tool(tool, {**args, "tab_id": tab})
+                data = payload(result)
+                assert result.is_error, data
+                assert "ZEBRAPAGE" not in str(data), data
+                if data["data"].get("site") == urlsplit(outside.url).netloc:
+                    break
+                await anyio.sleep(0.05)  # the person's load may still be on its way
+        assert data["error"] == "site_not_allowed", data
+    # The agent taking the tab back into the scope pilots it again: a page's load outside is stopped.
+    await call(client, "interact", action="navigate", url=f"{inside.url}/start", tab_id=tab)
+    before = len(outside.seen())
+    result = await client.call_tool(
+        "interact",
+        {
+            "action": "execute_js",
+            "script": "location.href = document.querySelector('#away').href",
+            "tab_id": tab,
+        },
+    )
+    assert payload(result).get("error") == "site_not_allowed", payload(result)
+    await _back_on_start(client, tab, inside)
+    assert outside.seen()[before:] == []
+
+
+async def _back_on_start(client: Any, tab: int, inside: Logged) -> None:
+    with anyio.fail_after(10):
+        while True:
+            tabs = (await call(client, "observe", what="tabs"))["tabs"]
+            if any(t["id"] == tab and t["url"].startswith(f"{inside.url}/start") for t in tabs):
+                return
+            await anyio.sleep(0.05)  # polling a condition, bounded above
+
+
+async def test_after_a_worker_restart_a_page_load_outside_is_stopped_and_taken_back(
+    client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged
+) -> None:
+    tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
+    before, loads = len(outside.seen()), _loads_of_start(inside)
+    browser.kill_service_worker(driver)
+    # The page itself leaves while the worker is stopped (or just restarting): no command of the agent
+    # is under way, so only what the worker set up before (or does from its first moment) can act.
+    here = driver.current_window_handle
+    _switch_to(driver, f"{inside.url}/start")
+    driver.execute_script(f"location.href = {f'{outside.url}/landed'!r}")
+    driver.switch_to.window(here)
+    await _taken_back(inside, loads)
+    await _told_once(client, tab, outside)
+    assert outside.seen()[before:] == []
+
+
+async def test_a_page_going_back_to_a_typed_entry_behind_other_tabs_is_stopped(
+    client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged
+) -> None:
+    """A load with no initiator counts as the person's only in the active tab: a page's history.back() to
+    an entry the person typed (no initiator either) in a tab behind others is stopped and taken back."""
+    here = driver.current_window_handle
+    front = next(t["id"] for t in (await call(client, "observe", what="tabs"))["tabs"] if t.get("active"))
+    driver.switch_to.new_window("tab")
+    try:
+        driver.get(f"{outside.url}/landed?typed")  # the person, before the agent came to this tab
+        driver.get(f"{inside.url}/start")
+        tabs = (await call(client, "observe", what="tabs"))["tabs"]
+        [tab] = [t["id"] for t in tabs if t.get("active") and t["url"].startswith(f"{inside.url}/start")]
+        before, loads = len(outside.seen()), _loads_of_start(inside)
+        # Back to the typed entry as soon as the tab is behind another (no timer to race).
+        script = "document.addEventListener('visibilitychange', () => history.back(), { once: true }); 1"
+        await call(client, "interact", action="execute_js", script=script, tab_id=tab)
+        await call(client, "interact", action="switch_tab", tab_id=front)
+        await _taken_back(inside, loads)
+        await _told_once(client, tab, outside)
+        assert outside.seen()[before:] == []
+    finally:
+        driver.close()
+        driver.switch_to.window(here)

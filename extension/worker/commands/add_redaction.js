@@ -4,6 +4,7 @@
 // the page, where a bad entry (`b/*` opens a comment) would disable every entry after it.
 import { ERR } from '../protocol.js';
 import { CommandError } from '../lib/errors.js';
+import { syncGuard } from '../lib/guard.js';
 import { selectorProblem } from '../lib/selectors.js';
 import { KEY, getRedaction } from '../lib/state.js';
 
@@ -35,5 +36,7 @@ export async function run(msg) {
     throw new CommandError(ERR.INVALID_PARAMS, `at most ${MAX_EXTRA} added selectors; there would be ${merged.length}`);
   }
   await chrome.storage.local.set({ [KEY.REDACT_EXTRA]: merged });
+  // The guard in documents loaded from now on learns the list from their start (needsPilot: it is on).
+  await syncGuard(true);
   return { added: merged.filter((s) => !extra.includes(s)), selectors: await getRedaction() };
 }

@@ -123,6 +123,11 @@ export async function tabCreated(tab) {
 
 /** Tab `tabId` closed: forget it. */
 export async function tabGone(tabId) {
+  await releaseTab(tabId);
+}
+
+/** The person took tab `tabId` elsewhere themselves: it is theirs again, its loads no longer blocked. */
+export async function releaseTab(tabId) {
   await load();
   if (!tabs.delete(tabId)) return;
   await chrome.storage.session.set({ [TABS_KEY]: [...tabs] });

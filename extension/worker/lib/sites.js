@@ -5,7 +5,7 @@
 // on changes its URL (guardTab: navigations, redirects, clicks, tabs it opens).
 import { ERR, SITE_MAX_CHARS, SITE_PATTERN } from '../protocol.js';
 import { CommandError } from './errors.js';
-import { isPiloted, pilotTab } from './blocker.js';
+import { isPiloted, pilotTab, releaseTab } from './blocker.js';
 import { waitForLoad } from './navwatch.js';
 import { KEY, getScope } from './state.js';
 
@@ -103,6 +103,8 @@ export async function checkTab(tabId) {
   for (const url of [tab.url, tab.pendingUrl]) {
     if (url && !allows(scope, url)) throw notAllowed(url, tabId, { asked: false });
   }
+  // Where a load stopped later takes the tab back to (a tab loaded before the agent came to it too).
+  if (tab.url && !tab.pendingUrl && /^https?:/.test(tab.url)) setBack(tabId, tab.url);
 }
 
 // The URL-change guard. Commands in flight, by their signal; tabs they act on, with their commands.
@@ -141,6 +143,26 @@ export async function guardTab(tabId, signal) {
 }
 
 const back = new Map(); // tabId -> the last allowed page the tab showed, to take it back to
+// The same in session storage: a worker that restarted still knows where to take a tab back to.
+const BACK_KEY = 'allowedPages';
+
+function setBack(tabId, url) {
+  if (back.get(tabId) === url) return;
+  back.set(tabId, url);
+  // One write at a time: two reads before either write would lose a tab's page.
+  backWrites = backWrites.then(() => chrome.storage.session.get(BACK_KEY)).then((got) => {
+    const all = got[BACK_KEY] || {};
+    all[tabId] = url;
+    return chrome.storage.session.set({ [BACK_KEY]: all });
+  }).catch(() => {});
+}
+let backWrites = Promise.resolve();
+
+async function backOf(tabId) {
+  if (back.has(tabId)) return back.get(tabId);
+  const got = (await chrome.storage.session.get(BACK_KEY))[BACK_KEY] || {};
+  return got[tabId] || 'about:blank';
+}
 const returning = new Map(); // tabId -> the load taking it back there, while under way
 const RETURN_MS = 10_000;
 
@@ -227,11 +249,11 @@ async function moved(tabId, url, { committed = false, blocked = false } = {}) {
   if (!committed) {
     // The page being left (unless the new one has committed meanwhile).
     const tab = await chrome.tabs.get(tabId).catch(() => null);
-    if (tab && tab.url && allows(scope, tab.url)) back.set(tabId, tab.url);
+    if (tab && tab.url && allows(scope, tab.url)) setBack(tabId, tab.url);
   }
   if (allows(scope, url)) {
     if (committed && !blocked) {
-      back.set(tabId, url);
+      setBack(tabId, url);
       stopped.delete(tabId); // taken back, or never away
     }
     return;
@@ -242,7 +264,7 @@ async function moved(tabId, url, { committed = false, blocked = false } = {}) {
   stopped.set(tabId, Date.now() + STOPPED_MS);
   const err = notAllowed(url, tabId);
   for (const controller of set || []) controller.abort(err);
-  const to = back.get(tabId) || 'about:blank';
+  const to = await backOf(tabId);
   if (!heard) {
     await noteRefusal(tabId, { site: siteOf(url) || String(url).split(':')[0], back: to });
   }
@@ -274,8 +296,50 @@ async function opened(sourceTabId, tabId, url) {
   await chrome.tabs.remove(tabId);
 }
 
+// Main-frame requests the browser blocked, with no initiator, by tab: webRequest names the initiator
+// (and reports the block first), webNavigation reports the load's failure after it.
+const browserStarted = new Map(); // tabId -> URL
+
+/** A main-frame request failed (webRequest, heard from the worker's first moment: background.js). */
+export function requestFailed(d) {
+  if (d.frameId !== 0 || d.tabId < 0 || d.error !== 'net::ERR_BLOCKED_BY_CLIENT') return;
+  if (d.initiator === undefined) browserStarted.set(d.tabId, d.url);
+  else browserStarted.delete(d.tabId);
+}
+
+/**
+ * A load failed in some tab (background.js hears it from the worker's first moment, so a worker that
+ * restarted acts before any command arrives). One the browser blocked in a piloted tab (blocker.js)
+ * is taken back, unless it was the person's own: a request with no initiator is one the browser
+ * started (the address bar, a bookmark), never a page's script or this extension (theirs carry their
+ * origin). The scope binds the agent, not the person: their load goes through and the tab leaves the
+ * agent's reach (its next call on the tab answers site_not_allowed, as for any tab on a site outside).
+ * While a command of the agent acts on the tab (or just did), every block holds.
+ */
+export function loadFailed(d) {
+  if (d.frameId !== 0 || d.error !== 'net::ERR_BLOCKED_BY_CLIENT') return;
+  const byBrowser = browserStarted.get(d.tabId) === d.url;
+  browserStarted.delete(d.tabId);
+  blocked(d, byBrowser).catch((err) => console.warn('TabPilot: site guard:', err));
+}
+
+async function blocked(d, byBrowser) {
+  const set = guarded.get(d.tabId);
+  const agents = (set && set.size) || (stopped.get(d.tabId) || 0) > Date.now();
+  // The address bar is the active tab's: a load with no initiator in a tab behind others is not typed
+  // there (a page's history.back() to an entry the person typed has no initiator either).
+  const shown = byBrowser && !agents ? await chrome.tabs.get(d.tabId).then((t) => t.active, () => false) : false;
+  if (shown && (await isPiloted(d.tabId))) {
+    await releaseTab(d.tabId);
+    await chrome.tabs.update(d.tabId, { url: d.url });
+    return;
+  }
+  await moved(d.tabId, d.url, { committed: true, blocked: true });
+}
+
 // Added the first time a command acts on a tab, kept while this worker lives. Not at top level on
-// purpose: there they would wake the worker for every navigation in the browser.
+// purpose: there they would wake the worker for every navigation in the browser (a failed load is
+// rare enough to wake it: loadFailed and requestFailed are at top level).
 function install() {
   if (installed) return;
   installed = true;
@@ -287,10 +351,6 @@ function install() {
   // A server redirect shows only here, with the URL it ended on.
   nav.onCommitted.addListener((d) => {
     if (d.frameId === 0) moved(d.tabId, d.url, { committed: true }).catch(warn);
-  });
-  // A load the browser blocked (blocker.js): a redirect's target shows only here.
-  nav.onErrorOccurred.addListener((d) => {
-    if (d.frameId === 0 && d.error === 'net::ERR_BLOCKED_BY_CLIENT') moved(d.tabId, d.url, { committed: true, blocked: true }).catch(warn);
   });
   nav.onCreatedNavigationTarget.addListener((d) => {
     isPiloted(d.sourceTabId).then((yes) => yes && pilotTab(d.tabId)).catch(warn);
