@@ -1,11 +1,16 @@
 // A strict check of one CSS selector list, for lists that are later joined into one selector
 // (redaction). The worker has no DOM to parse CSS with, so this refuses what could change the
 // meaning of its neighbours once joined: a comment (`b/*` hides every selector after it), an open
-// bracket, paren or string, a trailing escape, braces or semicolons (not a selector), empty members.
-// A selector that passes may still be unknown to the page's engine; the page skips those alone.
+// bracket, paren or string, a trailing escape, braces or semicolons (not a selector), empty members,
+// and, outside strings, any character no selector has (`<<<`, `@`, `!`: a typo the agent would
+// otherwise believe hides something). A selector that passes may still be unknown to the page's
+// engine (an unknown pseudo-class); the page skips those alone.
 
 const MAX_LENGTH = 500;
 const CLOSE = { '[': ']', '(': ')' };
+// Outside strings a selector is made of names (letters, digits, -, _, escapes, non-ASCII), # . [ ] ( )
+// attribute operators = ~ | ^ $ *, pseudo-class colons, combinators > + ~, commas and spaces.
+const SELECTOR_CHAR = /[\w\-#.[\]()=~|^$*:>+,\s\u0080-\uffff]/;
 
 /** Why `selector` cannot be used, or null when it can. */
 export function selectorProblem(selector) {
@@ -33,6 +38,7 @@ export function selectorProblem(selector) {
     if (c === '*' && s[i + 1] === '/') return 'contains a comment end (*/)';
     if (c === '{' || c === '}' || c === ';') return `contains ${c}, which no selector has`;
     if (c === '"' || c === "'") quote = c;
+    else if (!SELECTOR_CHAR.test(c)) return `contains ${c}, which no selector has`;
     else if (c in CLOSE) open.push(CLOSE[c]);
     else if (c === ']' || c === ')') {
       if (open.pop() !== c) return `has an unmatched ${c}`;

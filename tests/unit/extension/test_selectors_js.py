@@ -25,6 +25,10 @@ BAD = [
     "'open",
     "a\u0000b",
     "x" * 501,
+    "<<<",
+    "a@b",
+    ".x!important",
+    "div & p",
 ]
 
 
