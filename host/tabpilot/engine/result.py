@@ -191,15 +191,15 @@ def _suggestion(outcome: Outcome, correlation_id: str) -> dict[str, Any]:
 
 def progress(
     state_steps: tuple[int, int],
-    pages: int,
-    rows: int,
+    moved: dict[str, Any],
     cid: str,
     status: str,
     follow: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """What a caller gets while the scrape still runs (with detail pages done/total when following)."""
+    """What a caller gets while the scrape still runs: `moved` (eta.measure: pages, rows, and the total
+    and ETA when known), with detail pages done/total when following."""
     done, total = state_steps
-    moved: dict[str, int] = {"pages": pages, "rows": rows}
+    moved = dict(moved)
     if follow:
         moved |= {"details_done": int(follow.get("done", 0)), "details_total": int(follow.get("total", 0))}
     return {
