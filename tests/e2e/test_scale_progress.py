@@ -14,6 +14,8 @@ import anyio.to_thread
 import pytest
 from mcp import Client
 
+from tests.e2e.test_scale_journal import read_all
+from tests.fixtures.scale import grid
 from tests.fixtures.scale import site as scale
 from tests.support.mcp_client import call, payload
 
@@ -107,6 +109,18 @@ async def test_progress_follow_and_cancel_from_other_calls(client: Client, numbe
     for answer in (cancelled, answers["scrape"], answers["follow"]):
         assert answer["status"] == "cancelled" and answer["correlation_id"] == cid, answer
         assert answer["data"] == expected
+
+
+async def test_a_20000_row_virtualised_grid_is_read_exact(client: Client, numbered: scale.Catalogue) -> None:
+    # A tall grid: fewer scrolls (`python -m bench scale` reads it at a common 600 px).
+    await call(client, "interact", action="navigate", url=numbered.grid(grid.ROWS, view_px=4_000))
+    args = {"action": "scrape", "operation": "extract", "selector": grid.SELECTOR, "schema": grid.SCHEMA}
+    out = await call(client, "interact", wait_ms=120_000, **args)
+    assert out["status"] == "complete", out
+    assert out["metadata"]["complete_because"] == "grid_row_count", out["metadata"]
+    assert out["metadata"]["virtual"]["declared"] == grid.ROWS
+    rows = out["data"] if "result" not in out else await read_all(client, out["result"]["uri"])
+    assert len(rows) == grid.ROWS and rows == grid.expected()
 
 
 def _cid(notes: Notes) -> str:
