@@ -162,8 +162,12 @@ def _run(
         summary += " (truncated: raise options.max_bytes)"
     if interrupted:
         kept = f"written to {out}" if out else "written above"
+        cid = value.get("correlation_id")
+        onward = f'; to go on from there, add "resume": "{cid}" to the request' if cid else ""
         _err.print(
-            f"[yellow]interrupted[/]: the rows read so far are kept ({kept}); {summary}", highlight=False
+            f"[yellow]interrupted[/]: the rows read so far are kept ({kept}); {summary}{onward}",
+            highlight=False,
+            soft_wrap=True,  # one line, the id whole: it is copied from here
         )
         sys.exit(EXIT_INTERRUPTED)
     if value.get("status") == "partial":
