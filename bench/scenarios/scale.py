@@ -118,8 +118,13 @@ async def measure(s: Session, catalogue: scale.Catalogue, runs: int, grid_rows: 
             progress(f"run {n + 1}/{runs}: {pages} pages x {catalogue.per_page} rows in one call")
             with Peaks({"host": host, "bridge": bridge}) as peaks:
                 started = time.perf_counter()
-                result = await call_ok(client, "interact", request)
+                heard = scale_faults.Heard(started)
+                result = await client.call_tool(
+                    "interact", request, read_timeout_seconds=scale_faults.CALL_S, progress_callback=heard
+                )
                 took = time.perf_counter() - started
+            if result.is_error:
+                raise RuntimeError(f"the run failed: {text_of(result)[:500]}")
             answer = json.loads(text_of(result))
             rows = (
                 answer["data"] if "result" not in answer else await read_all(client, answer["result"]["uri"])
@@ -136,6 +141,7 @@ async def measure(s: Session, catalogue: scale.Catalogue, runs: int, grid_rows: 
                     "answer_bytes": len(text_of(result).encode()),
                     "rss_start_mb": {k: round(v, 1) for k, v in peaks.start.items()},
                     "rss_peak_mb": {k: round(v, 1) for k, v in peaks.peak.items()},
+                    "progress": heard.summary(took),
                 }
             )
             progress(f"  {out['runs'][-1]}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import time
 from typing import Any
@@ -17,9 +18,42 @@ from tests.fixtures.scale import site as scale
 
 from ..client import progress, text_of
 
+# A call that reads 100,000 rows outlasts the client's default read timeout on a loaded machine.
+CALL_S = 1_200.0
+_LEFT = re.compile(r"about (?:(\d+) h )?(?:(\d+) min )?(?:(\d+) s)? ?left")
+
+
+class Heard:
+    """The progress notifications of one call: how many, and how well their ETA foretold the end."""
+
+    def __init__(self, started: float) -> None:
+        self.started = started
+        self.notes: list[tuple[float, float, float | None, str]] = []
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        self.notes.append((time.perf_counter() - self.started, progress, total, message or ""))
+
+    def summary(self, took: float) -> dict[str, Any]:
+        """Count, the last words, and at 10 %, 50 % and 90 % of the pages the ETA said vs the time left."""
+        out: dict[str, Any] = {"notifications": len(self.notes)}
+        if not self.notes:
+            return out
+        out["last"] = self.notes[-1][3]
+        for share in (0.1, 0.5, 0.9):
+            for at, done, total, words in self.notes:
+                found = _LEFT.search(words)
+                if total and found and done >= share * total:
+                    h, m, s = (int(g or 0) for g in found.groups())
+                    out[f"eta_at_{int(share * 100)}pct"] = {
+                        "said_s": h * 3600 + m * 60 + s,
+                        "was_s": round(took - at, 1),
+                    }
+                    break
+        return out
+
 
 async def _answer(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
+    result = await client.call_tool(tool, arguments, read_timeout_seconds=CALL_S)
     value: dict[str, Any] = json.loads(text_of(result))
     return value
 

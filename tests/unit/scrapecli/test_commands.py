@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
-import re
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
