@@ -78,10 +78,12 @@ class Job:
         started = s.step is not None or s.steps_completed > 0
         out = result.progress(
             (s.steps_completed, s.steps_total),
-            eta.measure(s, self.base_pages),
+            s.pages,
+            s.rows,
             self.correlation_id,
             "running" if started else "queued",
             obj(s.meta.get("follow")),
+            eta.measure(s, self.base_pages),
         )
         if self.workflow_id:
             out["workflow_id"] = self.workflow_id

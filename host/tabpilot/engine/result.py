@@ -191,15 +191,17 @@ def _suggestion(outcome: Outcome, correlation_id: str) -> dict[str, Any]:
 
 def progress(
     state_steps: tuple[int, int],
-    moved: dict[str, Any],
+    pages: int,
+    rows: int,
     cid: str,
     status: str,
     follow: dict[str, Any] | None = None,
+    ahead: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """What a caller gets while the scrape still runs: `moved` (eta.measure: pages, rows, and the total
-    and ETA when known), with detail pages done/total when following."""
+    """What a caller gets while the scrape still runs (with detail pages done/total when following, and
+    `ahead`: the pages total and ETA when known, eta.measure's)."""
     done, total = state_steps
-    moved = dict(moved)
+    moved: dict[str, Any] = {"pages": pages, "rows": rows} | (ahead or {})
     if follow:
         moved |= {"details_done": int(follow.get("done", 0)), "details_total": int(follow.get("total", 0))}
     return {
