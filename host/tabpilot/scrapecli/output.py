@@ -4,6 +4,7 @@ too big to answer inline included), written as they are read, never all held at 
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
@@ -16,6 +17,7 @@ import click
 
 from .. import paths
 from ..engine import journal
+from ..wire.errors import TabPilotError
 
 FORMATS = ("json", "jsonl", "csv")
 
@@ -123,3 +125,65 @@ def export_command(correlation_id: str, out: Path | None, fmt: str | None) -> No
         with out.open("w", encoding="utf-8", newline="") as f:
             write_rows(rows, kind, f, columns)
     click.echo(f"{found.tally.rows} rows, {found.tally.pages} pages", err=True)
+
+
+_target = click.option(
+    "--target", "target", metavar="BROWSER", help="Instance id, label or profile when several are connected."
+)
+_out = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write rows here.")
+_fmt = click.option("--format", "fmt", type=click.Choice(FORMATS), help="Default: by --out suffix.")
+
+
+@results_group.command("follow")
+@click.argument("correlation_id")
+@_out
+@_fmt
+@_target
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def follow_command(
+    correlation_id: str, out: Path | None, fmt: str | None, target: str | None, quiet: bool
+) -> None:
+    """Follow scrape CORRELATION_ID, started elsewhere, to its end (a progress bar: pages, rows, time
+    left), then write its rows. Ctrl-C stops following; the run goes on."""
+    from . import commands, run
+
+    with run.Bar(commands.err, enabled=not quiet and commands.err.is_terminal) as bar:
+        try:
+            said = (
+                None
+                if quiet
+                else lambda: commands.err.print(
+                    f"following {correlation_id} (Ctrl-C stops following; the run goes on)",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            )
+            value = asyncio.run(run.follow(correlation_id, run.Target(target), bar, said))
+        except run.Interrupted as stopped:
+            seen = journal.as_dict(stopped.value.get("progress"))
+            commands.err.print(
+                f"stopped following {correlation_id} (it goes on: {seen.get('pages', 0)} pages, "
+                f"{seen.get('rows', 0)} rows so far)",
+                highlight=False,
+                soft_wrap=True,
+            )
+            sys.exit(commands.EXIT_INTERRUPTED)
+        except TabPilotError as exc:
+            raise commands.fail(exc) from exc
+    commands.finish(value, out, fmt, quiet=quiet)
+
+
+@results_group.command("cancel")
+@click.argument("correlation_id")
+@_out
+@_fmt
+@_target
+def cancel_command(correlation_id: str, out: Path | None, fmt: str | None, target: str | None) -> None:
+    """Stop scrape CORRELATION_ID, running in the browser, and write every row it had read."""
+    from . import commands, run
+
+    try:
+        value = asyncio.run(run.cancel(correlation_id, run.Target(target)))
+    except TabPilotError as exc:
+        raise commands.fail(exc) from exc
+    commands.finish(value, out, fmt, quiet=False, cancelled_ok=True)
