@@ -1,7 +1,9 @@
 """Big runs through the real MCP client, host and Chromium, on the generated scale catalogue (50 linked
 pages × 100 rows here): a result over the inline budget is a resource the client reads a page at a
 time, nothing cut; a cancel keeps every row read; a host killed mid-run loses only the page in flight,
-`command_result` answers the rows journaled, and the same call with `resume` ends with every row once."""
+`command_result` answers the rows journaled, and the same call with `resume` ends with every row once;
+so does a browser killed mid-run and started again, and a replayed workflow replayed again with
+`resume`."""
 
 from __future__ import annotations
 

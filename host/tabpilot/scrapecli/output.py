@@ -1,23 +1,19 @@
-"""Rows out: JSON (an array), JSON Lines (one row a line) or CSV (columns in first-seen order), and
-`tabpilot results export`: every row of a scrape as its journal in the data folder holds them (a result
-too big to answer inline included), written as they are read, never all held at once."""
+"""Rows out: JSON (an array), JSON Lines (one row a line) or CSV (columns in first-seen order); every
+row of a scrape, the ones its journal in the data folder holds too (a result too big to answer inline),
+written as they are read, never all held at once."""
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO, cast
 
-import click
-
 from .. import paths
 from ..engine import journal
-from ..wire.errors import TabPilotError
 
 FORMATS = ("json", "jsonl", "csv")
 
@@ -95,95 +91,3 @@ def write_result(value: dict[str, Any], fmt: str, out: Path | None) -> None:
         return
     with out.open("w", encoding="utf-8", newline="") as f:
         write_rows(rows, fmt, f, columns)
-
-
-@click.group("results")
-def results_group() -> None:
-    """Scrape results kept on this machine (the last runs' journals; no browser needed)."""
-
-
-@results_group.command("export")
-@click.argument("correlation_id")
-@click.option(
-    "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write rows here (default: stdout)."
-)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Default: by --out suffix, else json.")
-def export_command(correlation_id: str, out: Path | None, fmt: str | None) -> None:
-    """Every row of scrape CORRELATION_ID, as its journal holds them (a run that stopped part way too)."""
-    found = journal.load(paths.data_dir(), correlation_id)
-    if found is None:
-        click.echo(
-            f"no rows kept for {correlation_id!r} (the last {journal.RUNS_KEPT} runs are kept)", err=True
-        )
-        sys.exit(1)
-    columns = list(found.tally.schema())
-    rows: Iterator[Any] = journal.rows_of(paths.data_dir(), correlation_id, 0, found.tally.rows)
-    kind = format_for(out, fmt)
-    if out is None:
-        write_rows(rows, kind, sys.stdout, columns)
-    else:
-        with out.open("w", encoding="utf-8", newline="") as f:
-            write_rows(rows, kind, f, columns)
-    click.echo(f"{found.tally.rows} rows, {found.tally.pages} pages", err=True)
-
-
-_target = click.option(
-    "--target", "target", metavar="BROWSER", help="Instance id, label or profile when several are connected."
-)
-_out = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write rows here.")
-_fmt = click.option("--format", "fmt", type=click.Choice(FORMATS), help="Default: by --out suffix.")
-
-
-@results_group.command("follow")
-@click.argument("correlation_id")
-@_out
-@_fmt
-@_target
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def follow_command(
-    correlation_id: str, out: Path | None, fmt: str | None, target: str | None, quiet: bool
-) -> None:
-    """Follow scrape CORRELATION_ID, started elsewhere, to its end (a progress bar: pages, rows, time
-    left), then write its rows. Ctrl-C stops following; the run goes on."""
-    from . import commands, run
-
-    with run.Bar(commands.err, enabled=not quiet and commands.err.is_terminal) as bar:
-        try:
-            said = (
-                None
-                if quiet
-                else lambda: commands.err.print(
-                    f"following {correlation_id} (Ctrl-C stops following; the run goes on)",
-                    highlight=False,
-                    soft_wrap=True,
-                )
-            )
-            value = asyncio.run(run.follow(correlation_id, run.Target(target), bar, said))
-        except run.Interrupted as stopped:
-            seen = journal.as_dict(stopped.value.get("progress"))
-            commands.err.print(
-                f"stopped following {correlation_id} (it goes on: {seen.get('pages', 0)} pages, "
-                f"{seen.get('rows', 0)} rows so far)",
-                highlight=False,
-                soft_wrap=True,
-            )
-            sys.exit(commands.EXIT_INTERRUPTED)
-        except TabPilotError as exc:
-            raise commands.fail(exc) from exc
-    commands.finish(value, out, fmt, quiet=quiet)
-
-
-@results_group.command("cancel")
-@click.argument("correlation_id")
-@_out
-@_fmt
-@_target
-def cancel_command(correlation_id: str, out: Path | None, fmt: str | None, target: str | None) -> None:
-    """Stop scrape CORRELATION_ID, running in the browser, and write every row it had read."""
-    from . import commands, run
-
-    try:
-        value = asyncio.run(run.cancel(correlation_id, run.Target(target)))
-    except TabPilotError as exc:
-        raise commands.fail(exc) from exc
-    commands.finish(value, out, fmt, quiet=False, cancelled_ok=True)
