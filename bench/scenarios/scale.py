@@ -1,7 +1,9 @@
 """100,000 rows in one call: the generated scale catalogue (tests/fixtures/scale: linked pages of 100 rows,
 each answered after ~5 ms) read by one `interact scrape extract` with `options.paginate`, against the
 plain-HTTP time of the same requests one after another, with the peak resident memory of the host and
-the bridge sampled through the run; every row read back (resources/read) and compared."""
+the bridge sampled through the run; every row read back (resources/read) and compared. Then the host
+killed at the middle page and the run resumed, and the corpus's 20,000-row virtualised grid
+(scale_faults.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mcp import Client
+from tests.fixtures.scale import grid
 from tests.fixtures.scale import site as scale
 
 from tabpilot.link.client import BrowserConnection
@@ -23,7 +26,7 @@ from tabpilot.wire import scrape as wire_scrape
 from ..client import call_ok, progress, spawn, text_of
 from ..session import TABPILOT, Options, Session
 from ..stats import children_of, rss_mb
-from . import Scenario
+from . import Scenario, scale_faults
 
 ROWS = 100_000
 
@@ -88,7 +91,7 @@ async def read_all(client: Client, uri: str) -> list[Any]:
     return rows
 
 
-async def measure(s: Session, catalogue: scale.Catalogue, runs: int) -> dict[str, Any]:
+async def measure(s: Session, catalogue: scale.Catalogue, runs: int, grid_rows: int) -> dict[str, Any]:
     launched = s.browser()
     conn = await BrowserConnection.open(launched.socket)
     try:
@@ -115,8 +118,13 @@ async def measure(s: Session, catalogue: scale.Catalogue, runs: int) -> dict[str
             progress(f"run {n + 1}/{runs}: {pages} pages x {catalogue.per_page} rows in one call")
             with Peaks({"host": host, "bridge": bridge}) as peaks:
                 started = time.perf_counter()
-                result = await call_ok(client, "interact", request)
+                heard = scale_faults.Heard(started)
+                result = await client.call_tool(
+                    "interact", request, read_timeout_seconds=scale_faults.CALL_S, progress_callback=heard
+                )
                 took = time.perf_counter() - started
+            if result.is_error:
+                raise RuntimeError(f"the run failed: {text_of(result)[:500]}")
             answer = json.loads(text_of(result))
             rows = (
                 answer["data"] if "result" not in answer else await read_all(client, answer["result"]["uri"])
@@ -133,9 +141,14 @@ async def measure(s: Session, catalogue: scale.Catalogue, runs: int) -> dict[str
                     "answer_bytes": len(text_of(result).encode()),
                     "rss_start_mb": {k: round(v, 1) for k, v in peaks.start.items()},
                     "rss_peak_mb": {k: round(v, 1) for k, v in peaks.peak.items()},
+                    "progress": heard.summary(took),
                 }
             )
             progress(f"  {out['runs'][-1]}")
+        out["host_killed"] = await scale_faults.host_killed(client, catalogue, request, host, read_all)
+        progress(f"  {out['host_killed']}")
+        out["grid"] = await scale_faults.grid_read(client, catalogue, grid_rows, read_all)
+        progress(f"  {out['grid']}")
     return out
 
 
@@ -143,7 +156,7 @@ def run(s: Session, o: Options) -> dict[str, Any]:
     """The catalogue on its own loopback server; `runs` one-call reads of it."""
     pages, per_page = _shape(o.smoke)
     with scale.serve(pages, per_page, delay_ms=5) as catalogue:
-        return asyncio.run(measure(s, catalogue, 1 if o.smoke else o.runs))
+        return asyncio.run(measure(s, catalogue, 1 if o.smoke else o.runs, 2_000 if o.smoke else grid.ROWS))
 
 
 def table(r: dict[str, Any]) -> str:
@@ -161,7 +174,7 @@ def table(r: dict[str, Any]) -> str:
             f"| {n} | {v['s']} | {v['http_s']} | {v['ratio']} | {v['rows']:,}, {v['exact']} | "
             f"{v['answer_bytes']:,} | {st['host']} → {pk['host']} | {st['bridge']} → {pk['bridge']} |"
         )
-    return "\n".join(lines)
+    return "\n".join(lines + scale_faults.table(r.get("host_killed"), r.get("grid")))
 
 
 SCENARIO = Scenario(
@@ -169,7 +182,9 @@ SCENARIO = Scenario(
     "100,000 rows in one call",
     "The generated scale catalogue (1,000 linked pages × 100 rows, or as many pages as paginate.max_pages "
     "allows, ~5 ms a page on the server) in one extract call, against plain HTTP GETs of the same pages in "
-    "series; host and bridge resident memory sampled every 50 ms; every row read back and compared.",
+    "series; host and bridge resident memory sampled every 50 ms; every row read back and compared. Then "
+    "the host killed (SIGKILL) at the middle page and the same call resumed, and a 20,000-row virtualised "
+    "grid read in one call.",
     run,
     table,
 )

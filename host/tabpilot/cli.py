@@ -27,7 +27,7 @@ _COMMANDS = {
     "scrape": "tabpilot.scrapecli.commands:scrape_command",
     "replay": "tabpilot.scrapecli.commands:replay_command",
     "workflows": "tabpilot.scrapecli.commands:workflows_group",
-    "results": "tabpilot.scrapecli.output:results_group",
+    "results": "tabpilot.scrapecli.results:results_group",
 }
 # Run by Chrome, not by people: it works when named but stays out of the help.
 _HIDDEN = {"native"}

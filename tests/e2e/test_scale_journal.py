@@ -1,7 +1,9 @@
 """Big runs through the real MCP client, host and Chromium, on the generated scale catalogue (50 linked
 pages × 100 rows here): a result over the inline budget is a resource the client reads a page at a
 time, nothing cut; a cancel keeps every row read; a host killed mid-run loses only the page in flight,
-`command_result` answers the rows journaled, and the same call with `resume` ends with every row once."""
+`command_result` answers the rows journaled, and the same call with `resume` ends with every row once;
+so does a browser killed mid-run and started again, and a replayed workflow replayed again with
+`resume`."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from mcp_types import ResourceLink, TextResourceContents
 
 from tabpilot.engine import journal
 from tests.fixtures.scale import site as scale
+from tests.support import browser
 from tests.support.host import host_pool
 from tests.support.mcp_client import call, mcp_client, payload
 
@@ -166,3 +169,78 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+async def test_a_browser_killed_mid_run_is_resumed_once_it_is_back(
+    client: Client, chromium: browser.Chromium, catalogue: scale.Catalogue
+) -> None:
+    held = 15
+    await call(client, "interact", action="navigate", url=catalogue.first())
+    before = dict(catalogue.served)
+    catalogue.hold(held)
+    try:
+        started = await call(client, "interact", action="scrape", wait_ms=0, **request())
+        cid = started["correlation_id"]
+        assert await anyio.to_thread.run_sync(catalogue.wait_held, 60)
+        await progressed(client, cid, held - 1)
+        chromium.crash()
+    finally:
+        catalogue.release()
+    chromium.start()
+    assert chromium.driver is not None
+    browser.ensure_pilot_on(chromium.driver)
+
+    # The run's rows are the journal's: the same call with resume goes on in the relaunched browser.
+    done = await call(client, "interact", action="scrape", resume=cid, **request())
+    assert done["status"] == "complete" and done["correlation_id"] == cid, done
+    assert done["metadata"]["resumed"] == {"from_page": held - 1, "pages_read_again": 1}
+    rows = done["data"] if "result" not in done else await read_all(client, done["result"]["uri"])
+    assert rows == catalogue.expected(), "every row once, in order"
+    for page in range(2, held - 1):  # none of the pages before the last one read again
+        assert catalogue.served[page] - before.get(page, 0) == 1, page
+
+
+async def test_a_replayed_workflow_is_resumed_by_replaying_it_with_resume(
+    client: Client, catalogue: scale.Catalogue
+) -> None:
+    steps = [
+        {"type": "navigate", "url": catalogue.first()},
+        {"type": "extract", "selector": scale.SELECTOR, "schema": scale.SCHEMA, **_paging(2)},
+    ]
+    recorded = await call(
+        client, "interact", action="scrape", operation="workflow", name="catalogue", record=True, steps=steps
+    )
+    workflow = recorded["workflow_id"]
+    # Recorded on two pages (quick), replayed on them all.
+    replay = {
+        "operation": "replay",
+        "workflow_id": workflow,
+        "override_params": {"steps[1].paginate.max_pages": PAGES + 10},
+    }
+    held = 9
+    before = dict(catalogue.served)
+    catalogue.hold(held)
+    try:
+        started = await call(client, "interact", action="scrape", wait_ms=0, **replay)
+        cid = started["correlation_id"]
+        assert await anyio.to_thread.run_sync(catalogue.wait_held, 60)
+        await progressed(client, cid, held - 1)
+        stopped = await call(client, "interact", action="cancel", correlation_id=cid)
+    finally:
+        catalogue.release()
+    assert stopped["status"] == "cancelled"
+
+    done = await call(client, "interact", action="scrape", resume=cid, **replay)
+    assert done["status"] == "complete" and done["correlation_id"] == cid, done
+    assert done["metadata"]["resumed"] == {"from_page": held - 1, "pages_read_again": 1}
+    rows = done["data"] if "result" not in done else await read_all(client, done["result"]["uri"])
+    assert rows == catalogue.expected(), "every row once, in order"
+    # Of the pages the run had read: page 1 again for the workflow's navigate step, the last one for the
+    # resume; no other. (The held page was asked for by the cancelled run too, and none after it.)
+    served = {p: catalogue.served.get(p, 0) - before.get(p, 0) for p in range(1, PAGES + 1)}
+    assert {p for p in range(1, held) if served[p] != 1} == {1, held - 1}, served
+    assert all(served[p] == 1 for p in range(held + 1, PAGES + 1)), served
+
+
+def _paging(pages: int) -> dict[str, Any]:
+    return {"paginate": {"next_selector": scale.NEXT, "max_pages": pages}}

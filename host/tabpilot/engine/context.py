@@ -59,6 +59,9 @@ class RunState:
         default_factory=list[tuple[int, Any, str | None, int]]
     )
     journal: Journal | None = None  # the run's rows on disk (engine/journal.py), page by page
+    # While a paginated step runs: (why it is known, pages it will have read at its end, pages read so
+    # far), when that can be told (paging.Walk.total); progress reports derive an ETA from it.
+    total_of: Callable[[], tuple[str, int, int] | None] | None = None
 
     def add_rows(self, rows: list[dict[str, Any]], url: str | None, *, page: bool = True) -> None:
         """A page's rows join the run's data, and its journal the moment they are read."""

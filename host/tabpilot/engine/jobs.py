@@ -21,7 +21,7 @@ import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.scrape import ReplayRequest, ScrapeRequest, parse_request
-from . import journal, result, urlscrub, workflows
+from . import eta, journal, result, urlscrub, workflows
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, RunState, obj
 from .orchestrator import ScrapeOrchestrator
@@ -54,6 +54,7 @@ class Job:
     result: dict[str, Any] | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
+    base_pages: int = 0  # pages its journal held when this process took it on (a resumed run's)
     _watchers: list[Callable[[Job], None]] = field(default_factory=list[Callable[["Job"], None]])
 
     def watch(self, fn: Callable[[Job], None]) -> Callable[[], None]:
@@ -82,6 +83,7 @@ class Job:
             self.correlation_id,
             "running" if started else "queued",
             obj(s.meta.get("follow")),
+            eta.measure(s, self.base_pages),
         )
         if self.workflow_id:
             out["workflow_id"] = self.workflow_id
@@ -134,6 +136,7 @@ class Jobs:
         except OSError as exc:  # a full or read-only disk: the run goes on, kept in memory as before
             log.error("cannot journal %s: %s", cid, exc)
         job = Job(correlation_id=cid, plan=plan, state=state, workflow_id=plan.replayed_from)
+        job.base_pages = state.pages
         self._jobs[job.correlation_id] = job
         while len(self._jobs) > _KEPT_IN_MEMORY and next(iter(self._jobs.values())).result is not None:
             self._jobs.popitem(last=False)

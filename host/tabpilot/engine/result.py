@@ -196,10 +196,12 @@ def progress(
     cid: str,
     status: str,
     follow: dict[str, Any] | None = None,
+    ahead: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """What a caller gets while the scrape still runs (with detail pages done/total when following)."""
+    """What a caller gets while the scrape still runs (with detail pages done/total when following, and
+    `ahead`: the pages total and ETA when known, eta.measure's)."""
     done, total = state_steps
-    moved: dict[str, int] = {"pages": pages, "rows": rows}
+    moved: dict[str, Any] = {"pages": pages, "rows": rows} | (ahead or {})
     if follow:
         moved |= {"details_done": int(follow.get("done", 0)), "details_total": int(follow.get("total", 0))}
     return {

@@ -12,7 +12,7 @@ from typing import Any, cast
 
 import msgspec
 
-from ..engine import scope, urlscrub, workflows
+from ..engine import eta, scope, urlscrub, workflows
 from ..engine.browser import Browser
 from ..engine.context import obj
 from ..engine.jobs import Job, Jobs
@@ -203,19 +203,31 @@ class EnginePort:
         def report(j: Job) -> None:
             nonlocal last
             s = j.state
-            total = float(max(s.steps_total, 1))
-            # Monotonic, as MCP requires: whole steps, plus a growing fraction for pages (and the detail
-            # pages a follow read) within them.
             follow = obj(s.meta.get("follow"))
             details = int(follow.get("done", 0))
-            moved = s.pages + details
-            value = min(total, s.steps_completed + moved / (moved + 1))
+            seen = eta.measure(s, j.base_pages)
+            text = eta.words(seen)
+            if follow:
+                text += f", {details}/{follow.get('total', 0)} detail pages"
+            total: float | None
+            if s.steps_total <= 1:
+                # One step (an extract): the count is its pages (and detail pages), out of the pages it
+                # will read when that is known.
+                value = float(s.pages + details)
+                known = seen.get("pages_total")
+                total = None if known is None or follow else float(known)
+            else:
+                # Monotonic, as MCP requires: whole steps, plus a growing fraction for pages (and the
+                # detail pages a follow read) within them.
+                total = float(s.steps_total)
+                moved = s.pages + details
+                value = min(total, s.steps_completed + moved / (moved + 1))
+                text = f"step {min(s.steps_completed + 1, s.steps_total)}/{s.steps_total}: {text}"
             if value > last:
                 last = value
-                step = min(s.steps_completed + 1, s.steps_total)
-                text = f"step {step}/{s.steps_total}: {s.pages} pages, {s.rows} rows"
-                if follow:
-                    text += f", {details}/{follow.get('total', 0)} detail pages"
+                # The run's id in the words too: a client shows them, and another call follows or
+                # cancels the run by it while this one still waits.
+                text += f" (run {j.correlation_id})"
                 send(
                     m.Progress(
                         id=msg_id, progress=value, total=total, message=text, correlation_id=j.correlation_id

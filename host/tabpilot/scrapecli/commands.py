@@ -33,6 +33,7 @@ from . import output, workflowfiles
 from .run import Bar, Interrupted, Target, describe_error, scrape, workflow_op
 
 _err = Console(stderr=True)
+err = _err  # the `results` commands (output.py) write here too, and fail as these do
 # Ctrl-C: what shells report for a command ended by SIGINT (128 + 2), rows kept or not.
 EXIT_INTERRUPTED = 130
 
@@ -73,6 +74,9 @@ def partial_words(meta: dict[str, Any]) -> str:
 
 def _fail(exc: TabPilotError) -> TabPilotError:
     return TabPilotError(exc.code, cli_words(exc.message, exc.data), data=exc.data)
+
+
+fail = _fail
 
 
 def _pairs(values: tuple[str, ...], what: str) -> dict[str, Any]:
@@ -152,6 +156,21 @@ def _run(
             value, interrupted = stopped.value, True
         except TabPilotError as exc:
             raise _fail(exc) from exc
+    finish(value, out, fmt, quiet=quiet, full=full, interrupted=interrupted)
+
+
+def finish(
+    value: dict[str, Any],
+    out: Path | None,
+    fmt: str | None,
+    *,
+    quiet: bool,
+    full: bool = False,
+    interrupted: bool = False,
+    cancelled_ok: bool = False,
+) -> None:
+    """Write a scrape's rows and say on stderr how it ended: exit 1 when it failed (or was cancelled,
+    unless that was asked for: `cancelled_ok`), 130 after Ctrl-C."""
     _write(value, out, fmt, full)
     meta: dict[str, Any] = value.get("metadata") or {}
     rows, pages, ms = (meta.get(k, 0) for k in ("rows_extracted", "pages_scraped", "duration_ms"))
@@ -160,12 +179,19 @@ def _run(
         summary += f", workflow {value['workflow_id']}"
     if meta.get("truncated"):
         summary += " (truncated: raise options.max_bytes)"
-    if interrupted:
-        kept = f"written to {out}" if out else "written above"
+    cid = value.get("correlation_id")
+    onward = f'; to go on from there, add "resume": "{cid}" to the request' if cid else ""
+    kept = f"written to {out}" if out else "written above"
+    if interrupted or (cancelled_ok and value.get("status") == "cancelled"):
+        said = "interrupted" if interrupted else "cancelled"
         _err.print(
-            f"[yellow]interrupted[/]: the rows read so far are kept ({kept}); {summary}", highlight=False
+            f"[yellow]{said}[/]: the rows read so far are kept ({kept}); {summary}{onward}",
+            highlight=False,
+            soft_wrap=True,  # one line, the id whole: it is copied from here
         )
-        sys.exit(EXIT_INTERRUPTED)
+        if interrupted:
+            sys.exit(EXIT_INTERRUPTED)
+        return
     if value.get("status") == "partial":
         _err.print(f"[yellow]partial[/]: {escape(partial_words(meta))}; {summary}", highlight=False)
         return

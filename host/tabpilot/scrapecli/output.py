@@ -1,6 +1,6 @@
-"""Rows out: JSON (an array), JSON Lines (one row a line) or CSV (columns in first-seen order), and
-`tabpilot results export`: every row of a scrape as its journal in the data folder holds them (a result
-too big to answer inline included), written as they are read, never all held at once."""
+"""Rows out: JSON (an array), JSON Lines (one row a line) or CSV (columns in first-seen order); every
+row of a scrape, the ones its journal in the data folder holds too (a result too big to answer inline),
+written as they are read, never all held at once."""
 
 from __future__ import annotations
 
@@ -8,11 +8,9 @@ import csv
 import io
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO, cast
-
-import click
 
 from .. import paths
 from ..engine import journal
@@ -93,33 +91,3 @@ def write_result(value: dict[str, Any], fmt: str, out: Path | None) -> None:
         return
     with out.open("w", encoding="utf-8", newline="") as f:
         write_rows(rows, fmt, f, columns)
-
-
-@click.group("results")
-def results_group() -> None:
-    """Scrape results kept on this machine (the last runs' journals; no browser needed)."""
-
-
-@results_group.command("export")
-@click.argument("correlation_id")
-@click.option(
-    "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write rows here (default: stdout)."
-)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Default: by --out suffix, else json.")
-def export_command(correlation_id: str, out: Path | None, fmt: str | None) -> None:
-    """Every row of scrape CORRELATION_ID, as its journal holds them (a run that stopped part way too)."""
-    found = journal.load(paths.data_dir(), correlation_id)
-    if found is None:
-        click.echo(
-            f"no rows kept for {correlation_id!r} (the last {journal.RUNS_KEPT} runs are kept)", err=True
-        )
-        sys.exit(1)
-    columns = list(found.tally.schema())
-    rows: Iterator[Any] = journal.rows_of(paths.data_dir(), correlation_id, 0, found.tally.rows)
-    kind = format_for(out, fmt)
-    if out is None:
-        write_rows(rows, kind, sys.stdout, columns)
-    else:
-        with out.open("w", encoding="utf-8", newline="") as f:
-            write_rows(rows, kind, f, columns)
-    click.echo(f"{found.tally.rows} rows, {found.tally.pages} pages", err=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,16 +72,65 @@ async def scrape(
     the partial data."""
     own = pool is None
     pool = pool or BrowserPool(connect_wait_s=5.0)
-    loop = asyncio.get_running_loop()
-    interrupted = asyncio.Event()
-    with contextlib.suppress(NotImplementedError, RuntimeError):
-        # Our handler, not asyncio.run's: that one would end the run without the partial data.
-        loop.add_signal_handler(signal.SIGINT, interrupted.set)
     try:
         # wait_ms 0 first: the correlation id is what a Ctrl-C needs to cancel the right scrape.
         value = await pool.call(
             m.Scrape(id=0, request=request, wait_ms=0), browser=target.browser, timeout_s=_MARGIN_S
         )
+        return await _until_done(pool, target, bar, value, cancel=True)
+    finally:
+        if own:
+            await pool.aclose()
+
+
+async def follow(
+    correlation_id: str, target: Target, bar: Bar, on_waiting: Callable[[], None] | None = None
+) -> dict[str, Any]:
+    """A scrape started elsewhere (another terminal, an agent), its progress on the bar, until it ends;
+    Ctrl-C stops following only (the run goes on) and raises Interrupted with where it had come.
+    `on_waiting`: called once Ctrl-C is ours, as the wait begins."""
+    pool = BrowserPool(connect_wait_s=5.0)
+    try:
+        value = await pool.call(
+            m.JobResult(id=0, correlation_id=correlation_id, wait_ms=0),
+            browser=target.browser,
+            timeout_s=_MARGIN_S,
+        )
+        return await _until_done(pool, target, bar, value, cancel=False, on_waiting=on_waiting)
+    finally:
+        await pool.aclose()
+
+
+async def cancel(correlation_id: str, target: Target) -> dict[str, Any]:
+    """Stop a running scrape; its answer holds every row it had read."""
+    pool = BrowserPool(connect_wait_s=5.0)
+    try:
+        return await pool.call(
+            m.CancelJob(id=0, correlation_id=correlation_id), browser=target.browser, timeout_s=_MARGIN_S
+        )
+    finally:
+        await pool.aclose()
+
+
+async def _until_done(
+    pool: BrowserPool,
+    target: Target,
+    bar: Bar,
+    value: dict[str, Any],
+    *,
+    cancel: bool,
+    on_waiting: Callable[[], None] | None = None,
+) -> dict[str, Any]:
+    """Wait on the run `value` names until it ends, the bar following it. Ctrl-C (SIGINT) cancels it
+    (`cancel`) or only stops waiting, and raises Interrupted with the host's answer."""
+    loop = asyncio.get_running_loop()
+    interrupted = asyncio.Event()
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        # Our handler, not asyncio.run's: that one would end the run without the partial data.
+        loop.add_signal_handler(signal.SIGINT, interrupted.set)
+    if on_waiting is not None:
+        on_waiting()
+    try:
         cid = str(value.get("correlation_id", ""))
         while value.get("status") in ("queued", "running"):
             wait = m.JobResult(id=0, correlation_id=cid, wait_ms=_WAIT_MS, progress=True)
@@ -97,18 +147,15 @@ async def scrape(
             stop.cancel()
             if not call.done():
                 call.cancel()
-                raise Interrupted(
-                    await pool.call(
-                        m.CancelJob(id=0, correlation_id=cid), browser=target.browser, timeout_s=_MARGIN_S
-                    )
+                command: m.Command = (
+                    m.CancelJob(id=0, correlation_id=cid) if cancel else m.JobResult(id=0, correlation_id=cid)
                 )
+                raise Interrupted(await pool.call(command, browser=target.browser, timeout_s=_MARGIN_S))
             value = call.result()
         return value
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
-        if own:
-            await pool.aclose()
 
 
 async def workflow_op(target: Target, op: str, **fields: Any) -> Any:

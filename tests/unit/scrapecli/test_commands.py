@@ -7,6 +7,7 @@ import asyncio
 import csv
 import io
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -175,6 +176,7 @@ async def test_ctrl_c_cancels_the_scrape_and_keeps_the_rows(tp_dirs: dict[str, s
         said = err.decode().strip()
         assert proc.returncode == 130, said
         assert said.startswith("interrupted: the rows read so far are kept") and "cancelled" not in said
+        assert re.search(r"add \"resume\": \"corr-[0-9a-f]+\" to the request", said), said
         assert [r["name"] for r in json.loads(out)] == ["Widget", "Gadget"]
         assert any(r["type"] == "cancel" for r in ext.received), "the waiting page command is cancelled too"
     finally:

@@ -35,7 +35,7 @@ class ScrapeResult(TypedDict):
     workflow_id: NotRequired[str]
     steps_completed: NotRequired[int]
     steps_total: NotRequired[int]
-    progress: NotRequired[dict[str, int]]
+    progress: NotRequired[dict[str, Any]]  # pages, rows; pages_total, total_from, eta_s when known
     error: NotRequired[str]
     message: NotRequired[str]
     failed_step: NotRequired[int]

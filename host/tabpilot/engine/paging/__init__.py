@@ -44,8 +44,12 @@ class Walk:
         self.filtered = filtered
         self.count = first_page - 1  # pages yielded (a resumed walk starts at the page it had reached)
         self._kept = 0
+        self._handed = False
+        self._last_linked: tuple[int | None, int] = (None, 0)  # the pager's last page, first seen at
         self._pager = None if paginate is None else self._make_pager(paginate)
         self.stop: stop.Stop | None = None  # why the walk ended (None: a plain one-page extract)
+        if self._pager is not None:
+            ctx.state.total_of = self.total
 
     def _make_pager(self, paginate: PaginateOptions) -> Pager:
         return Pager(
@@ -104,7 +108,9 @@ class Walk:
                     return
                 if self._pager is None and answer.virtual is not None:
                     self.stop = grid.end(ctx, answer.virtual, self.limit, t)
+                self._handed = True  # the step reads this page now: it counts as read
                 yield answer
+                self._handed = False
                 self.count += 1
                 pager = self._pager
                 if pager is None:
@@ -152,7 +158,25 @@ class Walk:
             self.stop = stop.short(ctx, reason, page, self.limit, options.max_pages, known)
         return True
 
+    def total(self) -> tuple[str, int, int] | None:
+        """(why, the pages this walk will have read at its end, the pages read so far): the last page the
+        numbered pagers link, when they tell one before max_pages, else paginate.max_pages (at most).
+        A pager's last page counts once two pages showed it and it lies past the next page: a Previous
+        and Next pair links only the next page, and a pager showing a window of pages moves it on."""
+        if self._pager is None:
+            return None
+        cap = self._pager.options.max_pages
+        known = self._pager.pages_known()
+        read = self.count + self._handed
+        if known != self._last_linked[0]:
+            self._last_linked = (known, read)
+        if known is not None and read + 1 < known < cap and read > self._last_linked[1]:
+            return "last_numbered_page", known, read
+        return "max_pages", cap, read
+
     def close(self) -> None:
         """Drop pages fetched ahead that will not be read (safe to call more than once)."""
         if self._pager is not None:
             self._pager.close()
+        if self.ctx.state.total_of == self.total:
+            self.ctx.state.total_of = None
