@@ -111,6 +111,30 @@ async def test_progress_follow_and_cancel_from_other_calls(client: Client, numbe
         assert answer["data"] == expected
 
 
+async def test_a_run_stops_when_the_client_cancels_the_call_that_started_it(
+    client: Client, numbered: scale.Catalogue
+) -> None:
+    await call(client, "interact", action="navigate", url=numbered.first())
+    notes = Notes()
+
+    async def scrape() -> None:
+        args = {"action": "scrape", "wait_ms": 120_000, **request()}
+        await client.call_tool("interact", args, progress_callback=notes)
+
+    numbered.hold(4)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(scrape)
+            assert await anyio.to_thread.run_sync(numbered.wait_held, 60)
+            await until(lambda: notes.reached(3), "the call told of page 3")
+            tg.cancel_scope.cancel()  # the client abandons the call: notifications/cancelled
+    finally:
+        numbered.release()
+    out = await call(client, "observe", what="command_result", correlation_id=_cid(notes), wait_ms=20_000)
+    assert out["status"] == "cancelled", out
+    assert out["data"] == numbered.expected()[: 3 * PER_PAGE]
+
+
 async def test_the_corpus_virtualised_grid_is_read_exact(client: Client, numbered: scale.Catalogue) -> None:
     # The grid reads about a row a millisecond: 4,000 of its rows here, all 20,000 in `python -m bench
     # scale`.

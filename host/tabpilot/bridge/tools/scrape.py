@@ -9,8 +9,10 @@ the run's own account unless asked (lean.py).
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Annotated, Any, NotRequired, cast
 
+import anyio
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
@@ -26,6 +28,8 @@ DEFAULT_WAIT_MS = 20_000
 MAX_WAIT_MS = 600_000
 # On top of wait_ms: the host answers by then with the result or the progress so far.
 _REPLY_MARGIN_S = 30.0
+# How long a call the client cancelled waits for the host to stop its run.
+_STOP_S = 5.0
 
 
 class ScrapeResult(TypedDict):
@@ -88,6 +92,15 @@ async def _run(call: Call, command: Scrape | JobResult, wait_ms: int) -> ScrapeR
 
     try:
         value = await call.send(command, timeout_s=wait_ms / 1000 + _REPLY_MARGIN_S, on_progress=relay)
+    except anyio.get_cancelled_exc_class():
+        # The client cancelled the call that started the run (notifications/cancelled): the person
+        # stopped it, so the run stops too, keeping every row read (`resume` goes on from there). A
+        # call that only follows a run (command_result) leaves it running.
+        if started and isinstance(command, Scrape):
+            # Already ended, or the host is gone: its journal keeps the rows either way.
+            with anyio.CancelScope(shield=True), anyio.move_on_after(_STOP_S), suppress(TabPilotError):
+                await call.send(CancelJob(id=0, correlation_id=started[0]))
+        raise
     except TabPilotError as exc:
         if started and exc.code in _LOST:
             cid = started[0]
