@@ -98,9 +98,9 @@ def learn(here: str | None, nxt: str, pager: list[str]) -> Run | None:
         sign = 1 if n > int(_parts(here)[index]) else -1
     elif values and all(v > n for v in values):
         sign = 1  # page 1 links only to the pages after it (its own URL has no number)
-    elif values and all(v < n for v in values):
-        sign = -1
     else:
+        # Links only below the next one, and the page's own number unknown: the pages before it of a
+        # list counting up (a "previous" link) as likely as the pages after it of one counting down.
         return None
     step = math.gcd(*(abs(v - n) for v in values))
     beyond = [v for v in values if (v - n) * sign > 0]

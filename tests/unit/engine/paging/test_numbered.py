@@ -54,6 +54,9 @@ def test_uncertain_pagers_tell_nothing() -> None:
     assert learn(L, f"{L}?page=5", [f"{L}?page=4", f"{L}?page=6"]) is None
     # Zero-padded numbers would not come back the same.
     assert learn("/p/001", "/p/002", ["/p/003"]) is None
+    # Only a "previous" link beside the next one, and the page's own URL of another shape (Roundup's
+    # offset pager seen from its second page): not a list counting down.
+    assert learn("/issue?@sort=id", "/issue?@start=100", ["/issue?@start=0"]) is None
     # The numbered links vary another number than the page's, as often as the page's.
     assert learn(L, "/a?x=2&y=2", ["/a?x=3&y=2", "/a?x=2&y=3"]) is None
 
