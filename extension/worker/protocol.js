@@ -101,6 +101,7 @@ export const DEFAULTS = Object.freeze({
     "timeout_ms": 10000
   },
   "fetch_extract": {
+    "ahead": 0,
     "cache_first": false,
     "timeout_ms": 10000
   },

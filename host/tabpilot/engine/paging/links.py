@@ -26,6 +26,10 @@ from . import numbered, pace, policy, redrawn, stop
 
 # Pages fetched at once when a numbered pager tells their URLs (the one being read included).
 IN_FLIGHT = 6
+# Pages the page agent fetches past the one asked for when no pager tells their URLs, each as soon as
+# the next link of the one before it is read (page/fetch.js): the site is not left idle while a page's
+# rows travel to the engine and the engine asks for the next.
+LINKED_AHEAD = 4
 
 Mode = Literal["fetch", "navigate", "in_place"]
 
@@ -147,12 +151,12 @@ class Pager:
         # The copy the tab rendered, when the HTTP cache kept it (a page that forbids storing it, or a
         # cache keyed otherwise for a load the browser started, is downloaded again).
         again = self._start(here, remaining, cache_first=True)
-        # Page 2, and the pages the pager links after it, meanwhile: no time lost when the check passes
-        # (they are dropped when it fails).
-        self._start(target, remaining)
         self._run = numbered.learn(here, target, nxt.pager)
-        self._pager_seen = bool(nxt.pager)
         self._per_page = len(answer.rows)
+        # Page 2, and the pages the pager links after it (or page 3 along next links), meanwhile: no
+        # time lost when the check passes (they are dropped when it fails).
+        self._start(target, remaining, ahead=min(1, self._linked_ahead(target, 2, remaining)))
+        self._pager_seen = bool(nxt.pager)
         self._fetch_ahead(target, 2, remaining, others=1)
         why = await self._compare(again, answer, here, target)
         if why is not None and policy.UNFETCHED not in why:
@@ -191,7 +195,7 @@ class Pager:
         return decode_reply(FetchExtractReply, await self.ctx.call(command, self.timeout_ms))
 
     def _start(
-        self, url: str, remaining: int | None, *, cache_first: bool = False
+        self, url: str, remaining: int | None, *, cache_first: bool = False, ahead: int = 0
     ) -> asyncio.Task[FetchExtractReply]:
         task = self._ahead.get(url)
         if task is None:
@@ -204,6 +208,7 @@ class Pager:
                 limit=remaining,
                 timeout_ms=self.timeout_ms,
                 cache_first=cache_first,
+                ahead=ahead,
             )
             task = asyncio.ensure_future(self._fetch(command))
             # A page fetched ahead and never read must not log "exception never retrieved".
@@ -224,6 +229,17 @@ class Pager:
         for later in self._run.ahead(url, room):
             self._start(later, remaining)
 
+    def _linked_ahead(self, url: str, page: int, remaining: int | None) -> int:
+        """How many pages after `url` (page `page`) the page agent may fetch along next links: none
+        with a pause between pages, nor where a numbered pager tells the next URL (fetched from here);
+        never past max_pages, nor past what `remaining` rows can use."""
+        if self.options.delay_ms or (self._run is not None and self._run.ahead(url, 1)):
+            return 0
+        room = min(LINKED_AHEAD, self.options.max_pages - page)
+        if remaining is not None and self._per_page:
+            room = min(room, math.ceil(remaining / self._per_page) - 1)
+        return max(0, room)
+
     async def _fetch_next(self, pages: int, remaining: int | None) -> ExtractReply | None:
         nxt = self._next
         sel = self.options.next_selector
@@ -237,7 +253,7 @@ class Pager:
             # the last page read, in the tab (site scope and redirects are then watched as always).
             return await self._to_tab(pages, remaining)
         self._asked.append(url)
-        task = self._start(url, remaining)
+        task = self._start(url, remaining, ahead=self._linked_ahead(url, pages + 1, remaining))
         self._fetch_ahead(url, pages + 1, remaining)
         try:
             value = await task
