@@ -7,7 +7,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
     needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'secretRoots', 'sensitiveSelector'],
-    provides: ['nextTarget', 'pagerUrls', 'fetchDocument', 'fetchExtract', 'commands.fetch_extract'],
+    provides: ['nextTarget', 'pagerUrls', 'fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
   const PAGER_LEVELS = 6; // how far up from the next link a pager's numbered links are looked for
@@ -283,6 +283,11 @@
     agent.queryAll(rows, document); // an invalid selector is invalid_selector before anything is fetched
     if (nextSelector) agent.queryAll(nextSelector, document);
     const page = await agent.fetchDocument(url, timeoutMs, cacheFirst);
+    const extra = { status: page.status, redirected: page.redirected };
+    if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);
+    // The page after this one is on its way while this one is checked and read (its own checks are
+    // made when it is read: a request reads nothing).
+    if (onNext && extra.next && extra.next.url && extra.next.same_origin) onNext(extra.next.url);
     // This very page fetched again (the engine's test of whether fetching reads what rendering
     // shows): where the page's own scripts made secrets the HTML does not mark (a data-sensitive set
     // later, a field turned into a password), the fetched copies would show them in clear.
@@ -297,89 +302,10 @@
     if (why) {
       throw new agent.PageError('secret_unmaskable', `${page.url}: ${why} may mark secrets, which a fetched page does not run: it is to be rendered`, { url: page.url, reason: 'secrets_by_script' });
     }
-    const extra = { status: page.status, redirected: page.redirected };
-    if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);
-    // The page after this one can be on its way while this one's rows are read.
-    if (onNext && extra.next && extra.next.url && extra.next.same_origin) onNext(extra.next.url);
     const cap = Number.isInteger(limit) && limit >= 0 ? limit : null;
     agent.forgetPositions();
     const { json } = agent.rowsAnswer(page.doc, agent.queryAll(rows, page.doc), plans, cap, maxChars, extra, page.url);
-    return { json, final_url: page.url };
-  };
-
-  // ---- pages fetched ahead -------------------------------------------------------------------------
-  // A walk along next links asks for one page at a time, each once the host has the one before: a
-  // round trip per page in which the site idles. With `ahead: k` the walk says it will ask for the k
-  // pages after this one; each is fetched as soon as its predecessor's next link is read, and the
-  // fetch_extract that asks for it answers from that read. Each goes through fetchExtract as any
-  // fetched page (same origin, its scripts searched, redaction); a read made under another redaction
-  // list, or for other rows or fields, is not used. A page is fetched ahead once per walk at most.
-  const AHEAD_MAX = 8;
-  const AHEAD_TTL_MS = 30_000; // a page fetched ahead that nobody asked for is dropped after this
-  const TAKEN_MAX = 10_000;
-  const ahead = new Map(); // walk + url -> {done, allow, next, timer}: fetched ahead, not yet asked for
-  const taken = new Set(); // walk + url: asked for already (never fetched ahead again)
-
-  function fetchAhead(walk, url, opts, allow) {
-    const key = `${walk}\n${url}`;
-    const e = { allow, next: null, timer: null };
-    e.done = agent.fetchExtract({
-      ...opts,
-      url,
-      onNext: (next) => {
-        e.next = next;
-        if (e.allow > 0) want(walk, next, opts, e.allow - 1);
-      },
-    });
-    e.done.catch(() => {}); // the failure is the answer of whoever asks for the page (or nobody's)
-    e.timer = setTimeout(() => {
-      if (ahead.get(key) === e) ahead.delete(key);
-    }, AHEAD_TTL_MS);
-    ahead.set(key, e);
-    return e;
-  }
-
-  /** `url` is wanted, and the `allow` pages after it: fetch what is not on its way yet. */
-  function want(walk, url, opts, allow) {
-    const e = ahead.get(`${walk}\n${url}`);
-    if (!e) {
-      if (!taken.has(`${walk}\n${url}`)) fetchAhead(walk, url, opts, allow);
-      return;
-    }
-    if (allow <= e.allow) return;
-    e.allow = allow;
-    if (e.next) want(walk, e.next, opts, allow - 1);
-  }
-
-  /** fetchExtract of `url`, from a read made ahead when there is one; `allow` pages after it are
-   * wanted. `walk` names what the rows are read for (rows, fields, redaction): reads ahead serve it alone. */
-  async function walkPage(walk, url, opts, allow) {
-    let at;
-    try {
-      at = bare(new URL(String(url), location.href).href).href;
-    } catch {
-      return agent.fetchExtract({ ...opts, url }); // its own error
-    }
-    const key = `${walk}\n${at}`;
-    if (taken.size >= TAKEN_MAX) taken.clear();
-    let e = ahead.get(key);
-    if (e) want(walk, at, opts, allow);
-    else if (allow > 0) e = fetchAhead(walk, at, opts, allow);
-    taken.add(key);
-    if (!e) return agent.fetchExtract({ ...opts, url });
-    ahead.delete(key);
-    clearTimeout(e.timer);
-    return e.done;
-  }
-
-  // `fetch_ms`: the fetch's own limit, inside the command's `timeout_ms`, so a slow server is `timeout`.
-  agent.commands.fetch_extract = async ({ url, selector, fields, limit, max_chars: maxChars, next_selector: nextSelector = null, fetch_ms: fetchMs, timeout_ms: timeoutMs, cache_first: cacheFirst = false, ahead: allow = 0, redact = null, patterns = null }) => {
-    const opts = { selector, fields, limit, maxChars, nextSelector, timeoutMs: Number.isInteger(fetchMs) ? fetchMs : timeoutMs };
-    // Page 1 again (the check that fetching reads what rendering shows) is no step of a walk.
-    if (cacheFirst === true) return agent.fetchExtract({ ...opts, url, cacheFirst: true });
-    const n = Number.isInteger(allow) ? Math.max(0, Math.min(AHEAD_MAX, allow)) : 0;
-    const walk = JSON.stringify([selector, fields, maxChars, nextSelector, redact, patterns]);
-    const { json, final_url: finalUrl } = await walkPage(walk, url, opts, n);
-    return { json, final_url: finalUrl };
+    const next = extra.next && extra.next.same_origin ? extra.next.url : null;
+    return { json, final_url: page.url, next };
   };
 })();

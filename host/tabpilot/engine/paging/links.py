@@ -7,8 +7,9 @@ let the browser keep it: no second download). Otherwise (or when that check fail
 clicked as before (`paginate`). Fetched pages never move the tab: it stays on page 1. When the pager
 beside the next link numbers its pages (`?page=3`, `/p/3`), the pages after the one being read are
 fetched ahead, up to IN_FLIGHT at once and never past the last page linked, and read in order
-(numbered.py). Whether page 1 fetched reads like page 1 rendered is policy.py's call.
-"""
+(numbered.py); otherwise the page agent reads up to LINKED_AHEAD pages ahead along the next links
+(page/fetch_walk.js) and hands those it has read over with the page asked for: each is still a page of
+its own here. Whether page 1 fetched reads like page 1 rendered is policy.py's call."""
 
 from __future__ import annotations
 
@@ -26,9 +27,7 @@ from . import numbered, pace, policy, redrawn, stop
 
 # Pages fetched at once when a numbered pager tells their URLs (the one being read included).
 IN_FLIGHT = 6
-# Pages the page agent fetches past the one asked for when no pager tells their URLs, each as soon as
-# the next link of the one before it is read (page/fetch.js): the site is not left idle while a page's
-# rows travel to the engine and the engine asks for the next.
+# Pages read ahead along next links: the site is not left idle while a page travels to the engine.
 LINKED_AHEAD = 4
 
 Mode = Literal["fetch", "navigate", "in_place"]
@@ -70,6 +69,7 @@ class Pager:
         self._next = NextTarget()  # where the last fetched page's next control leads
         self._asked: list[str] = []  # URLs of the pages fetched, in order
         self._ahead: dict[str, asyncio.Task[FetchExtractReply]] = {}
+        self._read: list[tuple[str, FetchExtractReply]] = []  # pages read ahead, with the URL asked
         self._run: numbered.Run | None = None  # what the numbered pagers read so far tell
         self._pager_seen = False  # a numbered pager beside a next link (not only numbered URLs)
         self._per_page = 0  # rows on the last page read: how many pages a limit can still use
@@ -123,6 +123,7 @@ class Pager:
         for task in self._ahead.values():
             task.cancel()
         self._ahead.clear()
+        self._read.clear()
         if self._tab_url is not None:
             self.ctx.state.url = self._tab_url  # where the tab is: fetched pages did not move it
 
@@ -218,27 +219,26 @@ class Pager:
 
     def _fetch_ahead(self, url: str, pages: int, remaining: int | None, others: int = 0) -> None:
         """Start fetching the pages after `url` (page `pages`, being read) that a numbered pager linked,
-        so that up to IN_FLIGHT are on their way (`others`: fetches under way besides these pages);
-        none beyond max_pages, nor beyond what `remaining` rows can use if pages hold as many rows as
-        the last one read."""
+        so that up to IN_FLIGHT are on their way (`others`: fetches under way besides these pages)."""
         if self.options.delay_ms or self._run is None:
             return  # a pause between pages is for the server: one page at a time
-        room = min(IN_FLIGHT - others, self.options.max_pages - pages + 1) - 1
-        if remaining is not None and self._per_page:
-            room = min(room, math.ceil(remaining / self._per_page) - 1)
-        for later in self._run.ahead(url, room):
+        for later in self._run.ahead(url, self._room(IN_FLIGHT - others - 1, pages, remaining)):
             self._start(later, remaining)
 
-    def _linked_ahead(self, url: str, page: int, remaining: int | None) -> int:
-        """How many pages after `url` (page `page`) the page agent may fetch along next links: none
-        with a pause between pages, nor where a numbered pager tells the next URL (fetched from here);
-        never past max_pages, nor past what `remaining` rows can use."""
-        if self.options.delay_ms or (self._run is not None and self._run.ahead(url, 1)):
-            return 0
-        room = min(LINKED_AHEAD, self.options.max_pages - page)
+    def _room(self, most: int, page: int, remaining: int | None) -> int:
+        """Pages after page `page` worth fetching now: up to `most`, none past max_pages, nor past what
+        `remaining` rows can use if pages hold as many rows as the last one read."""
+        room = min(most, self.options.max_pages - page)
         if remaining is not None and self._per_page:
             room = min(room, math.ceil(remaining / self._per_page) - 1)
         return max(0, room)
+
+    def _linked_ahead(self, url: str, page: int, remaining: int | None) -> int:
+        """Pages after `url` (page `page`) the page agent may read along next links: none with a pause
+        between pages, nor where a numbered pager tells the next URL (those are fetched from here)."""
+        if self.options.delay_ms or (self._run is not None and self._run.ahead(url, 1)):
+            return 0
+        return self._room(LINKED_AHEAD, page, remaining)
 
     async def _fetch_next(self, pages: int, remaining: int | None) -> ExtractReply | None:
         nxt = self._next
@@ -253,15 +253,18 @@ class Pager:
             # the last page read, in the tab (site scope and redirects are then watched as always).
             return await self._to_tab(pages, remaining)
         self._asked.append(url)
-        task = self._start(url, remaining, ahead=self._linked_ahead(url, pages + 1, remaining))
-        self._fetch_ahead(url, pages + 1, remaining)
-        try:
-            value = await task
-        except TabPilotError as exc:
-            return await self._fetch_failed(exc, url, pages, remaining)
-        finally:
-            self._ahead.pop(url, None)
-            self.ctx.state.url = self._tab_url
+        value = self._read_ahead(url)
+        if value is None:
+            task = self._start(url, remaining, ahead=self._linked_ahead(url, pages + 1, remaining))
+            self._fetch_ahead(url, pages + 1, remaining)
+            try:
+                value = await task
+            except TabPilotError as exc:
+                return await self._fetch_failed(exc, url, pages, remaining)
+            finally:
+                self._ahead.pop(url, None)
+                self.ctx.state.url = self._tab_url
+            self._keep_later(value)
         landed = value.url
         self.redirected = None
         if value.redirected and landed is not None:
@@ -279,6 +282,22 @@ class Pager:
             )
         self._per_page = len(value.rows)
         return value
+
+    def _keep_later(self, value: FetchExtractReply) -> None:
+        """Keep the pages read ahead that came with `value`, each under the URL of the link to it."""
+        asked = (value.next or NextTarget()).url
+        for page in value.later:
+            if asked is not None:
+                self._read.append((asked, page))
+                asked = (page.next or NextTarget()).url
+        value.later = []
+
+    def _read_ahead(self, url: str) -> FetchExtractReply | None:
+        """The page at `url` when it came with an earlier answer (the pages kept after it stay)."""
+        found = self._read.pop(0)[1] if self._read and self._read[0][0] == url else None
+        if found is None:
+            self._read.clear()
+        return found
 
     async def _fetch_failed(
         self, exc: TabPilotError, url: str, pages: int, remaining: int | None
