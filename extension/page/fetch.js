@@ -139,9 +139,12 @@
   const reEscape = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
   /** The regex of what a script that makes secrets names, from the redaction list in force. */
+  let markersOf = null; // [redaction list, its regex]: built again only when the list changes
   function markers() {
+    const selector = agent.sensitiveSelector();
+    if (markersOf && markersOf[0] === selector) return markersOf[1];
     const words = new Set();
-    const list = agent.sensitiveSelector().replace(/\[[^\]]*=[^\]]*\]/g, (m) => m.split('=')[0]);
+    const list = selector.replace(/\[[^\]]*=[^\]]*\]/g, (m) => m.split('=')[0]);
     for (const m of list.matchAll(/\.(-?[_a-zA-Z][\w-]*)/g)) words.add(m[1]);
     const out = [PASSWORDISH];
     for (const m of list.matchAll(/\[\s*([\w-]+)/g)) {
@@ -154,7 +157,8 @@
       }
     }
     for (const w of words) out.push(String.raw`(?<![\w-])${reEscape(w)}(?![\w-])`);
-    return new RegExp(out.join('|'), 'i');
+    markersOf = [selector, new RegExp(out.join('|'), 'i')];
+    return markersOf[1];
   }
 
   /**
