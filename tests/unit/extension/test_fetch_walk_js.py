@@ -18,21 +18,33 @@ const agent = globalThis.__tabpilotAgent;
 globalThis.location = new URL('https://x.example/list?page=1');
 const fetched = [];
 const at = (n) => `https://x.example/list?page=${n}`;
-agent.fetchExtract = async ({ url, onNext, limit }) => {
+const pending = new Set();
+agent.fetchExtract = ({ url, onNext, limit }) => {
   fetched.push(url);
   const n = Number(new URL(url).searchParams.get('page'));
   const next = n < 10 ? at(n + 1) : null;
-  await new Promise((ok) => setTimeout(ok, 1));
-  if (next && onNext) onNext(next);
-  await new Promise((ok) => setTimeout(ok, 1));
-  return { json: `{"rows":[[${n}]],"limit":${limit}}`, final_url: url, next };
+  const done = (async () => {
+    await new Promise((ok) => setTimeout(ok, 1));
+    if (next && onNext) onNext(next);
+    await new Promise((ok) => setTimeout(ok, 1));
+    return { json: `{"rows":[[${n}]],"limit":${limit}}`, final_url: url, next };
+  })();
+  pending.add(done);
+  done.finally(() => pending.delete(done));
+  return done;
 };
 await import('./page/fetch_walk.js');
 const ask = (n, ahead, redact = ['.secret']) => agent.commands.fetch_extract({
   url: at(n), selector: 'tr', fields: [{ name: 'a' }], limit: 5, ahead, redact, patterns: [],
 });
-const settle = () => new Promise((ok) => setTimeout(ok, 30));
-const pages = (answer) => { const v = JSON.parse(answer.json); return [v.rows[0][0], ...(v.later || []).map((p) => p.rows[0][0])]; };
+// Until every fetch under way (and those they started) has answered.
+const settle = async () => {
+  while (pending.size) await Promise.allSettled([...pending]);
+};
+const pages = (answer) => {
+  const v = JSON.parse(answer.json);
+  return [v.rows[0][0], ...(v.later || []).map((p) => p.rows[0][0])];
+};
 """
 
 
