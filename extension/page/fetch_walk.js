@@ -19,8 +19,19 @@
   const AHEAD_TTL_MS = 30_000; // a page fetched ahead that nobody asked for is dropped after this
   const TAKEN_MAX = 10_000;
   const BATCH_CHARS = 4_000_000; // pages read ahead handed over with one answer, at most this much JSON
+  const walks = new Map(); // what a walk reads (rows, fields, redaction) -> a short id for the keys below
   const ahead = new Map(); // walk + url -> {done, allow, next, timer}: fetched ahead, not yet asked for
   const taken = new Set(); // walk + url: asked for already (never fetched ahead again)
+
+  let walksSeen = 0;
+
+  function walkId(what) {
+    if (!walks.has(what)) {
+      if (walks.size >= 16) walks.clear(); // ids stay unique: the count goes on
+      walks.set(what, (walksSeen += 1));
+    }
+    return walks.get(what);
+  }
 
   function fetchAhead(walk, url, opts, allow) {
     const key = `${walk}\n${url}`;
@@ -98,7 +109,7 @@
     // Page 1 again (the check that fetching reads what rendering shows) is no step of a walk.
     if (cacheFirst === true) return agent.fetchExtract({ ...opts, url, cacheFirst: true });
     const n = Number.isInteger(allow) ? Math.max(0, Math.min(AHEAD_MAX, allow)) : 0;
-    const walk = JSON.stringify([selector, fields, maxChars, nextSelector, redact, patterns]);
+    const walk = walkId(JSON.stringify([selector, fields, maxChars, nextSelector, redact, patterns]));
     const { json, final_url: finalUrl, later_urls: laterUrls = [] } = await walkPage(walk, url, opts, n);
     return { json, final_url: finalUrl, later_urls: laterUrls };
   };
