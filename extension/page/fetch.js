@@ -7,7 +7,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
     needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'secretRoots', 'sensitiveSelector'],
-    provides: ['nextTarget', 'pagerUrls', 'fetchDocument', 'fetchExtract', 'commands.fetch_extract'],
+    provides: ['nextTarget', 'pagerUrls', 'fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
   const PAGER_LEVELS = 6; // how far up from the next link a pager's numbered links are looked for
@@ -139,9 +139,12 @@
   const reEscape = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
   /** The regex of what a script that makes secrets names, from the redaction list in force. */
+  let markersOf = null; // [redaction list, its regex]: built again only when the list changes
   function markers() {
+    const selector = agent.sensitiveSelector();
+    if (markersOf && markersOf[0] === selector) return markersOf[1];
     const words = new Set();
-    const list = agent.sensitiveSelector().replace(/\[[^\]]*=[^\]]*\]/g, (m) => m.split('=')[0]);
+    const list = selector.replace(/\[[^\]]*=[^\]]*\]/g, (m) => m.split('=')[0]);
     for (const m of list.matchAll(/\.(-?[_a-zA-Z][\w-]*)/g)) words.add(m[1]);
     const out = [PASSWORDISH];
     for (const m of list.matchAll(/\[\s*([\w-]+)/g)) {
@@ -154,7 +157,8 @@
       }
     }
     for (const w of words) out.push(String.raw`(?<![\w-])${reEscape(w)}(?![\w-])`);
-    return new RegExp(out.join('|'), 'i');
+    markersOf = [selector, new RegExp(out.join('|'), 'i')];
+    return markersOf[1];
   }
 
   /**
@@ -318,7 +322,7 @@
    * `next_selector`, `next` (see nextTarget). `final_url` travels beside the JSON for the worker's
    * site check.
    */
-  agent.fetchExtract = async ({ url, selector = null, fields, limit = null, maxChars, nextSelector = null, timeoutMs = 10_000, cacheFirst = false }) => {
+  agent.fetchExtract = async ({ url, selector = null, fields, limit = null, maxChars, nextSelector = null, timeoutMs = 10_000, cacheFirst = false, onNext = null }) => {
     const rows = typeof selector === 'string' && selector.trim() ? selector : ':root';
     if (nextSelector !== null && (typeof nextSelector !== 'string' || !nextSelector.trim())) {
       throw new agent.PageError('invalid_params', 'next_selector must be a CSS selector');
@@ -327,6 +331,11 @@
     agent.queryAll(rows, document); // an invalid selector is invalid_selector before anything is fetched
     if (nextSelector) agent.queryAll(nextSelector, document);
     const page = await agent.fetchDocument(url, timeoutMs, cacheFirst);
+    const extra = { status: page.status, redirected: page.redirected };
+    if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);
+    // The page after this one is on its way while this one is checked and read (its own checks are
+    // made when it is read: a request reads nothing).
+    if (onNext && extra.next && extra.next.url && extra.next.same_origin) onNext(extra.next.url);
     // This very page fetched again (the engine's test of whether fetching reads what rendering
     // shows): where the page's own scripts made secrets the HTML does not mark (a data-sensitive set
     // later, a field turned into a password), the fetched copies would show them in clear.
@@ -344,16 +353,10 @@
     if (why) {
       throw new agent.PageError('secret_unmaskable', `${page.url}: ${why} may mark secrets, which a fetched page does not run: it is to be rendered`, { url: page.url, reason: 'secrets_by_script' });
     }
-    const extra = { status: page.status, redirected: page.redirected };
-    if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);
     const cap = Number.isInteger(limit) && limit >= 0 ? limit : null;
     agent.forgetPositions();
     const { json } = agent.rowsAnswer(page.doc, agent.queryAll(rows, page.doc), plans, cap, maxChars, extra, page.url);
-    return { json, final_url: page.url };
+    const next = extra.next && extra.next.same_origin ? extra.next.url : null;
+    return { json, final_url: page.url, next };
   };
-
-  // `fetch_ms`: the fetch's own limit, inside the command's `timeout_ms`, so a slow server is `timeout`.
-  agent.commands.fetch_extract = ({ url, selector, fields, limit, max_chars: maxChars, next_selector: nextSelector = null, fetch_ms: fetchMs, timeout_ms: timeoutMs, cache_first: cacheFirst = false }) => (
-    agent.fetchExtract({ url, selector, fields, limit, maxChars, nextSelector, timeoutMs: Number.isInteger(fetchMs) ? fetchMs : timeoutMs, cacheFirst: cacheFirst === true })
-  );
 })();

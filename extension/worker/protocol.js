@@ -101,6 +101,7 @@ export const DEFAULTS = Object.freeze({
     "timeout_ms": 10000
   },
   "fetch_extract": {
+    "ahead": 0,
     "cache_first": false,
     "timeout_ms": 10000
   },
@@ -321,7 +322,7 @@ export const DEFAULTS = Object.freeze({
  * @property {(number|null)} [kept_tab_id]
  */
 /**
- * An extract of a fetched page: `url` is where redirects ended, `status` its HTTP status. (answers fetch_extract)
+ * An extract of a fetched page: `url` is where redirects ended, `status` its HTTP status; `later`: the pages after it along next links that the page agent read ahead (FetchExtract.ahead), in order. (answers fetch_extract)
  * @typedef {Object} FetchExtractReply
  * @property {Array<Array<*>>} [rows]
  * @property {number} [count]
@@ -333,6 +334,7 @@ export const DEFAULTS = Object.freeze({
  * @property {(ListMore|null)} [more]
  * @property {number} [status]
  * @property {boolean} [redirected]
+ * @property {Array<FetchExtractReply>} [later]
  */
 /**
  * One compiled schema field: what the page reads for it from each row. `selector` "" means the row element itself. `take` is text | html | attr | url (an attribute as an absolute URL; `attr` names it, default href/src). `all` gives every match as a list. Type conversions (number, boolean) happen in the host; redaction happens in the page.

@@ -24,8 +24,12 @@ export async function run(msg, { signal }) {
   const args = {
     url: msg.url, selector: msg.selector ?? null, fields: msg.fields, limit, max_chars: MAX_RESULT_BYTES,
     next_selector: msg.next_selector ?? null, cache_first: msg.cache_first === true,
+    ahead: Number.isInteger(msg.ahead) && msg.ahead > 0 ? msg.ahead : 0,
   };
+  // The page fetches only its own origin; the URL asked for meets the sites allowed before that too.
+  if (/^https?:/i.test(msg.url)) await checkUrl(msg.url, msg.tab_id ?? null);
   const out = await inPage({ ...msg, timeout_ms: timeoutMs + MARGIN_MS }, 'fetch_extract', { ...args, fetch_ms: timeoutMs }, { signal });
-  await checkUrl(out.final_url, out.tab_id);
+  // Every page's final URL, the pages read ahead that come with this one too (`later`).
+  for (const url of [out.final_url, ...(out.later_urls || [])]) await checkUrl(url, out.tab_id);
   return new JsonText(out.json);
 }

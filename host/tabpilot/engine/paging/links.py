@@ -7,8 +7,9 @@ let the browser keep it: no second download). Otherwise (or when that check fail
 clicked as before (`paginate`). Fetched pages never move the tab: it stays on page 1. When the pager
 beside the next link numbers its pages (`?page=3`, `/p/3`), the pages after the one being read are
 fetched ahead, up to IN_FLIGHT at once and never past the last page linked, and read in order
-(numbered.py). Whether page 1 fetched reads like page 1 rendered is policy.py's call.
-"""
+(numbered.py); otherwise the page agent reads up to LINKED_AHEAD pages ahead along the next links
+(page/fetch_walk.js) and hands those it has read over with the page asked for: each is still a page of
+its own here. Whether page 1 fetched reads like page 1 rendered is policy.py's call."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ from . import numbered, pace, policy, redrawn, stop
 
 # Pages fetched at once when a numbered pager tells their URLs (the one being read included).
 IN_FLIGHT = 6
+# Pages read ahead along next links: the site is not left idle while a page travels to the engine.
+LINKED_AHEAD = 4
 
 Mode = Literal["fetch", "navigate", "in_place"]
 
@@ -66,6 +69,7 @@ class Pager:
         self._next = NextTarget()  # where the last fetched page's next control leads
         self._asked: list[str] = []  # URLs of the pages fetched, in order
         self._ahead: dict[str, asyncio.Task[FetchExtractReply]] = {}
+        self._read: list[tuple[str, FetchExtractReply]] = []  # pages read ahead, with the URL asked
         self._run: numbered.Run | None = None  # what the numbered pagers read so far tell
         self._pager_seen = False  # a numbered pager beside a next link (not only numbered URLs)
         self._per_page = 0  # rows on the last page read: how many pages a limit can still use
@@ -119,6 +123,7 @@ class Pager:
         for task in self._ahead.values():
             task.cancel()
         self._ahead.clear()
+        self._read.clear()
         if self._tab_url is not None:
             self.ctx.state.url = self._tab_url  # where the tab is: fetched pages did not move it
 
@@ -147,12 +152,12 @@ class Pager:
         # The copy the tab rendered, when the HTTP cache kept it (a page that forbids storing it, or a
         # cache keyed otherwise for a load the browser started, is downloaded again).
         again = self._start(here, remaining, cache_first=True)
-        # Page 2, and the pages the pager links after it, meanwhile: no time lost when the check passes
-        # (they are dropped when it fails).
-        self._start(target, remaining)
         self._run = numbered.learn(here, target, nxt.pager)
-        self._pager_seen = bool(nxt.pager)
         self._per_page = len(answer.rows)
+        # Page 2, and the pages the pager links after it (or page 3 along next links), meanwhile: no
+        # time lost when the check passes (they are dropped when it fails).
+        self._start(target, remaining, ahead=min(1, self._linked_ahead(target, 2, remaining)))
+        self._pager_seen = bool(nxt.pager)
         self._fetch_ahead(target, 2, remaining, others=1)
         why = await self._compare(again, answer, here, target)
         if why is not None and policy.UNFETCHED not in why:
@@ -191,7 +196,7 @@ class Pager:
         return decode_reply(FetchExtractReply, await self.ctx.call(command, self.timeout_ms))
 
     def _start(
-        self, url: str, remaining: int | None, *, cache_first: bool = False
+        self, url: str, remaining: int | None, *, cache_first: bool = False, ahead: int = 0
     ) -> asyncio.Task[FetchExtractReply]:
         task = self._ahead.get(url)
         if task is None:
@@ -204,6 +209,7 @@ class Pager:
                 limit=remaining,
                 timeout_ms=self.timeout_ms,
                 cache_first=cache_first,
+                ahead=ahead,
             )
             task = asyncio.ensure_future(self._fetch(command))
             # A page fetched ahead and never read must not log "exception never retrieved".
@@ -213,16 +219,26 @@ class Pager:
 
     def _fetch_ahead(self, url: str, pages: int, remaining: int | None, others: int = 0) -> None:
         """Start fetching the pages after `url` (page `pages`, being read) that a numbered pager linked,
-        so that up to IN_FLIGHT are on their way (`others`: fetches under way besides these pages);
-        none beyond max_pages, nor beyond what `remaining` rows can use if pages hold as many rows as
-        the last one read."""
+        so that up to IN_FLIGHT are on their way (`others`: fetches under way besides these pages)."""
         if self.options.delay_ms or self._run is None:
             return  # a pause between pages is for the server: one page at a time
-        room = min(IN_FLIGHT - others, self.options.max_pages - pages + 1) - 1
+        for later in self._run.ahead(url, self._room(IN_FLIGHT - others - 1, pages, remaining)):
+            self._start(later, remaining)
+
+    def _room(self, most: int, page: int, remaining: int | None) -> int:
+        """Pages after page `page` worth fetching now: up to `most`, none past max_pages, nor past what
+        `remaining` rows can use if pages hold as many rows as the last one read."""
+        room = min(most, self.options.max_pages - page)
         if remaining is not None and self._per_page:
             room = min(room, math.ceil(remaining / self._per_page) - 1)
-        for later in self._run.ahead(url, room):
-            self._start(later, remaining)
+        return max(0, room)
+
+    def _linked_ahead(self, url: str, page: int, remaining: int | None) -> int:
+        """Pages after `url` (page `page`) the page agent may read along next links: none with a pause
+        between pages, nor where a numbered pager tells the next URL (those are fetched from here)."""
+        if self.options.delay_ms or (self._run is not None and self._run.ahead(url, 1)):
+            return 0
+        return self._room(LINKED_AHEAD, page, remaining)
 
     async def _fetch_next(self, pages: int, remaining: int | None) -> ExtractReply | None:
         nxt = self._next
@@ -237,15 +253,18 @@ class Pager:
             # the last page read, in the tab (site scope and redirects are then watched as always).
             return await self._to_tab(pages, remaining)
         self._asked.append(url)
-        task = self._start(url, remaining)
-        self._fetch_ahead(url, pages + 1, remaining)
-        try:
-            value = await task
-        except TabPilotError as exc:
-            return await self._fetch_failed(exc, url, pages, remaining)
-        finally:
-            self._ahead.pop(url, None)
-            self.ctx.state.url = self._tab_url
+        value = self._read_ahead(url)
+        if value is None:
+            task = self._start(url, remaining, ahead=self._linked_ahead(url, pages + 1, remaining))
+            self._fetch_ahead(url, pages + 1, remaining)
+            try:
+                value = await task
+            except TabPilotError as exc:
+                return await self._fetch_failed(exc, url, pages, remaining)
+            finally:
+                self._ahead.pop(url, None)
+                self.ctx.state.url = self._tab_url
+            self._keep_later(value)
         landed = value.url
         self.redirected = None
         if value.redirected and landed is not None:
@@ -263,6 +282,22 @@ class Pager:
             )
         self._per_page = len(value.rows)
         return value
+
+    def _keep_later(self, value: FetchExtractReply) -> None:
+        """Keep the pages read ahead that came with `value`, each under the URL of the link to it."""
+        asked = (value.next or NextTarget()).url
+        for page in value.later:
+            if asked is not None:
+                self._read.append((asked, page))
+                asked = (page.next or NextTarget()).url
+        value.later = []
+
+    def _read_ahead(self, url: str) -> FetchExtractReply | None:
+        """The page at `url` when it came with an earlier answer (the pages kept after it stay)."""
+        found = self._read.pop(0)[1] if self._read and self._read[0][0] == url else None
+        if found is None:
+            self._read.clear()
+        return found
 
     async def _fetch_failed(
         self, exc: TabPilotError, url: str, pages: int, remaining: int | None

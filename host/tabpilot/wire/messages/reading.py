@@ -148,7 +148,10 @@ class FetchExtract(Command, tag="fetch_extract"):
     (a control that only a script can follow); a link's `"pager"` lists the pager's links beside it
     whose URLs differ from it in one number (`?page=7`, `/p/7`). `selector` defaults to the whole
     document (one row). `cache_first` takes the page from the HTTP cache when it holds a copy, fresh or
-    not (for re-reading the page the tab shows: the copy it rendered). Errors: a cross-origin or
+    not (for re-reading the page the tab shows: the copy it rendered). `ahead`: how many pages after
+    this one the walk will ask for next; the page agent fetches them, each once its predecessor's next
+    link is read, and answers a later fetch_extract of one from what it read (the same checks, the
+    redaction of that later call). Errors: a cross-origin or
     non-http(s) URL is invalid_params; a final URL outside the allowed sites site_not_allowed; status
     >= 400 http_error (`data.status`); a document that is not HTML not_html; a fetch that fails
     (network, a redirect to another origin) navigation_failed.
@@ -162,6 +165,7 @@ class FetchExtract(Command, tag="fetch_extract"):
     tab_id: int | None = None
     timeout_ms: int = 10_000
     cache_first: bool = False
+    ahead: int = 0
 
 
 class ScrollLoad(Command, tag="scroll_load"):

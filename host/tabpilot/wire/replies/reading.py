@@ -110,10 +110,12 @@ class ExtractReply(Reply):
 
 
 class FetchExtractReply(ExtractReply):
-    """An extract of a fetched page: `url` is where redirects ended, `status` its HTTP status."""
+    """An extract of a fetched page: `url` is where redirects ended, `status` its HTTP status; `later`:
+    the pages after it along next links that the page agent read ahead (FetchExtract.ahead), in order."""
 
     status: int = 0
     redirected: bool = False
+    later: list[FetchExtractReply] = []  # noqa: RUF012 - msgspec copies mutable defaults
 
 
 class FirstPage(Reply):

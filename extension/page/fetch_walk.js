@@ -1,0 +1,116 @@
+// fetch_extract: a same-origin page read without rendering (page/fetch.js), and the pages after it
+// along next links read ahead. A walk along next links asks for one page at a time: a round trip per
+// page in which the site idles. With `ahead: k` the walk says it will ask for the k pages after this
+// one; each is fetched once its predecessor's next link is read, through fetchExtract as any fetched
+// page (same origin, scripts searched, redaction), and handed over with the answer for a page before
+// it, or to the fetch_extract asking for it. A read for other rows, fields or redaction lists is not
+// used; a page is fetched ahead once per walk at most.
+(() => {
+  const agent = globalThis.__tabpilotAgent.use('fetch_walk', {
+    needs: ['fetchExtract'],
+    provides: ['commands.fetch_extract'],
+  });
+  const bare = (url) => {
+    const u = new URL(url);
+    u.hash = '';
+    return u;
+  };
+  const AHEAD_MAX = 8;
+  const AHEAD_TTL_MS = 30_000; // a page fetched ahead that nobody asked for is dropped after this
+  const TAKEN_MAX = 10_000;
+  const BATCH_CHARS = 4_000_000; // pages read ahead handed over with one answer, at most this much JSON
+  const walks = new Map(); // what a walk reads (rows, fields, redaction) -> a short id for the keys below
+  const ahead = new Map(); // walk + url -> {done, allow, next, timer}: fetched ahead, not yet asked for
+  const taken = new Set(); // walk + url: asked for already (never fetched ahead again)
+
+  let walksSeen = 0;
+
+  function walkId(what) {
+    if (!walks.has(what)) {
+      if (walks.size >= 16) walks.clear(); // ids stay unique: the count goes on
+      walks.set(what, (walksSeen += 1));
+    }
+    return walks.get(what);
+  }
+
+  function fetchAhead(walk, url, opts, allow) {
+    const key = `${walk}\n${url}`;
+    const e = { allow, next: null, timer: null };
+    e.done = agent.fetchExtract({
+      ...opts,
+      url,
+      onNext: (next) => {
+        e.next = next;
+        if (e.allow > 0) want(walk, next, opts, e.allow - 1);
+      },
+    });
+    // A failure is the answer of whoever asks for the page (or nobody's).
+    e.done.then((v) => { e.value = v; }, () => {});
+    e.timer = setTimeout(() => {
+      if (ahead.get(key) === e) ahead.delete(key);
+    }, AHEAD_TTL_MS);
+    ahead.set(key, e);
+    return e;
+  }
+
+  /** `url` is wanted, and the `allow` pages after it: fetch what is not on its way yet. */
+  function want(walk, url, opts, allow) {
+    const e = ahead.get(`${walk}\n${url}`);
+    if (!e) {
+      if (!taken.has(`${walk}\n${url}`)) fetchAhead(walk, url, opts, allow);
+      return;
+    }
+    if (allow <= e.allow) return;
+    e.allow = allow;
+    if (e.next) want(walk, e.next, opts, allow - 1);
+  }
+
+  /** fetchExtract of `url`, from a read made ahead when there is one; `allow` pages after it are
+   * wanted. `walk` names what the rows are read for (rows, fields, redaction): reads ahead serve it alone. */
+  async function walkPage(walk, url, opts, allow) {
+    let at;
+    try {
+      at = bare(new URL(String(url), location.href).href).href;
+    } catch {
+      return agent.fetchExtract({ ...opts, url }); // its own error
+    }
+    const key = `${walk}\n${at}`;
+    if (taken.size >= TAKEN_MAX) taken.clear();
+    let e = ahead.get(key);
+    if (e) want(walk, at, opts, allow);
+    else if (allow > 0) e = fetchAhead(walk, at, opts, allow);
+    taken.add(key);
+    if (!e) return agent.fetchExtract({ ...opts, url });
+    ahead.delete(key);
+    clearTimeout(e.timer);
+    const first = await e.done;
+    // The pages after it read already go with it, each whole and in order: one trip for several.
+    const later = [];
+    let size = first.json.length;
+    for (let next = first.next; next && later.length < allow;) {
+      const k = `${walk}\n${next}`;
+      const f = ahead.get(k);
+      if (!f || !f.value || size + f.value.json.length > BATCH_CHARS) break;
+      ahead.delete(k);
+      clearTimeout(f.timer);
+      taken.add(k);
+      later.push(f.value);
+      size += f.value.json.length;
+      next = f.value.next;
+    }
+    if (!later.length) return first;
+    const json = `${first.json.slice(0, -1)},"later":[${later.map((v) => v.json).join(',')}]}`;
+    return { json, final_url: first.final_url, later_urls: later.map((v) => v.final_url) };
+  }
+
+  // `fetch_ms`: the fetch's own limit, inside the command's `timeout_ms`, so a slow server is `timeout`.
+  agent.commands.fetch_extract = async ({ url, selector, fields, limit, max_chars: maxChars, next_selector: nextSelector = null, fetch_ms: fetchMs, timeout_ms: timeoutMs, cache_first: cacheFirst = false, ahead: allow = 0, redact = null, patterns = null }) => {
+    const opts = { selector, fields, limit, maxChars, nextSelector, timeoutMs: Number.isInteger(fetchMs) ? fetchMs : timeoutMs };
+    // Page 1 again (the check that fetching reads what rendering shows) is no step of a walk.
+    if (cacheFirst === true) return agent.fetchExtract({ ...opts, url, cacheFirst: true });
+    const n = Number.isInteger(allow) ? Math.max(0, Math.min(AHEAD_MAX, allow)) : 0;
+    const walk = walkId(JSON.stringify([selector, fields, maxChars, nextSelector, redact, patterns]));
+    const { json, final_url: finalUrl, later_urls: laterUrls = [] } = await walkPage(walk, url, opts, n);
+    return { json, final_url: finalUrl, later_urls: laterUrls };
+  };
+})();
