@@ -260,7 +260,7 @@
    * a copy in the HTTP cache, fresh or stale, is taken without asking the server (re-reading the
    * page the tab shows, whose copy it is when the page let it be stored).
    */
-  agent.fetchDocument = async (raw, timeoutMs, cacheFirst = false) => {
+  agent.fetchDocument = async (raw, timeoutMs, cacheFirst = false, signal = null) => {
     let url;
     try {
       url = bare(new URL(String(raw), location.href).href);
@@ -272,6 +272,7 @@
     }
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
+    signal?.addEventListener('abort', () => controller.abort(), { once: true }); // the walk stopped
     let response;
     let text;
     try {
@@ -322,7 +323,7 @@
    * `next_selector`, `next` (see nextTarget). `final_url` travels beside the JSON for the worker's
    * site check.
    */
-  agent.fetchExtract = async ({ url, selector = null, fields, limit = null, maxChars, nextSelector = null, timeoutMs = 10_000, cacheFirst = false, onNext = null }) => {
+  agent.fetchExtract = async ({ url, selector = null, fields, limit = null, maxChars, nextSelector = null, timeoutMs = 10_000, cacheFirst = false, onNext = null, signal = null }) => {
     const rows = typeof selector === 'string' && selector.trim() ? selector : ':root';
     if (nextSelector !== null && (typeof nextSelector !== 'string' || !nextSelector.trim())) {
       throw new agent.PageError('invalid_params', 'next_selector must be a CSS selector');
@@ -330,7 +331,7 @@
     const plans = agent.fieldPlans(fields);
     agent.queryAll(rows, document); // an invalid selector is invalid_selector before anything is fetched
     if (nextSelector) agent.queryAll(nextSelector, document);
-    const page = await agent.fetchDocument(url, timeoutMs, cacheFirst);
+    const page = await agent.fetchDocument(url, timeoutMs, cacheFirst, signal);
     const extra = { status: page.status, redirected: page.redirected };
     if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);
     // The page after this one is on its way while this one is checked and read (its own checks are

@@ -4,11 +4,12 @@
 // one; each is fetched once its predecessor's next link is read, through fetchExtract as any fetched
 // page (same origin, scripts searched, redaction), and handed over with the answer for a page before
 // it, or to the fetch_extract asking for it. A read for other rows, fields or redaction lists is not
-// used; a page is fetched ahead once per walk at most.
+// used; a page is fetched ahead once per walk at most. A walk that stops (its run cancelled while a page
+// was asked for) stops its reads ahead: `fetch_walk_stop` aborts them, and nothing more is fetched.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch_walk', {
     needs: ['fetchExtract'],
-    provides: ['commands.fetch_extract'],
+    provides: ['commands.fetch_extract', 'commands.fetch_walk_stop'],
   });
   const bare = (url) => {
     const u = new URL(url);
@@ -24,6 +25,7 @@
   const taken = new Set(); // walk + url: asked for already (never fetched ahead again)
 
   let walksSeen = 0;
+  let era = new AbortController(); // aborted (and replaced) when the walks stop: every read ahead ends
 
   function walkId(what) {
     if (!walks.has(what)) {
@@ -35,13 +37,14 @@
 
   function fetchAhead(walk, url, opts, allow) {
     const key = `${walk}\n${url}`;
-    const e = { allow, next: null, timer: null };
+    const e = { allow, next: null, timer: null, stop: era.signal };
     e.done = agent.fetchExtract({
       ...opts,
       url,
+      signal: e.stop,
       onNext: (next) => {
         e.next = next;
-        if (e.allow > 0) want(walk, next, opts, e.allow - 1);
+        if (e.allow > 0 && !e.stop.aborted) want(walk, next, opts, e.allow - 1);
       },
     });
     // A failure is the answer of whoever asks for the page (or nobody's).
@@ -102,6 +105,17 @@
     const json = `${first.json.slice(0, -1)},"later":[${later.map((v) => v.json).join(',')}]}`;
     return { json, final_url: first.final_url, later_urls: later.map((v) => v.final_url) };
   }
+
+  /** Every read ahead, the one being waited for included, is aborted and forgotten (the walk asking for
+   * them stopped); a later walk starts afresh. */
+  agent.commands.fetch_walk_stop = () => {
+    const stopped = ahead.size;
+    era.abort();
+    era = new AbortController();
+    for (const e of ahead.values()) clearTimeout(e.timer);
+    ahead.clear();
+    return { stopped };
+  };
 
   // `fetch_ms`: the fetch's own limit, inside the command's `timeout_ms`, so a slow server is `timeout`.
   agent.commands.fetch_extract = async ({ url, selector, fields, limit, max_chars: maxChars, next_selector: nextSelector = null, fetch_ms: fetchMs, timeout_ms: timeoutMs, cache_first: cacheFirst = false, ahead: allow = 0, redact = null, patterns = null }) => {

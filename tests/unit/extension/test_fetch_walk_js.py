@@ -105,3 +105,17 @@ def test_a_read_made_under_another_redaction_list_is_not_used() -> None:
     )
     assert out["pages"] == [2]
     assert out["fetched"].count("https://x.example/list?page=2") == 2, "read again under the new list"
+
+
+def test_a_stopped_walk_fetches_nothing_more() -> None:
+    # The run was cancelled while it waited for page 1: the reads it had said it would ask for end there.
+    out = _run(
+        """
+        const asked = ask(1, 4);
+        const stopped = agent.commands.fetch_walk_stop();
+        await asked.catch(() => null);
+        await settle();
+        console.log(JSON.stringify({ stopped, fetched }));
+        """
+    )
+    assert out["fetched"] == ["https://x.example/list?page=1"], out
