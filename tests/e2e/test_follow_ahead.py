@@ -79,7 +79,8 @@ async def test_pages_fetched_during_the_check_keep_their_secrets_as_rendered(
     check = next(x for x in commands if x["cmd"] == "extract_tab" and x["url"].endswith("/heavy.html"))
     check_end = check["at"] + check["ms"]
     ahead = [x for x in commands if x["cmd"] == "fetch_extract" and "heavy" not in x["url"]]
-    assert sorted(x["url"].rsplit("/", 1)[1] for x in ahead) == ["script-secret.html", "secret.html", "t1.html"]
+    pages = sorted(x["url"].rsplit("/", 1)[1] for x in ahead)
+    assert pages == ["script-secret.html", "secret.html", "t1.html"]
     assert all(x["at"] < check_end for x in ahead), commands
     # The page its script makes secret was read in a tab of its own once fetching it was refused.
     rendered = [x["url"].rsplit("/", 1)[1] for x in commands if x["cmd"] == "extract_tab"]

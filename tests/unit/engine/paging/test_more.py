@@ -17,7 +17,8 @@ pytestmark = pytest.mark.anyio
 async def one_page(more: dict[str, Any] | None, **options: Any) -> dict[str, Any]:
     browser = ScriptedBrowser()
     rows = [["a"], ["b"]]
-    browser.handlers["extract"] = lambda c: {"rows": rows[: c.limit], "count": 2} | ({"more": more} if more else {})
+    seen = {"more": more} if more else {}
+    browser.handlers["extract"] = lambda c: {"rows": rows[: c.limit], "count": 2} | seen
     request = {"operation": "extract", "selector": "li", "schema": {"name": "a"}, "options": options}
     p = build_plan(parse_request(request))
     return result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
