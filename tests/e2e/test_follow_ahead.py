@@ -64,8 +64,9 @@ async def test_pages_fetched_during_the_check_keep_their_secrets_as_rendered(
     client: Client, env: dict[str, str], site: str
 ) -> None:
     await call(client, "interact", action="navigate", url=f"{site}/follow/ahead-secrets.html")
-    # Concurrency 2: beside the check, one page at a time, each giving its place on once fetched.
-    follow = {"field": "link", "schema": DETAIL, "selector": "main.ticket", "concurrency": 2}
+    # Concurrency 3: beside the check's two reads, one page at a time, each giving its place on once
+    # fetched (held until the check ended, the third would wait for it).
+    follow = {"field": "link", "schema": DETAIL, "selector": "main.ticket", "concurrency": 3}
     out = await scrape(client, operation="extract", selector=ROWS, schema=SCHEMA, follow=follow)
     assert [(r["title"], r["owner"], r["points"]) for r in out["data"]] == [
         ("Heavy page", "Barbara", 5),

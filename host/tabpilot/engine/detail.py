@@ -11,12 +11,13 @@ counts those. A rendered page is read once some field has shown up (or shortly b
 until a page reads empty even so (`metadata.follow.empty` counts those): from then on such pages are
 taken as they read.
 
-The check does not hold the others back: while it renders, the pages after it are fetched already (at
-most `concurrency` in flight, each page's place given back once it is fetched, not held until the check
-decides) and kept until it decides. What the check would refuse is refused for each of them as well:
-fetch.js redacts what their HTML marks and refuses a page whose scripts could make secrets
-(`secret_unmaskable`: rendered instead). Pages fetched for nothing when the check chooses tabs are at
-most AHEAD_PER_SLOT × `concurrency`.
+The check does not hold the others back: while it renders, the pages after it are fetched already, from
+two in flight up as the site's answers allow (engine/inflight.py), each page's place given back once it
+is fetched, not held until the check decides, and kept until it decides. What the check would refuse is
+refused for each of them as well: fetch.js redacts what their HTML marks and refuses a page whose
+scripts could make secrets (`secret_unmaskable`: rendered instead). Pages fetched for nothing when the
+check chooses tabs are at most AHEAD_PER_SLOT × `concurrency`; one still being fetched then is called
+off.
 
 Background tabs are kept open and reused (at most `concurrency`, one per page in flight): loading a page
 in an open tab costs far less than opening a tab. `close()` releases them, whatever happened."""

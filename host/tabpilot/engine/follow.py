@@ -44,7 +44,7 @@ PER_ROW = frozenset(
     }
 )
 MAX_ERRORS = 100  # entries kept in metadata.follow_errors (the count is follow.failed)
-PACE_START = 2  # pages rendered at once once tabs are chosen, before the site's answers say more
+PACE_START = 2  # detail pages in flight at first, before the site's answers say more
 
 
 def check(spec: Follow, row_fields: list[str]) -> None:
@@ -127,15 +127,17 @@ async def _each(
     info = reader.info
     base = ctx.state.rows  # row numbers in follow_errors are indexes into `data`
     # While the first page is checked, the next ones are fetched, each giving its place back once
-    # fetched (detail.py); their answers measure the site. Once tabs are chosen, the pace starts again
-    # from two: a rendered page is another load on the site than a fetched one.
-    gate = Inflight(spec.concurrency)
+    # fetched (detail.py); their answers measure the site, from two in flight up. Once tabs are chosen,
+    # the pace starts again from two: a rendered page is another load on the site than a fetched one.
+    gate = Inflight(spec.concurrency, start=PACE_START)
     loop = asyncio.get_running_loop()
     paced: list[bool] = []  # the mode's choice was seen
 
     async def ahead(url: str) -> Read | TabPilotError | None:
         """`url` fetched while the check runs, then the check's end awaited holding no place."""
-        started_round = await gate.acquire()
+        # The check reads its page twice on one place. Once the site has slowed down, room is left for
+        # its second read while it runs: that read is one more request the site holds.
+        started_round = await gate.acquire(room=lambda: int(reader.checking_now() and gate.slowed))
         retried, started = info.get("retried", 0), loop.time()
         got: Read | TabPilotError | None = None
         try:

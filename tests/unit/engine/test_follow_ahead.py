@@ -89,8 +89,8 @@ async def test_the_next_pages_are_fetched_while_the_first_is_checked_and_used() 
     out = await scrape(browser, follow=FOLLOW | {"concurrency": 3})
     assert out["data"] == [merged(n) for n in range(1, 7)]
     assert out["metadata"]["follow"] == {"mode": "fetch", "done": 6, "total": 6}
-    # Every other page fetched during the check, each once; concurrency 3: the check's two reads and
-    # the pages fetched ahead never more than three requests at once.
+    # Every other page fetched during the check, each once; concurrency 3: the page checked and two
+    # more at once, never more.
     assert sorted(held.fetched_during_check) == [2, 3, 4, 5, 6]
     assert held.most_in_flight <= 3
     assert sent(browser, m.FetchExtract) == [1, 2, 3, 4, 5, 6]
@@ -116,14 +116,14 @@ async def test_pages_fetched_ahead_are_rendered_when_the_check_chooses_tabs() ->
 
 async def test_at_most_four_pages_a_place_are_fetched_for_nothing() -> None:
     rows = [[row(n) for n in range(1, 21)]]
-    held = Held(ahead=AHEAD_PER_SLOT * 2)
+    held = Held(ahead=AHEAD_PER_SLOT * 3)
     browser = site(rows, held.tab)
     browser.handlers["fetch_extract"] = _bare(held)
-    out = await scrape(browser, follow=FOLLOW | {"concurrency": 2})
+    out = await scrape(browser, follow=FOLLOW | {"concurrency": 3})
     assert out["data"] == [merged(n) for n in range(1, 21)]
     assert out["metadata"]["follow"]["mode"] == "tab"
-    # Concurrency 2: eight pages fetched while the check ran, none after it chose tabs.
-    assert len(held.fetched_during_check) == 8
+    # Concurrency 3: twelve pages fetched while the check ran, none after it chose tabs.
+    assert len(held.fetched_during_check) == 12
     assert sent(browser, m.FetchExtract) == [1, *sorted(held.fetched_during_check)]
     assert sent(browser, m.ExtractTab) == list(range(1, 21))
 
