@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +35,8 @@ from ..sitetime import SiteTime, plain_http
 from . import Scenario
 
 Call = tuple[str, dict[str, Any]]
+# Words separated by "|": only the tasks whose names hold one of them run (to measure a few while working).
+ONLY = "TABPILOT_SIDEBYSIDE_ONLY"
 # What a plain HTTP client posts where a task logs in (the request log keeps no bodies).
 FORMS = {"fast": {"/login": fast_tasks.LOGIN_FORM}}
 # Wraps an expert's `async (page) => {...}` so that it also says how long it ran inside Playwright
@@ -69,6 +72,8 @@ class Side:
     bytes: int | None = None
     rows_bytes: int | None = None  # the compact JSON of the rows it returned (its own fields: a link too)
     script_ms: list[float] = field(default_factory=list[float])
+    # The answer beside its rows (`data` shown as its length): what the bytes above the rows' are.
+    envelope: Any = None
     windows: list[tuple[float, float]] = field(default_factory=list[tuple[float, float]])  # monotonic s
     site: list[SiteTime] = field(default_factory=list[SiteTime])
     requests: list[list[Request]] = field(default_factory=list[list[Request]])
@@ -98,6 +103,8 @@ class Side:
             "rows_bytes": self.rows_bytes,
             "script_best_ms": round(min(self.script_ms), 1) if self.script_ms else None,
         }
+        if self.envelope is not None:
+            out["envelope"] = self.envelope
         if self.site:
             best = self.ms.index(min(self.ms))
             out["site_ms"] = round(self.site[best].busy_ms, 1)
@@ -186,7 +193,9 @@ async def _ours(client: Client, job: Job, side: Side) -> None:
         return
     side.bytes = len(text.encode())
     if isinstance(out, dict) and isinstance(out.get("data"), list):
-        side.rows_bytes = _compact(cast(dict[str, Any], out)["data"])
+        answer = cast(dict[str, Any], out)
+        side.rows_bytes = _compact(answer["data"])
+        side.envelope = answer | {"data": len(answer["data"])}
     if got != job.expected:
         side.exact, side.problem = False, "answer differs from the ground truth"
 
@@ -253,13 +262,16 @@ def _plain(job: Job, side: Side, runs: int) -> float | None:
 def run(s: Session, o: Options) -> dict[str, Any]:
     """Start the apps (a smoke run: the demo site alone), the demo site and Playwright MCP; run the tasks."""
     chosen = [] if o.smoke else [*tasks.PASSING, *fast_tasks.TASKS]
+    only = [w.strip().lower() for w in os.environ.get(ONLY, "").split("|") if w.strip()]
+    if only:
+        chosen = [t for t in chosen if any(w in t.name.lower() for w in only)]
     with contextlib.ExitStack() as stack:
         log = s.root / "sidebyside-requests.jsonl"
         urls = harness.start_apps(stack, chosen, log)
         demo_url = stack.enter_context(serve(wrap=lambda cls: sitelog.http_handler(cls, str(log))))
         work = s.root / "playwright-sidebyside"
         peer = playwright_mcp.server_params(work, CHROMIUM) if o.playwright else None
-        jobs = _jobs(urls, demo_url, chosen, with_demo=True)
+        jobs = _jobs(urls, demo_url, chosen, with_demo=not only or any(w in demo_task.NAME for w in only))
         try:
             return {"tasks": asyncio.run(_series(s, jobs, o.runs, peer, Recording(log)))}
         finally:

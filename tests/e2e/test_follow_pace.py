@@ -130,8 +130,8 @@ async def test_a_site_that_slows_with_more_in_flight_gets_fewer(
     assert _rows(await _follow(client, start(calm))) == EXPECTED
     assert _rows(await _follow(client, start(slow))) == EXPECTED
     crowded = [sum(1 for n in s.arrivals if n >= 4) for s in (calm, slow)]
-    # The first page's check lets in up to the ceiling (it reads that page twice, and fetches others
-    # meanwhile); after it, the calm site gets more at once and the slowing one one or two.
+    # Two at first (the first page read twice for the check, others fetched meanwhile), then the calm
+    # site gets more at once and the slowing one one or two.
     assert crowded[1] <= CEILING + 1 < crowded[0], (crowded, calm.arrivals, slow.arrivals)
 
 

@@ -11,9 +11,13 @@ counts those. A rendered page is read once some field has shown up (or shortly b
 until a page reads empty even so (`metadata.follow.empty` counts those): from then on such pages are
 taken as they read.
 
-The check does not hold the others back: while it runs, the pages after it (as many as the concurrency
-lets in) are fetched already, and kept until it decides; pages fetched for nothing when it chooses tabs
-are at most `concurrency - 1`.
+The check does not hold the others back: while it renders, the pages after it are fetched already, from
+two in flight up as the site's answers allow (engine/inflight.py), each page's place given back once it
+is fetched, not held until the check decides, and kept until it decides. What the check would refuse is
+refused for each of them as well: fetch.js redacts what their HTML marks and refuses a page whose
+scripts could make secrets (`secret_unmaskable`: rendered instead). Pages fetched for nothing when the
+check chooses tabs are at most AHEAD_PER_SLOT × `concurrency`; one still being fetched then is called
+off.
 
 Background tabs are kept open and reused (at most `concurrency`, one per page in flight): loading a page
 in an open tab costs far less than opening a tab. `close()` releases them, whatever happened."""
@@ -37,6 +41,7 @@ from . import inflight
 from .context import Context
 from .paging import policy
 
+AHEAD_PER_SLOT = 4  # pages fetched ahead of the check, per place in flight (the most fetched for nothing)
 _READY = "__ready"  # the probe field a fetch reads for `wait_for` (null: not in the served HTML)
 _RELEASE_MS = 5_000
 _R = TypeVar("_R", bound=Reply)
@@ -88,24 +93,68 @@ class DetailReader:
         self.idle: list[int] = []  # kept background tabs, free for the next page
         self.opened = False  # a tab of the pool may be open: close() has work
         self.checking: asyncio.Event | None = None  # set when the check under way has ended
+        self.ahead = 0  # pages fetched while a check ran
+        self.ahead_max = AHEAD_PER_SLOT * spec.concurrency
 
-    async def read(self, url: str) -> Read | None:
-        """The page as read; None when following stopped while it waited for the check. A failure of
-        this page raises."""
-        got = await self._read(url)
+    def checking_now(self) -> bool:
+        """Whether the first page's check is under way (the mode undecided)."""
+        return self.info.get("mode") is None and self.checking is not None
+
+    async def fetch_ahead(self, url: str) -> Read | TabPilotError | None:
+        """`url` fetched while the check runs, to be used once it has decided (its failure kept, not
+        raised: it counts only if the pages are to be fetched); None when it may not be fetched ahead
+        (no check under way, another origin, or enough fetched ahead already)."""
+        if not self.checking_now() or not same_origin(url, self.ctx.state.url):
+            return None
+        if self.ahead >= self.ahead_max:
+            return None
+        self.ahead += 1
+        checking = self.checking
+        fetch = asyncio.ensure_future(self._fetch(url))
+        if checking is not None:
+            ended = asyncio.ensure_future(checking.wait())
+            try:
+                await asyncio.wait((fetch, ended), return_when=asyncio.FIRST_COMPLETED)
+            except BaseException:
+                fetch.cancel()
+                raise
+            finally:
+                ended.cancel()
+            if not fetch.done() and self.info.get("mode") == "tab":
+                # Rendered anyway: a slow page is not waited for twice (the fetch is called off).
+                fetch.cancel()
+                with contextlib.suppress(asyncio.CancelledError, TabPilotError):
+                    await fetch
+                return None
+        try:
+            return await fetch
+        except TabPilotError as exc:
+            return exc
+
+    async def settled(self) -> None:
+        """Wait, holding no place, until the check under way has ended (decided, or its page failed)."""
+        while self.checking_now():
+            checking = self.checking
+            if checking is not None:
+                await checking.wait()
+
+    async def read(self, url: str, ahead: Read | TabPilotError | None = None) -> Read | None:
+        """The page as read (`ahead`: as fetched while the check ran); None when following stopped while
+        it waited for the check. A failure of this page raises."""
+        got = await self._read(url, ahead)
         if got is not None and empty(got):
             self.info["empty"] = self.info.get("empty", 0) + 1
         return got
 
-    async def _read(self, url: str) -> Read | None:
-        ahead: Read | TabPilotError | None = None  # this page, fetched while another was checked
+    async def _read(self, url: str, ahead: Read | TabPilotError | None) -> Read | None:
         while self.info.get("mode") is None:
             checking = self.checking
             if checking is None:
                 return await self._check(url, ahead)
-            if ahead is None and same_origin(url, self.ctx.state.url):
-                ahead = await self._fetch_ahead(url)
-                continue
+            if ahead is None:
+                ahead = await self.fetch_ahead(url)
+                if ahead is not None:
+                    continue
             await checking.wait()  # decided; or that page failed, and this one checks next
         if self.info.get("stopped"):
             return None
@@ -139,14 +188,6 @@ class DetailReader:
         with contextlib.suppress(TabPilotError, TimeoutError):
             async with asyncio.timeout(_RELEASE_MS / 1000):
                 await self.ctx.browser.call(ReleaseTabs(id=0, pool=self.pool))
-
-    async def _fetch_ahead(self, url: str) -> Read | TabPilotError:
-        """The page fetched before the check has decided: its failure is kept, not raised (it counts
-        only if the pages are to be fetched)."""
-        try:
-            return await self._fetch(url)
-        except TabPilotError as exc:
-            return exc
 
     async def _check(self, url: str, ahead: Read | TabPilotError | None) -> Read:
         ended = self.checking = asyncio.Event()

@@ -22,7 +22,7 @@ from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.scrape import Follow
 from .context import Context, obj
 from .convert import Conversions
-from .detail import DetailReader
+from .detail import DetailReader, Read
 from .inflight import Inflight
 from .schema import parse_schema
 from .urls import is_login_redirect
@@ -44,7 +44,7 @@ PER_ROW = frozenset(
     }
 )
 MAX_ERRORS = 100  # entries kept in metadata.follow_errors (the count is follow.failed)
-PACE_START = 2  # detail pages in flight once the mode is chosen, before the site's answers say more
+PACE_START = 2  # detail pages in flight at first, before the site's answers say more
 
 
 def check(spec: Follow, row_fields: list[str]) -> None:
@@ -126,11 +126,27 @@ async def _each(
 ) -> None:
     info = reader.info
     base = ctx.state.rows  # row numbers in follow_errors are indexes into `data`
-    # While the first page is checked, the next ones are fetched as the ceiling lets in (detail.py); once
-    # the mode is chosen, the pace starts again from two and follows the site's answers.
-    gate = Inflight(spec.concurrency)
+    # While the first page is checked, the next ones are fetched, each giving its place back once
+    # fetched (detail.py); their answers measure the site, from two in flight up. Once tabs are chosen,
+    # the pace starts again from two: a rendered page is another load on the site than a fetched one.
+    gate = Inflight(spec.concurrency, start=PACE_START)
     loop = asyncio.get_running_loop()
-    paced: list[bool] = []  # the pace was restarted once the mode was chosen
+    paced: list[bool] = []  # the mode's choice was seen
+
+    async def ahead(url: str) -> Read | TabPilotError | None:
+        """`url` fetched while the check runs, then the check's end awaited holding no place."""
+        # The check reads its page twice on one place. Once the site has slowed down, room is left for
+        # its second read while it runs: that read is one more request the site holds.
+        started_round = await gate.acquire(room=lambda: int(reader.checking_now() and gate.slowed))
+        retried, started = info.get("retried", 0), loop.time()
+        got: Read | TabPilotError | None = None
+        try:
+            got = await reader.fetch_ahead(url)
+        finally:
+            took = loop.time() - started if isinstance(got, Read) else None
+            await gate.release(started_round, took, failed=info.get("retried", 0) > retried)
+        await reader.settled()  # not fetched (enough were, or another origin): wait as well
+        return got
 
     async def one(i: int, row: dict[str, Any]) -> None:
         url = _url(row.get(spec.field), ctx.state.url)
@@ -139,25 +155,27 @@ async def _each(
             why = f"{spec.field} holds {show(str(value)) if value is not None else 'nothing'}, not a link"
             _fail(ctx, base + i, None, str(ErrorCode.ELEMENT_NOT_FOUND), why)
             return
+        early = await ahead(url) if reader.checking_now() else None
         started_round = await gate.acquire()
-        # Only a read of a decided mode measures the site: the check reads twice, and the pages fetched
-        # while it runs wait for it.
+        # Only a read of a decided mode with a request of its own measures the site: the check reads
+        # twice, and a page fetched ahead was measured when it was fetched.
         decided, retried, started = info.get("mode") is not None, info.get("retried", 0), loop.time()
         took: float | None = None
         try:
             if info.get("stopped"):
                 return
             try:
-                answer = await reader.read(url)
+                answer = await reader.read(url, early)
             except TabPilotError as exc:
                 if exc.code not in PER_ROW:
                     raise
                 _fail(ctx, base + i, url, str(exc.code), exc.message)
                 return
-            took = loop.time() - started if decided else None
-            if not decided and not paced and info.get("mode") is not None:
+            took = loop.time() - started if decided and early is None else None
+            if not paced and info.get("mode") is not None:
                 paced.append(True)
-                gate.restart(PACE_START)
+                if info["mode"] == "tab":
+                    gate.restart(PACE_START)
         finally:
             await gate.release(started_round, took, failed=info.get("retried", 0) > retried)
         if answer is None:

@@ -5,21 +5,23 @@ are worth one more try.
 flight is queueing them (a fixed pool of workers, a database under load), and more at once only makes
 every answer later and the site busier. So the number in flight grows while answers stay as fast as the
 fastest seen — doubling at first, then one more per round of good answers — and halves when an answer
-takes more than twice as long as the fastest (at least SLACK_S more: a loaded machine's own jitter is
-not the site's) or the site fails the way an overloaded one does (5xx, 429, a dropped connection). It
-halves at most once per round: the answers already under way report the old pace.
+takes more than twice as long as the fastest (and at least SLACK_S more: a time is the whole round trip
+through the extension and the page, and on a busy machine that alone varies by tens of milliseconds,
+which is not the site slowing down) or the site fails the way an overloaded one does (5xx, 429, a
+dropped connection). It halves at most once per round: the answers already under way report the old
+pace.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from ..wire.errors import ErrorCode, TabPilotError
 
 SLOW = 2.0  # an answer this many times the fastest one is a site that queues
-SLACK_S = 0.02
+SLACK_S = 0.05
 
 
 def transient(exc: TabPilotError) -> bool:
@@ -50,6 +52,11 @@ class Inflight:
         self._changed = asyncio.Condition()
         self.restart(self.ceiling if start is None else start)
 
+    @property
+    def slowed(self) -> bool:
+        """Whether the site has slowed down since the pace was last learned afresh."""
+        return not self.growing
+
     def restart(self, start: int) -> None:
         """Learn the site's pace afresh from `start` in flight (what was measured before is forgotten)."""
         self.limit = max(1, min(start, self.ceiling))
@@ -57,10 +64,12 @@ class Inflight:
         self.fastest, self.growing, self.good = None, True, 0
         self.round += 1
 
-    async def acquire(self) -> int:
-        """Wait for a free place; the round the request starts in (give it back to `release`)."""
+    async def acquire(self, room: Callable[[], int] | None = None) -> int:
+        """Wait for a free place, leaving `room()` more free (requests under way that hold no place of
+        their own, asked again whenever a place is given back); the round the request starts in (give it
+        back to `release`)."""
         async with self._changed:
-            await self._changed.wait_for(lambda: self.active < self.limit)
+            await self._changed.wait_for(lambda: self.active + (room() if room else 0) < self.limit)
             self.active += 1
             return self.round
 

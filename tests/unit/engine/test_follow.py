@@ -326,8 +326,10 @@ async def test_pages_drawn_by_scripts_are_rendered_in_tabs() -> None:
     assert out["data"] == [merged(1), merged(2), merged(3)]
     assert out["metadata"]["follow"]["mode"] == "tab" and "scripts" in out["metadata"]["follow"]["why"]
     assert sorted(opened(browser)) == [f"{BASE}1", f"{BASE}2", f"{BASE}3"]
-    # Pages 2 and 3 were fetched while page 1 was checked (concurrency 4), for nothing as it turned out.
-    assert sorted(fetched(browser)) == [f"{BASE}1", f"{BASE}2", f"{BASE}3"]
+    # Page 2 was fetched while page 1 was checked (two in flight at first), for nothing as it turned
+    # out; no page twice.
+    got = fetched(browser)
+    assert {f"{BASE}1", f"{BASE}2"} <= set(got) and len(got) == len(set(got))
 
 
 async def test_detail_pages_on_another_site_are_rendered_without_trying_a_fetch() -> None:

@@ -114,7 +114,8 @@ class Walk:
                 self.count += 1
                 pager = self._pager
                 if pager is None:
-                    if self.stop is None:
+                    # Rows cut at the limit asked for: that the list goes on is not news.
+                    if self.stop is None and (self.limit is None or self._kept < self.limit):
                         more.note(ctx, answer.more)
                     return
                 if await self._ended(pager, answer):

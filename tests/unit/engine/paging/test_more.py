@@ -14,10 +14,12 @@ from tests.support.fake_browser import ScriptedBrowser
 pytestmark = pytest.mark.anyio
 
 
-async def one_page(more: dict[str, Any] | None) -> dict[str, Any]:
+async def one_page(more: dict[str, Any] | None, **options: Any) -> dict[str, Any]:
     browser = ScriptedBrowser()
-    browser.handlers["extract"] = lambda c: {"rows": [["a"]], "count": 1} | ({"more": more} if more else {})
-    request = {"operation": "extract", "selector": "li", "schema": {"name": "a"}}
+    rows = [["a"], ["b"]]
+    seen = {"more": more} if more else {}
+    browser.handlers["extract"] = lambda c: {"rows": rows[: c.limit], "count": 2} | seen
+    request = {"operation": "extract", "selector": "li", "schema": {"name": "a"}, "options": options}
     p = build_plan(parse_request(request))
     return result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
 
@@ -46,3 +48,10 @@ async def test_a_list_that_goes_on_says_so(more: dict[str, Any], option: str, va
 async def test_a_list_that_ends_on_the_page_says_nothing_more() -> None:
     out = await one_page(None)
     assert out["status"] == "complete" and "more" not in out["metadata"]
+
+
+@pytest.mark.parametrize(("limit", "told"), [(2, False), (1, False), (3, True)])
+async def test_rows_cut_at_the_limit_asked_for_say_nothing_more(limit: int, told: bool) -> None:
+    out = await one_page({"seen": "pager", "selector": ".this-page + a"}, limit=limit)
+    assert len(out["data"]) == min(limit, 2)
+    assert ("more" in out["metadata"]) is told
