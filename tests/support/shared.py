@@ -190,12 +190,19 @@ def _wake_worker(driver: webdriver.Chrome) -> None:
 
 
 def _forget_settings(driver: webdriver.Chrome) -> None:
-    """The extension's storage emptied but for KEEP, through its worker (started if none runs)."""
-    session = devtools.worker_session(driver)
-    if session is None:
-        _wake_worker(driver)
-        session = browser.wait_until(lambda: devtools.worker_session(driver), what="the service worker")
-    with session:
-        for area, kept in KEEP.items():
-            stored = devtools.storage(session, area)
-            devtools.remove_storage(session, area, [key for key in stored if key not in kept])
+    """The extension's storage emptied but for KEEP, through its worker (started if none runs; a
+    worker that stops under the call, as Chrome may stop an idle one, is started again once)."""
+    for attempt in range(2):
+        session = devtools.worker_session(driver)
+        if session is None:
+            _wake_worker(driver)
+            session = browser.wait_until(lambda: devtools.worker_session(driver), what="the service worker")
+        try:
+            with session:
+                for area, kept in KEEP.items():
+                    stored = devtools.storage(session, area)
+                    devtools.remove_storage(session, area, [key for key in stored if key not in kept])
+            return
+        except devtools.DevToolsError:
+            if attempt:
+                raise
