@@ -7,10 +7,50 @@ from pathlib import Path
 
 import pytest
 
+# The test files that take longest, measured, first in each step: xdist hands them out first, so that
+# no worker is left with one of them while the other has finished. Browser tests go out a module at a
+# time (`./dev test` runs them with --no-loadscope-reorder, which keeps this order; xdist's own puts
+# the modules with the most tests first, and these have one or two).
+SLOWEST_FIRST = (
+    "unit/test_structure.py",
+    "unit/markdown/test_chunk.py",
+    "unit/bridge/test_chain.py",
+    "unit/bridge/test_scrape_views.py",
+    "unit/bridge/test_malformed_lines.py",
+    "unit/scrapecli/test_commands.py",
+    "unit/test_cli.py",
+    "unit/link/test_comeback.py",
+    "unit/bridge/test_strict_lines.py",
+    "unit/browser/test_profile_memory.py",
+    "e2e/test_bench_smoke.py",
+    "e2e/test_dist.py",
+    "e2e/test_wheel.py",
+    "e2e/test_first_hour.py",
+    "e2e/test_pipe.py",
+    "e2e/test_sites.py",
+    "e2e/test_sites_stored.py",
+    "e2e/test_state.py",
+    "e2e/test_replay_asks_the_person.py",
+    "e2e/test_secrets_oracles.py",
+    "e2e/realapps/test_feeds_grids.py",
+    "e2e/test_sites_before_request.py",
+    "e2e/test_inspector.py",
+    "e2e/test_hostile_page.py",
+    "e2e/test_follow_reruns.py",
+    "e2e/test_demo.py",
+)
+
+
+def _order(item: pytest.Item) -> tuple[bool, int]:
+    path = item.path.as_posix()
+    ranks = (i for i, end in enumerate(SLOWEST_FIRST) if path.endswith(f"tests/{end}"))
+    return "tests/e2e/" in path, next(ranks, len(SLOWEST_FIRST))
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Unit tests first: a failing one shows in a minute or two, not after the browser tests."""
-    items.sort(key=lambda item: "tests/e2e/" in str(item.path))
+    """Unit tests first: a failing one shows in a minute or two, not after the browser tests. In each,
+    the slowest files first (a file's tests keep their order)."""
+    items.sort(key=_order)
 
 
 @pytest.fixture

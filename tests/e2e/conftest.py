@@ -2,8 +2,11 @@
 
 One Chromium serves the whole session (per xdist worker): each module that uses it gets it reset
 (tests/support/shared.py), with the TabPilot dirs its host sees emptied, so the module's `env` is the
-shared browser's. A module that builds its own `env` (an override named `env` in the module) gets
-fresh dirs and a browser of its own, as every module did before."""
+shared browser's. The reset leaves the new native host starting; `chromium`, `module_client` and every
+test taking `env` wait until it listens (the module's MCP client is spawned meanwhile).
+
+A module that builds its own `env` (an override named `env` in the module) gets fresh dirs and a
+browser of its own, as every module did before."""
 
 from __future__ import annotations
 
@@ -12,13 +15,14 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client
 from selenium import webdriver
 
 from tests.support import browser, pages
 from tests.support.mcp_client import mcp_client
-from tests.support.shared import SharedBrowser
+from tests.support.shared import HOST_TIMEOUT_S, SharedBrowser
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -80,6 +84,7 @@ def chromium(request: pytest.FixtureRequest, env: dict[str, str]) -> Iterator[br
     if _on_shared_browser(request):
         shared: SharedBrowser = request.getfixturevalue("shared_browser")
         assert env == shared.env, "a module on the shared browser uses its environment"
+        shared.ready()
         yield shared.chromium
         return
     user_data_dir = Path(env["TABPILOT_TEST_BASE"]) / "profile"
@@ -90,6 +95,15 @@ def chromium(request: pytest.FixtureRequest, env: dict[str, str]) -> Iterator[br
         yield handle
     finally:
         handle.quit()
+
+
+@pytest.fixture(autouse=True)
+def _host_ready(request: pytest.FixtureRequest) -> None:
+    """A test that takes `env` on the shared browser starts with its host listening, as after a
+    browser's start (the fixtures that use the browser have waited already; this costs nothing then)."""
+    if "env" in request.fixturenames and _on_shared_browser(request):
+        shared: SharedBrowser = request.getfixturevalue("shared_browser")
+        shared.ready()
 
 
 @pytest.fixture
@@ -112,16 +126,23 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(scope="module")
-async def module_client(env: dict[str, str]) -> AsyncIterator[Client]:
-    """`tabpilot mcp` spawned once for the module by the real MCP client."""
+async def module_client(request: pytest.FixtureRequest, env: dict[str, str]) -> AsyncIterator[Client]:
+    """`tabpilot mcp` spawned once for the module by the real MCP client (while the shared browser's
+    new host starts, which it then waits for)."""
     async with mcp_client(env) as connected:
+        if _on_shared_browser(request):
+            shared: SharedBrowser = request.getfixturevalue("shared_browser")
+            with anyio.fail_after(HOST_TIMEOUT_S):
+                while not shared.host_up():
+                    await anyio.sleep(0.05)
         yield connected
 
 
 @pytest.fixture
-def client(pilot_on: None, module_client: Client) -> Client:
+def client(module_client: Client, pilot_on: None) -> Client:
     """The pilot on and a real MCP client on `tabpilot mcp`: the opening of most tests. The client
-    is the module's (a test that needs a new one spawns it with tests.support.mcp_client.mcp_client)."""
+    is the module's (a test that needs a new one spawns it with tests.support.mcp_client.mcp_client).
+    The client comes first: it starts while the browser's host does."""
     return module_client
 
 

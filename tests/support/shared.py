@@ -1,12 +1,16 @@
 """One Chromium for a whole test session (per xdist worker), handed to each test module as if it were
 new: its tabs closed, cookies and cache cleared, the extension's settings and the TabPilot dirs
 emptied and its native host restarted. Starting Chromium costs seconds (tens under load) per module;
-this reset costs about one.
+this reset costs well under one, and the wait for the new host (Python starting: about a second)
+overlaps whatever the module sets up next (its MCP client, above all): `ready()` ends it.
 
 The browser's native host inherits the TABPILOT_* dirs when the browser starts, so a module cannot
 be given new dirs by a new environment. The state and data dirs are symlinks instead, pointed at fresh
 directories for each module, and the runtime dir is emptied; then the old host is killed and the
-extension starts the next one (its reconnect), which sees only the new dirs."""
+extension starts the next one, which sees only the new dirs.
+
+The extension's settings are read and cleared through its service worker's DevTools target (the
+browser's own endpoint, which chromedriver opened): no extension page is opened for it."""
 
 from __future__ import annotations
 
@@ -20,22 +24,14 @@ from pathlib import Path
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
 
-from tests.support import browser, procnet
+from tabpilot import paths
+from tests.support import browser, devtools, procnet
 
 LINKED = {"TABPILOT_STATE_DIR": "state", "TABPILOT_DATA_DIR": "data"}
 HOST_TIMEOUT_S = 30
-# The extension's own identity (and the launch nonce) survive a reset, as they do a browser restart.
-CLEAR_STORAGE = """
-const done = arguments[arguments.length - 1];
-const keep = new Set(['instanceId', 'label', 'profile', 'launchNonce']);
-(async () => {
-  const local = await chrome.storage.local.get(null);
-  await chrome.storage.local.remove(Object.keys(local).filter((k) => !keep.has(k)));
-  const session = await chrome.storage.session.get(null);
-  await chrome.storage.session.remove(Object.keys(session).filter((k) => k !== 'connection'));
-  done('ok');
-})().catch((err) => done(String(err)));
-"""
+# The extension's own identity (and the launch nonce) survive a reset, as they do a browser restart;
+# so does the session's record of the connection, which the worker keeps current itself.
+KEEP = {"local": {"instanceId", "label", "profile", "launchNonce"}, "session": {"connection"}}
 
 
 def host_pids(env: dict[str, str]) -> list[int]:
@@ -74,6 +70,8 @@ class SharedBrowser:
         self.chromium = browser.Chromium(profile, self.env)
         self.chromium.start()
         self.used = False
+        # The hosts before the last reset; a new one is awaited (ready) before a test uses the browser.
+        self._hosts_before: list[int] | None = []
 
     def _point(self) -> None:
         """Point the dir links at a new, empty generation (the data dir gets the install's files)."""
@@ -92,7 +90,8 @@ class SharedBrowser:
             os.replace(staged, link)
 
     def reset(self) -> None:
-        """Make the browser look new to the next module (the pilot off, as in a new profile)."""
+        """Make the browser look new to the next module (the pilot off, as in a new profile); its new
+        host may still be starting (`ready` waits for it)."""
         if not self.used:
             self.used = True  # the first module has it new
             return
@@ -112,11 +111,14 @@ class SharedBrowser:
             driver = self.chromium.driver
             assert driver is not None
         browser.forget_pilot(driver)
+        # Settings go first, while the worker still runs: it winds down what the pilot had (background
+        # tabs, site blocks, content scripts) as when a person switches it off, and the next worker
+        # reads clean storage from its first line.
+        _forget_settings(driver)
         # The service worker is stopped (as Chrome does when it reclaims one): its memory (the activity
         # log, the settings it mirrors) goes, and its host sees the port close and exits. With no host
-        # left, the links move, the runtime dir (which cannot be a link: the host refuses one for its
-        # socket) is emptied, and the storage is cleared; that wakes a new worker, which starts a host
-        # that sees only the new dirs.
+        # left, the links move and the runtime dir (which cannot be a link: the host refuses one for its
+        # socket) is emptied; then a new worker starts, and with it a host that sees only the new dirs.
         old = host_pids(self.env)
         for target in browser.service_worker_targets(driver):
             driver.execute_cdp_cmd("Target.closeTarget", {"targetId": target["targetId"]})
@@ -130,18 +132,29 @@ class SharedBrowser:
             else:
                 entry.unlink(missing_ok=True)
         shutil.rmtree(self.base / f"g{self.generation - 1}", ignore_errors=True)
-        _clear_extension_storage(driver)
-        self._wait_new_host(old)
+        _wake_worker(driver)
+        # What the old worker wrote while it wound down (its activity log's last batch, say): it is
+        # gone now, and the new one writes only what KEEP keeps before anyone touches the browser.
+        _forget_settings(driver)
+        self._hosts_before = old
 
-    def _wait_new_host(self, old: list[int]) -> None:
-        # The extension reconnects on its own (a quarter second after losing the port, at first).
-        sockets = Path(self.env["TABPILOT_RUNTIME_DIR"])
+    def host_up(self) -> bool:
+        """Whether the host the last reset (or the start) awaits listens (`ready` then returns at once)."""
+        if self._hosts_before is None:
+            return True
+        new = set(host_pids(self.env)) - set(self._hosts_before)
+        if new and any(Path(self.env["TABPILOT_RUNTIME_DIR"]).glob("*.sock")):
+            self._hosts_before = None
+            return True
+        return False
+
+    def ready(self) -> None:
+        """Wait for the new native host to listen."""
         deadline = time.monotonic() + HOST_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if set(host_pids(self.env)) - set(old) and any(sockets.glob("*.sock")):
-                return
+        while not self.host_up():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no new native host within {HOST_TIMEOUT_S} s of the reset")
             time.sleep(0.05)
-        raise AssertionError(f"no new native host within {HOST_TIMEOUT_S} s of the reset")
 
     def quit(self) -> None:
         self.chromium.quit()
@@ -167,16 +180,29 @@ def _close_tabs(driver: webdriver.Chrome) -> None:
     driver.get("about:blank")
 
 
-def _clear_extension_storage(driver: webdriver.Chrome) -> None:
-    original = driver.current_window_handle
-    target = driver.execute_cdp_cmd("Target.createTarget", {"url": "about:blank"})["targetId"]
+def _wake_worker(driver: webdriver.Chrome) -> None:
+    """Start the extension's service worker as Chrome does for an event it listens for."""
+    driver.execute_cdp_cmd("ServiceWorker.enable", {})
     try:
-        browser.wait_until(lambda: target in driver.window_handles or None, what="the new tab")
-        driver.switch_to.window(target)
-        driver.get(browser.POPUP_URL)
-        outcome = driver.execute_async_script(CLEAR_STORAGE)
-        assert outcome == "ok", f"could not clear the extension's storage: {outcome}"
+        driver.execute_cdp_cmd("ServiceWorker.startWorker", {"scopeURL": paths.EXTENSION_ORIGIN})
     finally:
-        with contextlib.suppress(WebDriverException):
-            driver.execute_cdp_cmd("Target.closeTarget", {"targetId": target})
-        driver.switch_to.window(original)
+        driver.execute_cdp_cmd("ServiceWorker.disable", {})
+
+
+def _forget_settings(driver: webdriver.Chrome) -> None:
+    """The extension's storage emptied but for KEEP, through its worker (started if none runs; a
+    worker that stops under the call, as Chrome may stop an idle one, is started again once)."""
+    for attempt in range(2):
+        session = devtools.worker_session(driver)
+        if session is None:
+            _wake_worker(driver)
+            session = browser.wait_until(lambda: devtools.worker_session(driver), what="the service worker")
+        try:
+            with session:
+                for area, kept in KEEP.items():
+                    stored = devtools.storage(session, area)
+                    devtools.remove_storage(session, area, [key for key in stored if key not in kept])
+            return
+        except devtools.DevToolsError:
+            if attempt:
+                raise
