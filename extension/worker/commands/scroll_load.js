@@ -151,17 +151,12 @@ function watchRequests(tabId) {
   const web = chrome.webRequest;
   const inflight = new Set();
   let lastEnd = 0;
-  let firstStart = 0;
-  let started = 0;
-  const starts = [];
+  const starts = []; // when each loader request started
   let wake = null;
   const filter = { urls: ['<all_urls>'], tabId, types: LOADER_TYPES };
   const begin = (d) => {
     inflight.add(d.requestId);
-    started += 1;
-    const now = Date.now();
-    starts.push(now);
-    if (!firstStart) firstStart = now;
+    starts.push(Date.now());
   };
   const end = (d) => {
     if (!inflight.delete(d.requestId)) return;
@@ -174,12 +169,12 @@ function watchRequests(tabId) {
   return {
     idleFor: (ms) => inflight.size === 0 && Date.now() - lastEnd >= ms,
     inflight: () => inflight.size,
-    started: () => started,
+    started: () => starts.length,
     /** How many started at or after `at`. */
     startedSince: (at) => starts.filter((t) => t >= at).length,
     /** The first start in [from, to), or null. */
     firstStartIn: (from, to) => starts.find((t) => t >= from && t < to) ?? null,
-    loadMs: () => (firstStart && lastEnd >= firstStart ? lastEnd - firstStart : 0),
+    loadMs: () => (starts.length && lastEnd >= starts[0] ? lastEnd - starts[0] : 0),
     /** Resolves once nothing is in flight (at once if so already), or after `ms`. */
     settled: (ms) => new Promise((resolve) => {
       if (inflight.size === 0) return resolve();
