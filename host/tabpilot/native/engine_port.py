@@ -205,34 +205,34 @@ class EnginePort:
             s = j.state
             follow = obj(s.meta.get("follow"))
             details = int(follow.get("done", 0))
+            moved = s.pages + details
+            one_step = s.steps_total <= 1
+            # One step (an extract): the count is its pages (and detail pages). Several: whole steps, plus a
+            # growing fraction for pages within them. Monotonic either way, as MCP requires.
+            value = float(moved) if one_step else min(s.steps_total, s.steps_completed + moved / (moved + 1))
+            if value <= last:
+                return
+            last = value
             seen = eta.measure(s, j.base_pages)
             text = eta.words(seen)
             if follow:
                 text += f", {details}/{follow.get('total', 0)} detail pages"
             total: float | None
-            if s.steps_total <= 1:
-                # One step (an extract): the count is its pages (and detail pages), out of the pages it
-                # will read when that is known.
-                value = float(s.pages + details)
+            if one_step:
+                # Out of the pages it will read, when that is known.
                 known = seen.get("pages_total")
                 total = None if known is None or follow else float(known)
             else:
-                # Monotonic, as MCP requires: whole steps, plus a growing fraction for pages (and the
-                # detail pages a follow read) within them.
                 total = float(s.steps_total)
-                moved = s.pages + details
-                value = min(total, s.steps_completed + moved / (moved + 1))
                 text = f"step {min(s.steps_completed + 1, s.steps_total)}/{s.steps_total}: {text}"
-            if value > last:
-                last = value
-                # The run's id in the words too: a client shows them, and another call follows or
-                # cancels the run by it while this one still waits.
-                text += f" (run {j.correlation_id})"
-                send(
-                    m.Progress(
-                        id=msg_id, progress=value, total=total, message=text, correlation_id=j.correlation_id
-                    )
+            # The run's id in the words too: a client shows them, and another call follows or cancels the
+            # run by it while this one still waits.
+            text += f" (run {j.correlation_id})"
+            send(
+                m.Progress(
+                    id=msg_id, progress=value, total=total, message=text, correlation_id=j.correlation_id
                 )
+            )
 
         stop = job.watch(report)
         report(job)  # at once: the caller learns the correlation id before anything can go wrong
