@@ -15,7 +15,7 @@ import click
 
 from .. import paths
 from ..engine import journal
-from ..wire.errors import TabPilotError
+from ..wire.errors import ErrorCode, TabPilotError
 from . import output
 from .commands import EXIT_INTERRUPTED, err, fail, finish
 from .run import Bar, Interrupted, Target, cancel, follow
@@ -39,10 +39,11 @@ def export_command(correlation_id: str, out: Path | None, fmt: str | None) -> No
     """Every row of scrape CORRELATION_ID, as its journal holds them (a run that stopped part way too)."""
     found = journal.load(paths.data_dir(), correlation_id)
     if found is None:
-        click.echo(
-            f"no rows kept for {correlation_id!r} (the last {journal.RUNS_KEPT} runs are kept)", err=True
+        raise TabPilotError(
+            ErrorCode.WORKFLOW_NOT_FOUND,
+            f"no rows kept for {correlation_id!r} (the last {journal.RUNS_KEPT} runs are kept); "
+            "`tabpilot results follow` reads a run still going on",
         )
-        sys.exit(1)
     columns = list(found.tally.schema())
     rows: Iterator[Any] = journal.rows_of(paths.data_dir(), correlation_id, 0, found.tally.rows)
     kind = output.format_for(out, fmt)

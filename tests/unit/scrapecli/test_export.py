@@ -47,6 +47,7 @@ async def test_export_writes_every_row_of_a_run(tp_dirs: dict[str, str]) -> None
     assert [json.loads(line) for line in as_jsonl.stdout.splitlines()] == EXPECTED
     missing = runner.invoke(cli.main, ["results", "export", "corr-0123456789ab"])
     assert missing.exit_code == 1
+    assert missing.output.startswith("Error: [workflow_not_found] no rows kept"), missing.output
 
 
 @pytest.mark.parametrize("fmt", output.FORMATS)
