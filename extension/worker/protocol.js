@@ -4,6 +4,7 @@ export const HOST_NAME = "com.tabpilot.host";
 export const EXT_CHUNK_CHARS = 262144;
 export const CHROME_TO_HOST_MAX = 67108864;
 export const MAX_RESULT_BYTES = 268435456;
+export const MAX_TIMER_MS = 2147483647;
 export const COMMANDS = Object.freeze(["add_redaction", "add_secret_pattern", "ask_secret", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "extract_tab", "fetch_extract", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "release_tabs", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
 export const ERR = Object.freeze({
   "EXTENSION_NOT_CONNECTED": "extension_not_connected",

@@ -28,6 +28,7 @@ def render() -> str:
         f"export const EXT_CHUNK_CHARS = {messages.EXT_CHUNK_CHARS};",
         f"export const CHROME_TO_HOST_MAX = {messages.CHROME_TO_HOST_MAX};",
         f"export const MAX_RESULT_BYTES = {messages.MAX_RESULT_BYTES};",
+        f"export const MAX_TIMER_MS = {messages.MAX_TIMER_MS};",
         f"export const COMMANDS = Object.freeze({json.dumps(commands)});",
         f"export const ERR = Object.freeze({json.dumps(codes, indent=2)});",
         f"export const REDACT_PATTERNS = Object.freeze({json.dumps(list(DEFAULT_PATTERNS), indent=2)});",

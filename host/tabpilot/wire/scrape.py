@@ -17,6 +17,7 @@ from .depth import MAX_DEPTH, too_deep
 from .echo import clip
 from .errors import ErrorCode, TabPilotError
 from .fields import explain, unknown_path
+from .messages.base import MAX_TIMER_MS
 
 MAX_STEPS = 50
 DEFAULT_DELAY_MS = 0  # between the pages of a paginated extract: none unless asked, for politeness
@@ -30,7 +31,6 @@ DEFAULT_CONCURRENCY = 4
 
 # How many pages, scrolls or retries a run takes is the user's to say: each page's rows count against
 # max_bytes, which is what bounds memory. A wait is bounded only by what a JavaScript timer can hold.
-MAX_TIMER_MS = 2**31 - 1
 Ms = Annotated[int, Meta(ge=0, le=MAX_TIMER_MS)]
 
 

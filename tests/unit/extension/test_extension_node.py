@@ -295,3 +295,15 @@ def test_tab_choice_maps_missing_and_closed_tabs_without_looking_them_up_first()
         "message": "cannot run a script in tab 2 (chrome://version/): Cannot access a chrome:// URL",
     }
     assert r["removed"] == {"code": "tab_closed", "message": "tab 7 was closed"}
+
+
+@needs_node
+def test_a_timeout_is_kept_as_asked_up_to_what_a_timer_holds() -> None:
+    out = _run_node(
+        """
+        import { timeoutParam } from './worker/lib/deadline.js';
+        const asked = [undefined, 3600000, 2 ** 31 - 1, 2 ** 31, 0, -1, 1.5, '5'];
+        console.log(JSON.stringify(asked.map((v) => timeoutParam(v, 5000))));
+        """
+    )
+    assert json.loads(out) == [5000, 3_600_000, 2**31 - 1, None, None, None, None, None]

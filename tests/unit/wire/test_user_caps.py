@@ -22,6 +22,8 @@ from tabpilot.wire.scrape import (
 )
 from tests.support.fake_browser import ScriptedBrowser
 from tests.unit.bridge.test_scrape import DONE, ProgressPool, call, payload
+from tests.unit.bridge.test_tools import FakePool
+from tests.unit.bridge.test_tools import call as call_tool
 from tests.unit.engine.paging.test_links import SCHEMA, LinkedSite
 
 pytestmark = pytest.mark.anyio
@@ -96,3 +98,22 @@ async def test_the_bridge_forwards_a_1000_page_extract() -> None:
     assert isinstance(command, m.Scrape) and isinstance(command.request, ExtractRequest)
     assert command.request.options.paginate is not None
     assert command.request.options.paginate.max_pages == 1_000
+
+
+async def test_a_long_wait_of_one_command_is_sent_as_asked() -> None:
+    pool = FakePool(answers={"wait_for": {"tab_id": 1, "selector": "#done"}})
+    args = {"action": "wait_for", "selector": "#done", "timeout_ms": 3_600_000}
+    out = payload(await call_tool(pool, "interact", **args))
+    assert out["selector"] == "#done"
+    [(sent, _)] = pool.sent
+    assert isinstance(sent, m.WaitFor) and sent.timeout_ms == 3_600_000
+
+
+@pytest.mark.parametrize("timeout_ms", [MAX_TIMER_MS + 1, 0, -5])
+async def test_a_wait_no_timer_can_hold_is_refused_before_the_browser(timeout_ms: int) -> None:
+    pool = FakePool(answers={"wait_for": {"tab_id": 1}})
+    result = await call_tool(pool, "interact", action="wait_for", selector="#done", timeout_ms=timeout_ms)
+    out = payload(result)
+    assert result.is_error and out["error"] == ErrorCode.INVALID_PARAMS
+    assert "timeout_ms" in out["message"]
+    assert pool.sent == []

@@ -19,6 +19,8 @@ from pydantic import Strict, WithJsonSchema
 from typing_extensions import is_typeddict
 
 from ...wire import messages as m
+from ...wire.errors import ErrorCode, TabPilotError
+from ...wire.fields import explain
 from .base import Call
 from .composite import Action, compact_schema, split
 
@@ -93,8 +95,13 @@ def from_struct(
 
     async def fn(call: Call, **kwargs: Any) -> Any:
         given = {k: kwargs.pop(k) for k in list(kwargs) if k in extra}
-        # convert, not the constructor: a field that holds objects (fill_form's fields) arrives as dicts.
-        command = msgspec.convert({**defaults, **kwargs, **fixed, "id": 0}, struct)
+        value = {**defaults, **kwargs, **fixed, "id": 0}
+        try:
+            # convert, not the constructor: a field that holds objects (fill_form's fields) arrives as dicts.
+            command = msgspec.convert(value, struct)
+        except msgspec.ValidationError as exc:  # a bound only the wire type holds (timeout_ms's)
+            message = f"{name or tag}: {explain(exc, struct, value)}"
+            raise TabPilotError(ErrorCode.INVALID_PARAMS, message) from None
         return await run(call, command, **given)
 
     tag = struct.__struct_config__.tag

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .base import Command
+from .base import Command, TimeoutMs
 
 
 class Targeted(Command):
@@ -23,7 +23,7 @@ class Targeted(Command):
     ref: str | None = None
     selector: str | None = None
     tab_id: int | None = None
-    timeout_ms: int = 5_000
+    timeout_ms: TimeoutMs = 5_000
 
 
 class Click(Targeted, tag="click"):
@@ -83,7 +83,7 @@ class FillForm(Command, tag="fill_form"):
 
     fields: list[FormField]
     tab_id: int | None = None
-    timeout_ms: int = 10_000
+    timeout_ms: TimeoutMs = 10_000
 
 
 class Hover(Targeted, tag="hover"):
@@ -126,4 +126,4 @@ class WaitFor(Command, tag="wait_for"):
     text: str | None = None
     url: str | None = None
     tab_id: int | None = None
-    timeout_ms: int = 10_000
+    timeout_ms: TimeoutMs = 10_000

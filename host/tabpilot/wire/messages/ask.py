@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .base import Command
+from .base import Command, TimeoutMs
 
 
 class AskSecret(Command, tag="ask_secret"):
@@ -18,4 +18,4 @@ class AskSecret(Command, tag="ask_secret"):
     names: list[str] = msgspec.field(default_factory=lambda: list[str]())
     workflow: str = ""
     site: str = ""
-    timeout_ms: int = 300_000
+    timeout_ms: TimeoutMs = 300_000

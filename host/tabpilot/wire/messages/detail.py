@@ -3,7 +3,7 @@ keeps (`pool`) and reuses, released together at the end."""
 
 from __future__ import annotations
 
-from .base import Command
+from .base import Command, TimeoutMs
 from .reading import FieldPlan
 
 
@@ -29,7 +29,7 @@ class ExtractTab(Command, tag="extract_tab"):
     selector: str = ":root"
     wait_for: str | None = None
     tab_id: int | None = None  # the tab whose window gets the background tab
-    timeout_ms: int = 10_000
+    timeout_ms: TimeoutMs = 10_000
     pool: str | None = None
     reuse_tab_id: int | None = None
     expect: str | None = None

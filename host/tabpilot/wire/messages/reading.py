@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .base import Command
+from .base import Command, TimeoutMs
 
 
 class Snapshot(Command, tag="snapshot"):
@@ -21,7 +21,7 @@ class Snapshot(Command, tag="snapshot"):
     max_chars: int = 6_000
     cursor: int = 0
     mode: str = "full"  # "full" | "diff" (changes since this page's previous snapshot)
-    timeout_ms: int = 5_000
+    timeout_ms: TimeoutMs = 5_000
 
 
 class MainContent(Command, tag="main_content"):
@@ -37,7 +37,7 @@ class MainContent(Command, tag="main_content"):
 
     tab_id: int | None = None
     css_selector: str | None = None
-    timeout_ms: int = 10_000
+    timeout_ms: TimeoutMs = 10_000
     max_bytes: int = 8 * 1024 * 1024
 
 
@@ -46,7 +46,7 @@ class Count(Command, tag="count"):
 
     selector: str
     tab_id: int | None = None
-    timeout_ms: int = 5_000
+    timeout_ms: TimeoutMs = 5_000
 
 
 class FieldPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -77,7 +77,7 @@ class Extract(Command, tag="extract"):
     selector: str
     fields: list[FieldPlan]
     tab_id: int | None = None
-    timeout_ms: int = 10_000
+    timeout_ms: TimeoutMs = 10_000
     limit: int | None = None
     # A virtualised grid is scrolled through and read whole (`"virtual": {rows, scrolls, complete}`
     # in the result): null when the rows carry a row index and scroll in a box of their own.
@@ -109,7 +109,7 @@ class Suggest(Command, tag="suggest"):
     max_candidates: int = 5
     skeleton_bytes: int = 8_000
     tab_id: int | None = None
-    timeout_ms: int = 10_000
+    timeout_ms: TimeoutMs = 10_000
 
 
 class Paginate(Command, tag="paginate"):
@@ -126,7 +126,7 @@ class Paginate(Command, tag="paginate"):
     next_selector: str
     row_selector: str
     tab_id: int | None = None
-    timeout_ms: int = 10_000
+    timeout_ms: TimeoutMs = 10_000
     # With fields, the new page's rows come in the same answer (`"page"`: an Extract result), one
     # round trip a page; `limit` and `virtual` as for Extract.
     fields: list[FieldPlan] | None = None
@@ -163,7 +163,7 @@ class FetchExtract(Command, tag="fetch_extract"):
     next_selector: str | None = None
     limit: int | None = None
     tab_id: int | None = None
-    timeout_ms: int = 10_000
+    timeout_ms: TimeoutMs = 10_000
     cache_first: bool = False
     ahead: int = 0
 
@@ -189,4 +189,4 @@ class ScrollLoad(Command, tag="scroll_load"):
     steps: int = 1
     limit: int | None = None
     tab_id: int | None = None
-    timeout_ms: int = 5_000
+    timeout_ms: TimeoutMs = 5_000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Command
+from .base import Command, TimeoutMs
 
 
 class ExecuteJs(Command, tag="execute_js"):
@@ -10,7 +10,7 @@ class ExecuteJs(Command, tag="execute_js"):
 
     script: str
     tab_id: int | None = None
-    timeout_ms: int = 5_000
+    timeout_ms: TimeoutMs = 5_000
 
 
 class ExtractScript(Command, tag="extract_script"):
@@ -26,4 +26,4 @@ class ExtractScript(Command, tag="extract_script"):
     script: str
     css_selector: str | None = None
     tab_id: int | None = None
-    timeout_ms: int = 10_000
+    timeout_ms: TimeoutMs = 10_000

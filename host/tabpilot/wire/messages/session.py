@@ -3,7 +3,7 @@ additions, stored browser state and a tab's recorded telemetry."""
 
 from __future__ import annotations
 
-from .base import Command
+from .base import Command, TimeoutMs
 
 
 class Ping(Command, tag="ping"):
@@ -48,7 +48,7 @@ class BrowserState(Command, tag="state"):
     name: str | None = None
     include_url: bool = True
     tab_id: int | None = None
-    timeout_ms: int = 30_000
+    timeout_ms: TimeoutMs = 30_000
 
 
 class Telemetry(Command, tag="telemetry"):

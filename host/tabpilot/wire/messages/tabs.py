@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Command
+from .base import Command, TimeoutMs
 
 
 class Navigate(Command, tag="navigate"):
@@ -10,7 +10,7 @@ class Navigate(Command, tag="navigate"):
 
     url: str
     tab_id: int | None = None
-    timeout_ms: int = 30_000
+    timeout_ms: TimeoutMs = 30_000
 
 
 class History(Command, tag="history"):
@@ -18,7 +18,7 @@ class History(Command, tag="history"):
 
     op: str
     tab_id: int | None = None
-    timeout_ms: int = 30_000
+    timeout_ms: TimeoutMs = 30_000
 
 
 class NewTab(Command, tag="new_tab"):
@@ -26,7 +26,7 @@ class NewTab(Command, tag="new_tab"):
 
     url: str | None = None
     active: bool = True
-    timeout_ms: int = 30_000
+    timeout_ms: TimeoutMs = 30_000
 
 
 class SwitchTab(Command, tag="switch_tab"):
