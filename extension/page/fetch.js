@@ -345,8 +345,11 @@
     const plans = agent.fieldPlans(fields);
     agent.queryAll(rows, document); // an invalid selector is invalid_selector before anything is fetched
     if (nextSelector) agent.queryAll(nextSelector, document);
+    const loading = agent.fetchDocument(url, timeoutMs, cacheFirst, signal);
+    loading.catch(() => {}); // awaited below; a failure is not "unhandled" if the line between throws
+    // The page's request leaves first; the scripts its checks need are read while it travels.
     agent.warmScripts(timeoutMs);
-    const page = await agent.fetchDocument(url, timeoutMs, cacheFirst, signal);
+    const page = await loading;
     const extra = { status: page.status, redirected: page.redirected };
     if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);
     // The page after this one is on its way while this one is checked and read (its own checks are
