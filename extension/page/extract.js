@@ -10,7 +10,7 @@
   const agent = globalThis.__tabpilotAgent.use('extract', {
     needs: ['PageError', 'REDACTED', 'collectVirtual', 'hasSensitive', 'isSensitive', 'isVisible', 'maskDeep', 'maskedTextOf', 'patternsHit', 'queryAll', 'redactUrl', 'redactedAttr', 'redactedHtml', 'redactedText', 'safeSelector', 'virtualGrid'],
     provides: ['fieldPlans', 'rowValues', 'forgetPositions', 'rowsAnswer', 'commands.extract', 'commands.count'],
-    later: ['listGoesOn', 'nextTarget', 'pagerPosition'],
+    later: ['listGoesOn', 'nextTarget', 'pagerPosition', 'warmScripts'],
   });
   const TAKES = new Set(['text', 'html', 'attr', 'url']);
   const CONTROLS = new Set(['input', 'textarea', 'select']);
@@ -238,6 +238,9 @@
     // At the end, whether a pager goes on past it (a next_selector that misses); without paging,
     // whether the rows' list visibly goes on (page/onward.js).
     if (extra && extra.next.end) Object.assign(extra.next, agent.pagerPosition(document));
+    // A same-origin next link is likely fetched next: its checks read this page's scripts, from once
+    // this answer is on its way (starting the reads costs the page a few ms).
+    else if (extra && extra.next.url && extra.next.same_origin) setTimeout(() => agent.warmScripts(timeoutMs), 0);
     const more = extra || cap === 0 ? null : agent.listGoesOn(matched);
     if (more) return rowsAnswer(document, matched, plans, cap, maxChars, { more }, location.href);
     return rowsAnswer(document, matched, plans, cap, maxChars, extra, location.href);

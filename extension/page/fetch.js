@@ -7,7 +7,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
     needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'secretRoots', 'sensitiveSelector'],
-    provides: ['nextTarget', 'pagerUrls', 'fetchDocument', 'fetchExtract'],
+    provides: ['nextTarget', 'pagerUrls', 'warmScripts', 'fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
   const PAGER_LEVELS = 6; // how far up from the next link a pager's numbered links are looked for
@@ -256,6 +256,20 @@
   }
 
   /**
+   * Start reading the script files this page runs (those it names and those its scripts loaded), as a
+   * fetched page of its list will need them read (scriptSecrets): a read under way is shared, so the
+   * reading overlaps the fetches instead of following them.
+   */
+  agent.warmScripts = (timeoutMs) => {
+    const re = markers();
+    const loaded = new Set();
+    for (const e of performance.getEntriesByType('resource')) if (e.initiatorType === 'script') loaded.add(e.name);
+    const files = new Set(loaded);
+    for (const s of document.scripts) if (s.src && /^(https?|data):/.test(s.src)) files.add(s.src);
+    for (const f of files) scriptNames(f, re, loaded, timeoutMs);
+  };
+
+  /**
    * Fetch `url` (same origin as this page) and parse it: {doc, url, status, redirected}. `cacheFirst`:
    * a copy in the HTTP cache, fresh or stale, is taken without asking the server (re-reading the
    * page the tab shows, whose copy it is when the page let it be stored).
@@ -331,7 +345,11 @@
     const plans = agent.fieldPlans(fields);
     agent.queryAll(rows, document); // an invalid selector is invalid_selector before anything is fetched
     if (nextSelector) agent.queryAll(nextSelector, document);
-    const page = await agent.fetchDocument(url, timeoutMs, cacheFirst, signal);
+    const loading = agent.fetchDocument(url, timeoutMs, cacheFirst, signal);
+    loading.catch(() => {}); // awaited below; a failure is not "unhandled" if the line between throws
+    // The page's request leaves first; the scripts its checks need are read while it travels.
+    agent.warmScripts(timeoutMs);
+    const page = await loading;
     const extra = { status: page.status, redirected: page.redirected };
     if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);
     // The page after this one is on its way while this one is checked and read (its own checks are

@@ -1,11 +1,14 @@
 """`follow` against loopback sites that behave like real servers under load, through the real MCP client,
 extension and pages: a site whose answers slow down with every request in flight gets fewer at once
 than a site that keeps its pace; a site that answers 503 once per page (a restarting worker) still gives
-every row, each page read a second time; a page that fails twice is a follow_errors entry."""
+every row, each page read a second time, and so does one that drops the connection once per page; a page
+that fails twice is a follow_errors entry."""
 
 from __future__ import annotations
 
 import contextlib
+import socket
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -35,6 +38,8 @@ class Server:
     slows: bool = False  # each answer takes BASE_S × (requests in flight)², not BASE_S: a server that queues
     fails_once: bool = False  # each detail page answers 503 the first time it is asked for
     broken: set[int] = field(default_factory=set[int])  # pages that always answer 503
+    resets_once: bool = False  # each detail page's first request gets its connection reset, no answer
+    dropped: set[int] = field(default_factory=set[int])  # pages whose connection is always reset
     inflight: int = 0
     arrivals: list[int] = field(default_factory=list[int])
     asked: dict[int, int] = field(default_factory=dict[int, int])
@@ -67,6 +72,9 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
                 # The server's own work (not a wait for anything): the same for every page, or longer
                 # with every request it holds.
                 time.sleep(BASE_S * crowd * crowd if server.slows else BASE_S)
+                if n in server.dropped or (server.resets_once and first):
+                    self._reset()
+                    return
                 if n in server.broken or (server.fails_once and first):
                     self._send(503, "<!doctype html><title>Busy</title><p>try again")
                     return
@@ -85,6 +93,12 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+        def _reset(self) -> None:
+            # A worker that died mid-request: the connection closes with a reset, no status line sent.
+            self.close_connection = True
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
 
         def log_message(self, format: str, *args: object) -> None:
             pass
@@ -148,3 +162,19 @@ async def test_a_503_is_read_again_and_a_page_that_fails_twice_costs_its_row(
     assert flaky.asked[5] == 2, "a page that fails is asked for twice, not more"
     assert all(flaky.asked[n] >= 2 for n in range(1, ROWS + 1)), "each page's first answer was a 503"
     assert out["metadata"]["follow"]["retried"] >= ROWS
+
+
+async def test_a_dropped_connection_is_read_again_and_a_page_that_drops_twice_costs_its_row(
+    client: Client, served: Callable[[Server], str]
+) -> None:
+    start = served
+    flaky = Server(resets_once=True, dropped={7})
+    out = await _follow(client, start(flaky))
+    dropped = EXPECTED[6][0]
+    assert _rows(out) == [(n, None) if n == dropped else (n, o) for n, o in EXPECTED]
+    [error] = out["metadata"]["follow_errors"]
+    assert (error["row"], error["error"]) == (6, "navigation_failed"), error
+    assert all(flaky.asked[n] >= 2 for n in range(1, ROWS + 1)), "each page's first request was reset"
+    # Two tries, each its request and the page's check for a redirect (the browser may resend a request
+    # once on a kept-alive connection that dropped): never a third try rendered in a tab.
+    assert "rendered" not in out["metadata"]["follow"] and flaky.asked[7] <= 8, (out["metadata"], flaky.asked)

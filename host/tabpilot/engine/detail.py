@@ -3,13 +3,14 @@ rendering, no tab, the page agent's own extract and redaction), or rendered in a
 (`extract_tab`). Fetching is decided once a run, on the first detail page, read both ways: it is used
 when the two read the same (paging/policy.py, the rule paging follows too), and only for pages on the
 list's origin. A page whose scripts could make secrets its HTML does not mark, or that could not be
-fetched, is rendered (policy.py: that rule holds per page); a page redirected to another origin ends
-the run (`navigation_redirect`), fetched or rendered. A later fetched page that does not read like a
-served page would (no root `selector`, no `wait_for` element, or every field empty where the first
-page had values: its scripts may draw them) is read again rendered, and `metadata.follow.rendered`
-counts those. A rendered page is read once some field has shown up (or shortly before the timeout),
-until a page reads empty even so (`metadata.follow.empty` counts those): from then on such pages are
-taken as they read.
+fetched, is rendered (policy.py: that rule holds per page), but for one whose server dropped the
+connection on both tries (a third request would only load it more: that is its row's error); a page
+redirected to another origin ends the run (`navigation_redirect`), fetched or rendered. A later fetched
+page that does not read like a served page would (no root `selector`, no `wait_for` element, or every
+field empty where the first page had values: its scripts may draw them) is read again rendered, and
+`metadata.follow.rendered` counts those. A rendered page is read once some field has shown up (or
+shortly before the timeout), until a page reads empty even so (`metadata.follow.empty` counts those):
+from then on such pages are taken as they read.
 
 The check does not hold the others back: while it renders, the pages after it are fetched already, from
 two in flight up as the site's answers allow (engine/inflight.py), each page's place given back once it
@@ -167,7 +168,8 @@ class DetailReader:
                     raise ahead
                 got = ahead if ahead is not None else await self._fetch(url)
             except TabPilotError as exc:
-                if exc.code not in policy.RENDER_INSTEAD:
+                # A reset was tried twice already (_call): rendering would ask the failing server again.
+                if exc.code not in policy.RENDER_INSTEAD or inflight.transient(exc):
                     raise
                 # This page's scripts could make secrets its HTML does not mark (policy.py).
                 self.info["rendered"] = self.info.get("rendered", 0) + 1

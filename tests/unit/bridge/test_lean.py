@@ -9,6 +9,7 @@ import anyio
 import pytest
 
 from tabpilot.bridge.tools.lean import Account, lean
+from tabpilot.wire.messages import Scrape
 from tests.unit.bridge.test_scrape import ProgressPool
 from tests.unit.bridge.test_tools import WAIT_S, FakePool, client, payload
 
@@ -117,3 +118,17 @@ async def test_a_running_scrape_that_asked_gets_its_account_when_it_ends() -> No
             args = {"what": "command_result", "correlation_id": "corr-asked"}
             assert payload(await c.call_tool("observe", args)) == done
     assert Account.asked("corr-asked") and not Account.asked("corr-other")
+
+
+async def test_a_scrape_that_does_not_ask_for_its_account_does_not_gather_telemetry() -> None:
+    pool = ProgressPool(answers={"scrape": WALK})
+    extract = {"operation": "extract", "selector": "tr", "schema": {"a": "td"}}
+    await _scrape(pool, **extract)
+    await _scrape(pool, **extract, options={"telemetry": True})
+    await _scrape(
+        pool, operation="workflow", steps=[{"type": "extract", "selector": "tr", "schema": {"a": "td"}}]
+    )
+    # A recording keeps its options as given: a replay from the command line gathers it by default.
+    await _scrape(pool, **extract, record=True, name="kept")
+    sent = [command.request.options.telemetry for command, _ in pool.sent if isinstance(command, Scrape)]
+    assert sent == [False, True, False, None]

@@ -17,6 +17,7 @@ from tests.unit.engine.test_follow import (
     fetched_page,
     fetching,
     merged,
+    opened,
     row,
     scrape,
     site,
@@ -52,6 +53,17 @@ async def test_a_server_error_or_a_reset_is_read_again_and_costs_nothing() -> No
     assert "follow_errors" not in out["metadata"]
     assert out["metadata"]["follow"] == {"mode": "fetch", "done": 4, "total": 4, "retried": 2}
     assert sorted(fetched(browser)).count("https://data.example/item/2") == 2
+
+
+async def test_a_fetched_page_whose_connection_drops_twice_is_not_rendered_a_third_time() -> None:
+    reset = TabPilotError(ErrorCode.NAVIGATION_FAILED, "fetch failed", data={"reason": "fetch_failed"})
+    browser = fetching([[row(n) for n in range(1, 5)]])
+    browser.handlers["fetch_extract"] = failing(fetched_page, {3: [reset, reset]})
+    out = await scrape(browser)
+    assert [(e["row"], e["error"]) for e in out["metadata"]["follow_errors"]] == [(2, "navigation_failed")]
+    assert fetched(browser).count("https://data.example/item/3") == 2
+    assert opened(browser) == ["https://data.example/item/1"]  # the check's page alone was rendered
+    assert "rendered" not in out["metadata"]["follow"]
 
 
 async def test_a_page_that_fails_twice_or_with_a_4xx_costs_its_row() -> None:

@@ -13,12 +13,13 @@ from contextlib import suppress
 from typing import Annotated, Any, NotRequired, cast
 
 import anyio
+import msgspec
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
 from ...wire.errors import ErrorCode, TabPilotError
 from ...wire.messages import CancelJob, JobResult, Progress, Scrape
-from ...wire.scrape import REQUEST_TYPES, parse_request
+from ...wire.scrape import REQUEST_TYPES, ScrapeRequest, parse_request
 from . import ask
 from .base import Call
 from .fromwire import from_union
@@ -131,7 +132,7 @@ _ASKS = 3
 
 async def _scrape(call: Call, request: dict[str, Any], wait_ms: int = DEFAULT_WAIT_MS) -> ScrapeResult:
     for asked in range(_ASKS + 1):
-        typed = parse_request(request)  # as `tabpilot scrape FILE` reads it
+        typed = _unasked(parse_request(request))  # as `tabpilot scrape FILE` reads it
         try:
             return await _run(call, Scrape(id=0, request=typed, wait_ms=wait_ms, progress=True), wait_ms)
         except (Refused, ScrapeFailed) as exc:
@@ -145,6 +146,15 @@ async def _scrape(call: Call, request: dict[str, Any], wait_ms: int = DEFAULT_WA
                 raise
             request = {**request, "params": {**(request.get("params") or {}), **values}}
     raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def _unasked(req: ScrapeRequest) -> ScrapeRequest:
+    """`req` not gathering the page telemetry when it does not ask for the run's account: a result over
+    MCP leaves it out then (lean.py), and gathering it costs the run two reads of the tab's buffers at
+    its end. A recording keeps the options as given (a replay from the command line shows it)."""
+    if req.options.telemetry is not None or req.record:
+        return req
+    return msgspec.structs.replace(req, options=msgspec.structs.replace(req.options, telemetry=False))
 
 
 def _secrets_wanted(exc: TabPilotError) -> tuple[list[str], list[str]]:
