@@ -23,10 +23,11 @@ class Scenario:
 
 
 def _all() -> list[Scenario]:
-    from . import extract, feed, feedgrid, follow, latency, markdown, scale, sidebyside, snapshot
+    from . import extract, feed, feedgrid, follow, latency, markdown, scale, sidebyside, snapshot, startup
 
     return [
-        *latency.SCENARIOS,
+        latency.SCENARIO,
+        startup.SCENARIO,
         sidebyside.SCENARIO,
         follow.SCENARIO,
         extract.SCENARIO,

@@ -1,19 +1,12 @@
-"""Round trips and start-up: a trivial call through every layer (and below MCP), idle memory, and how long
-a fresh MCP server takes to its tool list and to its first result — TabPilot's against Playwright MCP's."""
+"""Round trips: a trivial call through every layer (and below MCP), and the memory in use after them."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import os
-import statistics
-import time
 import warnings
 from pathlib import Path
 from typing import Any
-
-from mcp import StdioServerParameters
 
 from tabpilot import paths
 from tabpilot.link.client import BrowserConnection, BrowserPool
@@ -26,9 +19,6 @@ from ..stats import children_of, descendants, rss_mb
 from . import Scenario
 
 EXECUTE_JS = {"action": "execute_js", "script": "1"}
-OPENING_VERSION = "2025-06-18"  # a revision both products speak
-TABPILOT_CALL = {"name": "observe", "arguments": {"what": "tabs"}}
-PLAYWRIGHT_CALL = {"name": "browser_tabs", "arguments": {"action": "list"}}
 
 
 def _sizes(o: Options) -> tuple[int, int]:
@@ -133,130 +123,11 @@ def roundtrip_table(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _line(msg: dict[str, Any]) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", **msg}).encode() + b"\n"
-
-
-async def _reply(stdout: asyncio.StreamReader, msg_id: int) -> dict[str, Any]:
-    """The reply with `msg_id`, skipping the server's notifications and requests."""
-    while True:
-        raw = await stdout.readline()
-        if not raw:
-            raise RuntimeError("the server closed its stdout before answering")
-        msg = json.loads(raw)
-        if msg.get("id") == msg_id and "method" not in msg:
-            return msg
-
-
-async def spawn_to_first_result(params: StdioServerParameters, call: dict[str, Any]) -> tuple[float, float]:
-    """A bare JSON-RPC client (so what is timed is the server's side): seconds from the spawn to the tool
-    list, and to the reply to `call`, the first tool call, in a second fresh process."""
-    times: list[float] = []
-    for listing in (True, False):
-        env = {**os.environ, **(params.env or {})}
-        started = time.perf_counter()
-        proc = await asyncio.create_subprocess_exec(
-            params.command, *params.args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL, env=env, cwd=params.cwd, limit=1 << 24,
-        )  # fmt: skip
-        assert proc.stdin is not None and proc.stdout is not None
-        try:
-            async with asyncio.timeout(60):
-                init = {
-                    "protocolVersion": OPENING_VERSION,
-                    "capabilities": {},
-                    "clientInfo": {"name": "bench"},
-                }
-                proc.stdin.write(_line({"id": 0, "method": "initialize", "params": init}))
-                await _reply(proc.stdout, 0)
-                proc.stdin.write(_line({"method": "notifications/initialized"}))
-                msg = {"method": "tools/list"} if listing else {"method": "tools/call", "params": call}
-                proc.stdin.write(_line({"id": 1, **msg}))
-                reply = await _reply(proc.stdout, 1)
-            times.append(time.perf_counter() - started)
-            if "error" in reply or reply["result"].get("isError"):
-                raise RuntimeError(f"{msg['method']} failed: {json.dumps(reply)[:300]}")
-        finally:
-            proc.stdin.close()
-            try:
-                async with asyncio.timeout(10):
-                    await proc.wait()
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-                await proc.wait()
-    return times[0], times[1]
-
-
-async def _starts(
-    sides: dict[str, tuple[StdioServerParameters, dict[str, Any]]], runs: int, warm: bool
-) -> dict[str, Any]:
-    for params, call in sides.values() if warm else ():  # fills the OS file cache, node's compile cache
-        await spawn_to_first_result(params, call)
-    found: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
-    for _ in range(runs):  # the products take turns so that background load falls on both alike
-        for name, (params, call) in sides.items():
-            found[name].append(await spawn_to_first_result(params, call))
-    return {
-        name: {
-            "tools_list_ms": [round(a * 1000, 1) for a, _ in times],
-            "first_result_ms": [round(b * 1000, 1) for _, b in times],
-        }
-        for name, times in found.items()
-    }
-
-
-def startup(s: Session, o: Options) -> dict[str, Any]:
-    """Fresh `tabpilot mcp` (its browser running, as the user's is) and fresh Playwright MCP (which starts
-    its browser on its first call), alternating: spawn → tools/list, spawn → first result."""
-    sides = {"tabpilot": (s.params(), TABPILOT_CALL)}
-    work = s.root / "playwright-startup"
-    if o.playwright:
-        sides["playwright_mcp"] = (playwright_mcp.server_params(work, CHROMIUM), PLAYWRIGHT_CALL)
-    runs = 1 if o.smoke else o.runs * 3
-    progress(f"start-up: {runs} fresh servers of each kind")
-    try:
-        return asyncio.run(_starts(sides, runs, warm=not o.smoke))
-    finally:
-        playwright_mcp.kill_leftovers(work)
-
-
-def startup_table(r: dict[str, Any]) -> str:
-    """Markdown."""
-    names = {
-        "tabpilot": "TabPilot (`observe tabs`)",
-        "playwright_mcp": "Playwright MCP (`browser_tabs list`)",
-    }
-    lines = [
-        "| server | spawn → `tools/list` best / median ms | spawn → first result best / median ms | runs |",
-        "|---|---|---|---|",
-    ]
-    for key, label in names.items():
-        if key in r:
-            a, b = r[key]["tools_list_ms"], r[key]["first_result_ms"]
-            lines.append(
-                f"| {label} | {min(a):,.0f} / {statistics.median(a):,.0f} "
-                f"| {min(b):,.0f} / {statistics.median(b):,.0f} | {len(a)} |"
-            )
-    return "\n".join(lines)
-
-
-SCENARIOS = [
-    Scenario(
-        "roundtrip",
-        "Round trips and memory",
-        "A trivial call through every layer and below MCP, with the memory in use; `--runs` × 300 calls "
-        "after 50 unmeasured. Playwright MCP's `browser_evaluate` for scale.",
-        roundtrip,
-        roundtrip_table,
-    ),
-    Scenario(
-        "startup",
-        "Start-up: spawn → tool list, spawn → first result",
-        "A bare JSON-RPC client spawns each server, opens, then asks for the tool list (one process) or "
-        "makes one trivial call (another); `--runs` × 3 starts of each, alternating. TabPilot's browser is "
-        "already running (the user's own); Playwright MCP starts its browser on its first call.",
-        startup,
-        startup_table,
-    ),
-]
+SCENARIO = Scenario(
+    "roundtrip",
+    "Round trips and memory",
+    "A trivial call through every layer and below MCP, with the memory in use; `--runs` × 300 calls "
+    "after 50 unmeasured. Playwright MCP's `browser_evaluate` for scale.",
+    roundtrip,
+    roundtrip_table,
+)

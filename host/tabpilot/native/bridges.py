@@ -15,7 +15,7 @@ import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
@@ -24,7 +24,9 @@ from ..link import localsock, refusal
 from ..wire import messages as m
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.framing import FramingError, OversizedFrame, encode_frame, read_frame
-from .engine_port import EnginePort
+
+if TYPE_CHECKING:
+    from .engine_port import EnginePort
 
 log = logging.getLogger("tabpilot.host")
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
@@ -29,7 +29,9 @@ from ..wire.framing import (
     read_frame,
 )
 from .bridges import Bridge, BridgeListener
-from .engine_port import EnginePort
+
+if TYPE_CHECKING:
+    from .engine_port import EnginePort
 
 log = logging.getLogger("tabpilot.host")
 
@@ -63,13 +65,23 @@ class NativeHost:
         self._next_chunk = 1
         self._closed = False
         self.bridges = BridgeListener(self, runtime_dir)
-        self.engine = EnginePort(
-            self,
-            paths.data_dir(),
-            lambda: self._pilot,
-            self._announce,
-            lambda: self._hello.instance_id if self._hello else "",
-        )
+        self._engine: EnginePort | None = None
+
+    @property
+    def engine(self) -> EnginePort:
+        """The engine's service, loaded by the first request for it: Chrome starts a host with every
+        browser and every extension reload, and most of them never scrape."""
+        if self._engine is None:
+            from .engine_port import EnginePort
+
+            self._engine = EnginePort(
+                self,
+                paths.data_dir(),
+                lambda: self._pilot,
+                self._announce,
+                lambda: self._hello.instance_id if self._hello else "",
+            )
+        return self._engine
 
     # --- extension side ---
 
@@ -284,7 +296,8 @@ class NativeHost:
             pending.timer.cancel()
             gone = _gone()
             pending.deliver(m.Error(code=gone.code, message=gone.message, retryable=True))
-        await self.engine.shutdown()
+        if self._engine is not None:
+            await self._engine.shutdown()
         await self.bridges.close()
 
 

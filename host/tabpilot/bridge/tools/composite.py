@@ -181,10 +181,12 @@ class CompositeTool:
         results = list(dict.fromkeys(a.result for a in self.actions.values()))
         if len(results) == 1:
             return results[0]
-        root: Any = RootModel[Union[tuple(results)]]  # noqa: UP007
-        # An output schema must be an object at its root; every action returns one.
+        root: Any = Union[tuple(results)]  # noqa: UP007
+        # An output schema must be an object at its root; every action returns one. Declared as one
+        # class, not RootModel[...] subclassed: pydantic builds each model class's validator in full.
         config = ConfigDict(json_schema_extra={"type": "object"})
-        return type(f"{self.name}Result", (root,), {"model_config": config, "__module__": __name__})
+        body = {"__annotations__": {"root": root}, "model_config": config, "__module__": __name__}
+        return type(f"{self.name}Result", (RootModel,), body)
 
     def build(self, backend: Backend) -> Tool:
         """The MCP tool: a function whose signature is the flat union of the actions' parameters."""

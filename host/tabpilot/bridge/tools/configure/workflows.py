@@ -12,7 +12,6 @@ import anyio.to_thread
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from ....engine.files import read_import, write_export
 from ....wire.errors import ErrorCode, TabPilotError
 from ....wire.messages import WorkflowOp
 from ..base import Call
@@ -32,6 +31,8 @@ class DeletedResult(TypedDict):
 
 async def export_workflow(call: Call, workflow_id: WorkflowId, path: FilePath) -> WorkflowFileResult:
     """write a recorded workflow to a JSON file (to share it, or import it elsewhere)."""
+    from ....engine.files import write_export  # the engine's: not loaded by a bridge that never asks
+
     value = await call.send(WorkflowOp(id=0, op="get", workflow_id=workflow_id))
     target = await anyio.to_thread.run_sync(
         write_export, Path(path), value["document"], abandon_on_cancel=True
@@ -41,6 +42,8 @@ async def export_workflow(call: Call, workflow_id: WorkflowId, path: FilePath) -
 
 async def import_workflow(call: Call, path: FilePath) -> WorkflowFileResult:
     """store a workflow from a JSON file written by export_workflow (checked like any request)."""
+    from ....engine.files import read_import
+
     try:
         # In a thread: a file on a slow or hung mount must not stall the bridge's other calls.
         document = await anyio.to_thread.run_sync(read_import, Path(path), abandon_on_cancel=True)
