@@ -26,7 +26,7 @@ _BRIDGE = textwrap.dedent(
 
     async def main():
         pool = BrowserPool()
-        listed = BridgeTools(Backend(pool)).list_tools()
+        listed = await BridgeTools(Backend(pool)).list_tools()
         await pool.aclose()
         return [t.name for t in listed]
 

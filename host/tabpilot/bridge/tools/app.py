@@ -8,9 +8,8 @@ from typing import Any
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.server.mcpserver.tools import Tool
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     CallToolRequestParams,
@@ -19,7 +18,6 @@ from mcp_types import (
     ListToolsResult,
     PaginatedRequestParams,
 )
-from mcp_types import Tool as ListedTool
 from pydantic import ValidationError
 
 from ... import __version__
@@ -35,35 +33,16 @@ from .strict import MAX_DEPTH, too_deep
 log = logging.getLogger("tabpilot.bridge")
 
 
-class BridgeTools:
-    """The tools, whose argument-validation failures carry our structured error like every other.
-
-    Each is the SDK's own `Tool` (it validates the arguments, runs the action, converts and checks the
-    result), held here by name: the SDK's MCPServer around them would only add a second protocol server,
-    which this bridge does not serve, and a logging set-up, both built at every start."""
+class BridgeTools(MCPServer[Any]):
+    """The tools, whose argument-validation failures carry our structured error like every other."""
 
     def __init__(self, backend: Backend) -> None:
+        tools = [metadata.apply(tool.build(backend)) for tool in TOOLS]
+        super().__init__("tabpilot", version=__version__, tools=tools, log_level="WARNING")
         self.composites: dict[str, CompositeTool] = {tool.name: tool for tool in TOOLS}
-        self.tools: dict[str, Tool] = {tool.name: metadata.apply(tool.build(backend)) for tool in TOOLS}
-
-    def list_tools(self) -> list[ListedTool]:
-        """The tools as tools/list shows them."""
-        return [
-            ListedTool(
-                name=tool.name,
-                title=tool.title,
-                description=tool.description,
-                input_schema=tool.parameters,
-                output_schema=tool.output_schema,
-                annotations=tool.annotations,
-                icons=tool.icons,
-                _meta=tool.meta,  # the protocol field `_meta`
-            )
-            for tool in self.tools.values()
-        ]
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], context: Context[Any, Any]
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         """Call a tool; arguments that fail its input schema give an `invalid_params` result."""
         tool = self.composites.get(name)
@@ -81,7 +60,7 @@ class BridgeTools:
         if problem is not None:
             return error(problem)
         try:
-            return await self.tools[name].run(arguments, context, convert_result=True)
+            return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
@@ -100,12 +79,12 @@ def build_server(backend: Backend) -> Server[Any]:
     async def list_tools(
         _ctx: ServerRequestContext[Any], _params: PaginatedRequestParams | None
     ) -> ListToolsResult:
-        return ListToolsResult(tools=tools.list_tools())
+        return ListToolsResult(tools=await tools.list_tools())
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult | InputRequiredResult:
-        context = Context(request_context=ctx, input_params=params)
+        context = Context(request_context=ctx, mcp_server=tools, input_params=params)
         try:
             answer = await tools.call_tool(params.name, params.arguments or {}, context)
             if isinstance(answer, CallToolResult):
