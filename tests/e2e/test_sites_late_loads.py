@@ -37,6 +37,7 @@ def inside(outside: Logged) -> Iterator[Logged]:
     start = (
         f'<!doctype html><title>Start</title><a id="away" href="{outside.url}/landed">away</a>'
         ' <a id="stay" href="/start?stay">stay</a>'
+        f' <a id="newtab" href="{outside.url}/landed?tab" target="_blank">new tab</a>'
     )
     with serve_logged({"/start": start}) as s:
         yield s
@@ -286,3 +287,22 @@ async def test_a_link_the_person_clicks_goes_through_and_a_script_cannot_ride_on
                 break
             await anyio.sleep(0.05)  # the person's load may still be on its way
     assert data["error"] == "site_not_allowed", data
+
+
+async def test_a_link_the_person_opens_in_a_new_tab_from_a_piloted_tab_goes_through(
+    client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged
+) -> None:
+    await call(client, "interact", action="navigate", url=f"{inside.url}/start")
+    here = driver.current_window_handle
+    handles = set(driver.window_handles)
+    _switch_to(driver, f"{inside.url}/start")
+    driver.find_element(By.ID, "newtab").click()
+    try:
+        with anyio.fail_after(10):
+            while not any(path == "/landed?tab" for _, path, _ in outside.seen()):
+                await anyio.sleep(0.05)  # polling a condition, bounded above
+    finally:
+        for handle in set(driver.window_handles) - handles:
+            driver.switch_to.window(handle)
+            driver.close()
+        driver.switch_to.window(here)
