@@ -13,6 +13,7 @@ import { syncGuard } from './worker/lib/guard.js';
 import { configure } from './worker/lib/identity.js';
 import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
 import { connect, onClosed, onCommand, revive, sendPilotEvent } from './worker/lib/native.js';
+import { personClicked } from './worker/lib/person.js';
 import { loadFailed, normalizePattern, requestFailed, rescope } from './worker/lib/sites.js';
 import { KEY, applyStorageChanges, getPilot, getRedaction, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './worker/lib/state.js';
 import { syncTelemetry } from './worker/lib/telemetry.js';
@@ -101,6 +102,11 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (msg && msg.type === 'redaction_list' && fromOwnContentScript(sender)) {
     getRedaction().then((selectors) => sendResponse({ selectors }), () => sendResponse({ selectors: null }));
     return true;
+  }
+  // The guard saw the person click a link (page/person_gesture.js): lets through only that load.
+  if (msg && msg.type === 'person_clicked' && fromOwnContentScript(sender)) {
+    personClicked(sender.tab.id, msg.url);
+    return false;
   }
   if (isAskPage(sender)) {
     onAskPageMessage(msg || {}, sender).then(sendResponse, (err) => sendResponse({ ok: false, error: String(err) }));

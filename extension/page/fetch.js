@@ -6,7 +6,7 @@
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
-    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'secretRoots', 'sensitiveSelector'],
+    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'renderedDiffers', 'rowsAnswer', 'secretRoots', 'sensitiveSelector', 'spellsMarker'],
     provides: ['nextTarget', 'pagerUrls', 'warmScripts', 'fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
@@ -138,12 +138,14 @@
   const scanned = new Map(); // markers + script URL -> Promise of whether it names one (null: unreadable)
   const reEscape = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-  /** The regex of what a script that makes secrets names, from the redaction list in force. */
-  let markersOf = null; // [redaction list, its regex]: built again only when the list changes
+  /** What a script that makes secrets names, from the redaction list in force: a regex, and a test
+   * that also finds the names built from pieces (page/script_names.js). */
+  let markersOf = null; // [redaction list, its test]: built again only when the list changes
   function markers() {
     const selector = agent.sensitiveSelector();
     if (markersOf && markersOf[0] === selector) return markersOf[1];
     const words = new Set();
+    const keys = new Set(); // dataset names of the list's data- attributes
     const list = selector.replace(/\[[^\]]*=[^\]]*\]/g, (m) => m.split('=')[0]);
     for (const m of list.matchAll(/\.(-?[_a-zA-Z][\w-]*)/g)) words.add(m[1]);
     const out = [PASSWORDISH];
@@ -154,10 +156,14 @@
       if (attr.startsWith('data-')) {
         const prop = reEscape(attr.slice(5).replace(/-([a-z])/g, (_, c) => c.toUpperCase()));
         out.push(String.raw`dataset\s*(?:\.\s*${prop}\b|\[\s*["'\`]${prop}["'\`])`);
+        keys.add(prop.toLowerCase());
       }
     }
     for (const w of words) out.push(String.raw`(?<![\w-])${reEscape(w)}(?![\w-])`);
-    markersOf = [selector, new RegExp(out.join('|'), 'i')];
+    const re = new RegExp(out.join('|'), 'i');
+    const names = [...words].map((w) => w.toLowerCase());
+    const test = (text) => re.test(text) || agent.spellsMarker(text, names, ['password'], [...keys]);
+    markersOf = [selector, { source: `${re.source}\n${names}\n${[...keys]}`, test }];
     return markersOf[1];
   }
 
@@ -368,7 +374,11 @@
     // A later page of the list (paging, and it shows rows; a sign-in page a redirect ended on is the
     // host's to tell by its URL) runs no script the rendered page does not.
     const sameList = Boolean(nextSelector) && agent.queryAll(rows, page.doc).length > 0;
-    const why = await scriptSecrets(page.doc, timeoutMs, sameList);
+    let why = await scriptSecrets(page.doc, timeoutMs, sameList);
+    // What no reading of the scripts tells (page/render_check.js): rendered once, do they read the same?
+    if (!why && bare(page.url).href !== bare(location.href).href) {
+      why = await agent.renderedDiffers({ url: page.url, doc: page.doc, selector: rows, plans, maxChars, timeoutMs });
+    }
     if (why) {
       throw new agent.PageError('secret_unmaskable', `${page.url}: ${why} may mark secrets, which a fetched page does not run: it is to be rendered`, { url: page.url, reason: 'secrets_by_script' });
     }

@@ -11,7 +11,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact', {
     needs: ['knownValues', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
-    provides: ['REDACTED', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'scrubber', 'scrubText', 'commands.scrub', 'commands.secret_values', 'structural'],
+    provides: ['REDACTED', 'onShadowRoot', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'scrubber', 'scrubText', 'commands.scrub', 'commands.secret_values', 'structural'],
   });
   if (agent.REDACTED) return;
   const REDACTED = '[REDACTED]';
@@ -108,16 +108,52 @@
     if (before) agent.rememberValue(before);
   };
 
+  // An element a script made and renamed in one go (inserted as a secret, then its class or marker
+  // taken off before this observer's callback ran) shows only as it is now; the record keeps what the
+  // attribute was, so it is judged as it was too, on a copy made in a document of its own.
+  let scratchDoc = null;
+  const scratch = () => (scratchDoc ??= document.implementation.createHTMLDocument(''));
+  const WIDE_MAX = 2_000; // elements copied at most to judge an ancestor's change
+  const copyOf = (el) => {
+    const c = scratch().createElementNS(el.namespaceURI, el.localName);
+    for (const a of el.attributes) c.setAttribute(a.name, a.value);
+    return c;
+  };
+  // Whether the list looks past an element itself (`.vault b`): then an ancestor's change counts.
+  const looksUp = () => userList.some((sel) => /[\s>~+]/.test(sel.replace(/\[[^\]]*\]|\([^)]*\)/g, '').trim()));
+  /** The elements of `t`'s tree that matched the list while attribute `name` was `old`. */
+  const matchedBefore = (t, name, old) => {
+    const wide = looksUp() && t.getElementsByTagName('*').length < WIDE_MAX;
+    const copy = wide ? scratch().importNode(t, true) : copyOf(t);
+    if (old === null) copy.removeAttribute(name);
+    else copy.setAttribute(name, old);
+    if (!wide) return copy.matches(joined) ? [t] : [];
+    let top = copy;
+    for (let p = t.parentElement || t.parentNode?.host; p && p.nodeType === 1; p = p.parentElement || p.parentNode?.host) {
+      const o = copyOf(p);
+      o.append(top);
+      top = o;
+    }
+    const orig = [t, ...t.querySelectorAll('*')];
+    const copies = [copy, ...copy.querySelectorAll('*')];
+    return orig.length === copies.length ? orig.filter((_, i) => copies[i].matches(joined)) : [];
+  };
+
   const added = new Set();
+  const WATCH = {
+    subtree: true, childList: true, attributes: true, attributeOldValue: true,
+    attributeFilter: ['type', 'class', 'data-sensitive', 'data-private', 'value', 'name', 'id', 'autocomplete'],
+  };
   // Watching from document_start: a password shown as text, an attribute removed, a field swapped for
   // a new one, all happen after this observer has seen the secret, and its callback runs before the
   // next page script (a microtask checkpoint comes between scripts).
-  new MutationObserver((records) => {
+  const observer = new MutationObserver((records) => {
     for (const r of records) {
       if (r.type === 'attributes') {
         const t = r.target;
         if (once.has(t)) remember(t);
         else if ((r.attributeName === 'type' && (r.oldValue || '').toLowerCase() === 'password') || t.matches(joined)) remember(t);
+        else if (r.oldValue !== t.getAttribute(r.attributeName)) for (const el of matchedBefore(t, r.attributeName, r.oldValue)) remember(el);
         // A field inside a secret: the value its attribute held is one too (a script may copy it, then change it).
         if (r.attributeName === 'value' && FIELDS.has(t.localName) && agent.isSensitive(t)) inner(t, r.oldValue);
       } else {
@@ -133,13 +169,45 @@
         if (n.matches(joined)) remember(n);
         else if (FIELDS.has(n.localName) && agent.isSensitive(n)) inner(n);
         if (n.localName === 'select') scan(n);
-      } else scan(n);
+        const root = rootOf(n);
+        if (root) watchShadows(root, true);
+      } else {
+        scan(n);
+        watchShadows(n);
+      }
     }
     added.clear();
-  }).observe(document, {
-    subtree: true, childList: true, attributes: true, attributeOldValue: true,
-    attributeFilter: ['type', 'class', 'data-sensitive', 'data-private', 'value', 'name', 'id', 'autocomplete'],
   });
+  observer.observe(document, WATCH);
+
+  // Shadow roots are watched as the document is, from the moment they are attached: a page script
+  // tells of each as it attaches it (main_world/redact_shadow.js, in the page's world), and a host
+  // added to a watched tree is looked into (a root attached some other way is found then).
+  const rootOf = (el) => (globalThis.chrome?.dom?.openOrClosedShadowRoot ? chrome.dom.openOrClosedShadowRoot(el) : el.shadowRoot) || null;
+  const watched = new WeakSet();
+  const rootWatchers = [];
+  /** Watch the shadow roots in `node`'s tree (`node` itself one, with `isRoot`), and in theirs. */
+  const watchShadows = (node, isRoot = false) => {
+    if (isRoot && !watched.has(node)) {
+      watched.add(node);
+      observer.observe(node, WATCH);
+      for (const w of rootWatchers) w(node);
+      scan(node);
+    }
+    const els = node.nodeType === 1 ? [node, ...node.querySelectorAll('*')] : node.querySelectorAll('*');
+    for (const el of els) {
+      const root = rootOf(el);
+      if (root) watchShadows(root, true);
+    }
+  };
+  /** Call `fn` with each shadow root watched from now on (page/redact_early.js watches them too). */
+  agent.onShadowRoot = (fn) => rootWatchers.push(fn);
+  // First on window, capturing, from before any page script: no listener of the page runs before it.
+  globalThis.addEventListener?.('tabpilot-shadow-root', (e) => {
+    const host = e.relatedTarget;
+    if (host && host.nodeType === 1) watchShadows(host);
+  }, true);
+  if (document.readyState !== 'loading') watchShadows(document); // injected late: roots attached already
   // What the person (or a page script) types into a secret field is remembered as it is typed.
   const typed = (e) => {
     const t = e.composedPath ? e.composedPath()[0] : e.target;

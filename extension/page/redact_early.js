@@ -10,7 +10,7 @@
 // defaults, which redact.js knows from the start.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact_early', {
-    needs: ['setRedaction', 'markSecret', 'rememberValue', 'structural'],
+    needs: ['onShadowRoot', 'setRedaction', 'markSecret', 'rememberValue', 'structural'],
     provides: ['earlyRecord'],
   });
   if (agent.earlyRecord !== undefined) return;
@@ -38,15 +38,21 @@
       }
     }
   });
-  observer.observe(document, {
+  const WATCH = {
     subtree: true, childList: true, attributes: true, attributeOldValue: true, characterData: true, characterDataOldValue: true,
-  });
+  };
+  observer.observe(document, WATCH);
+  // Inside shadow roots too, each from the moment redact.js learns of it (as a script attaches it).
+  let recording = true;
+  agent.onShadowRoot((root) => recording && observer.observe(root, WATCH));
   agent.earlyRecord = { attrsBefore, parentBefore, textBefore };
 
   // Copies are built in a document of their own: one with no scripts, where no page-defined element
   // runs its constructor and nothing the page observes changes.
   const scratch = document.implementation.createHTMLDocument('');
-  const parentOf = (n) => n.parentNode || parentBefore.get(n) || null;
+  // Across a shadow root to its host: what is inside a secret element is secret, shadow trees included.
+  const up = (p) => (p && p.nodeType === 11 && p.host ? p.host : p);
+  const parentOf = (n) => up(n.parentNode || parentBefore.get(n) || null);
 
   /** Put back, on `copy`, the attributes `el` had before the page first changed them. */
   const restore = (copy, el) => {
@@ -74,6 +80,7 @@
   };
 
   const forget = () => {
+    recording = false;
     observer.disconnect();
     textsIn.clear();
     attrsBefore.clear();
@@ -88,7 +95,7 @@
    * inside copies of its ancestors as they were (an ancestor's class decides `.vault b`); anything inside
    * an element that matched held a secret too.
    */
-  const judgeSubtree = (root, selector, parent = root.parentNode) => {
+  const judgeSubtree = (root, selector, parent = up(root.parentNode)) => {
     if (done.has(root)) return;
     const copy = scratch.importNode(root, true);
     const origAll = [root, ...root.querySelectorAll('*')];
@@ -128,8 +135,8 @@
       if (!textsIn.has(el)) textsIn.set(el, []);
       textsIn.get(el).push(text);
     };
-    for (const [node, text] of textBefore) textOf(node.parentNode, text);
-    for (const [node, was] of parentBefore) if (node.nodeType === 3) textOf(was, node.data);
+    for (const [node, text] of textBefore) textOf(up(node.parentNode), text);
+    for (const [node, was] of parentBefore) if (node.nodeType === 3) textOf(up(was), node.data);
     // Outermost first: a subtree judged whole is not judged again for an element inside it.
     const changed = new Set([...attrsBefore.keys()].filter((el) => el.isConnected));
     const inChanged = (el) => {
@@ -138,10 +145,13 @@
     };
     for (const el of changed) if (!inChanged(el)) judgeSubtree(el, selector);
     for (const [node, was] of parentBefore) {
-      if (node.nodeType === 1) judgeSubtree(node, selector, was); // where it was, if it moved since
-      else if (node.nodeType === 3 && was.nodeType === 1 && !done.has(was)) judgeSubtree(was, selector);
+      if (node.nodeType === 1) judgeSubtree(node, selector, up(was)); // where it was, if it moved since
+      else if (node.nodeType === 3 && up(was)?.nodeType === 1 && !done.has(up(was))) judgeSubtree(up(was), selector);
     }
-    for (const node of textBefore.keys()) if (node.parentElement) judgeSubtree(node.parentElement, selector);
+    for (const node of textBefore.keys()) {
+      const el = up(node.parentNode);
+      if (el && el.nodeType === 1) judgeSubtree(el, selector);
+    }
     return forget();
   };
 

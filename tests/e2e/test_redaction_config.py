@@ -133,3 +133,50 @@ async def test_the_list_is_decided_as_of_the_documents_start(
     finally:
         driver.close()
         driver.switch_to.window(here)
+
+
+SHADOW_SECRETS = (
+    "KILOSHADOW1",  # in an open root the script attached: its class removed
+    "LIMASHADOW2",  # in a closed root: an ancestor's class changed (`.vault b`)
+    "TANGODECLARED3",  # in a root the markup declared: removed
+    "MIKELOOSE4",  # in the root of a host not yet in the document: its class removed
+    "NOVEMBERPW5",  # a password field in a root, shown as text (the defaults)
+    "OSCARFRAME6",  # in a root attached by a fresh frame's attachShadow
+)
+
+
+async def test_changes_inside_shadow_roots_before_the_list_arrives_are_judged(
+    client: Client, driver: webdriver.Chrome, site: str
+) -> None:
+    url = f"{site}/secrets/early_shadow.html"
+    await call(client, "configure", action="add_redaction", selectors=[".early-key", ".vault b"])
+    here = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    try:
+        # A first load and a reload: the list reaches the page before or after its script ran (the
+        # page agent judges the changes as they come, or as they were once it arrives).
+        for _ in range(2):
+            driver.get(url)
+            await _nothing_in_the_shadows(client, url)
+    finally:
+        driver.close()
+        driver.switch_to.window(here)
+
+
+async def _nothing_in_the_shadows(client: Client, url: str) -> None:
+    """No channel shows a key the page copied out of a shadow root before the list reached it."""
+    tabs = (await call(client, "observe", what="tabs"))["tabs"]
+    [tab] = [t["id"] for t in tabs if t["url"] == url and t.get("active")]
+    text = (await snapshot(client, tab_id=tab))["text"]
+    assert "VICTOR PUBLIC" in text and "one [REDACTED]" in text and "five [REDACTED]" in text, text
+    rows = await call(
+        client, "interact", action="scrape", operation="extract", selector="main", tab_id=tab,
+        schema={"text": ":scope", "html": ":scope | html"},
+    )  # fmt: skip
+    ran = await client.call_tool(
+        "interact", {"action": "execute_js", "script": "document.body.innerText", "tab_id": tab}
+    )
+    for secret in SHADOW_SECRETS:
+        assert secret not in text, (secret, text)
+        assert secret not in str(rows), (secret, rows)
+        assert secret not in str(payload(ran)), (secret, payload(ran))

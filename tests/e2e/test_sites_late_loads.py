@@ -3,7 +3,8 @@ client, with "only these sites": a script the agent ran that sets location.href 
 site_not_allowed, not success; one that navigates after its call answered (a timer), and a person who
 takes a piloted tab to a site outside, are stopped before the request, the tab is taken back from
 Chrome's "blocked" page, and the agent's next call on that tab says what happened (site_not_allowed
-naming the site), once."""
+naming the site), once. The person's own way out goes through: an address typed, or a link clicked
+(never a script's click, nor a script's navigation during the person's click on another link)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from urllib.parse import urlsplit
 import anyio
 import pytest
 from selenium import webdriver
+from selenium.webdriver.common.by import By
 
 from tabpilot import paths
 from tests.support import browser
@@ -32,7 +34,11 @@ def outside() -> Iterator[Logged]:
 
 @pytest.fixture(scope="module")
 def inside(outside: Logged) -> Iterator[Logged]:
-    start = f'<!doctype html><title>Start</title><a id="away" href="{outside.url}/landed">away</a>'
+    start = (
+        f'<!doctype html><title>Start</title><a id="away" href="{outside.url}/landed">away</a>'
+        ' <a id="stay" href="/start?stay">stay</a>'
+        f' <a id="newtab" href="{outside.url}/landed?tab" target="_blank">new tab</a>'
+    )
     with serve_logged({"/start": start}) as s:
         yield s
 
@@ -235,4 +241,68 @@ async def test_a_page_going_back_to_a_typed_entry_behind_other_tabs_is_stopped(
         assert outside.seen()[before:] == []
     finally:
         driver.close()
+        driver.switch_to.window(here)
+
+
+async def test_a_link_the_person_clicks_goes_through_and_a_script_cannot_ride_on_it(
+    client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged
+) -> None:
+    tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
+    before, loads = len(outside.seen()), _loads_of_start(inside)
+    # A script's click on the link, after its call answered: stopped before its request.
+    script = "setTimeout(() => document.querySelector('#away').click(), 50); 1"
+    await call(client, "interact", action="execute_js", script=script, tab_id=tab)
+    await _taken_back(inside, loads)
+    await _told_once(client, tab, outside)
+    # A script that turns the person's click on an allowed link into a load outside: stopped too.
+    loads = _loads_of_start(inside)
+    script = (
+        "document.addEventListener('click', (e) => { e.preventDefault();"
+        " location.href = document.querySelector('#away').href; }, true); 1"
+    )
+    await call(client, "interact", action="execute_js", script=script, tab_id=tab)
+    here = driver.current_window_handle
+    _switch_to(driver, f"{inside.url}/start")
+    driver.find_element(By.ID, "stay").click()
+    driver.switch_to.window(here)
+    await _taken_back(inside, loads)
+    await _told_once(client, tab, outside)
+    assert outside.seen()[before:] == []
+    # The person's own click on the link outside: it goes there, out of the agent's reach.
+    _switch_to(driver, f"{inside.url}/start")
+    driver.find_element(By.ID, "away").click()
+    driver.switch_to.window(here)
+    with anyio.fail_after(10):
+        while not any(path == "/landed" for _, path, _ in outside.seen()[before:]):
+            await anyio.sleep(0.05)  # polling a condition, bounded above
+    with anyio.fail_after(10):
+        while True:
+            result = await client.call_tool(
+                "interact", {"action": "execute_js", "script": "document.body.innerText", "tab_id": tab}
+            )
+            data = payload(result)
+            assert result.is_error, data
+            assert "ZEBRAPAGE" not in str(data), data
+            if data["data"].get("site") == urlsplit(outside.url).netloc:
+                break
+            await anyio.sleep(0.05)  # the person's load may still be on its way
+    assert data["error"] == "site_not_allowed", data
+
+
+async def test_a_link_the_person_opens_in_a_new_tab_from_a_piloted_tab_goes_through(
+    client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged
+) -> None:
+    await call(client, "interact", action="navigate", url=f"{inside.url}/start")
+    here = driver.current_window_handle
+    handles = set(driver.window_handles)
+    _switch_to(driver, f"{inside.url}/start")
+    driver.find_element(By.ID, "newtab").click()
+    try:
+        with anyio.fail_after(10):
+            while not any(path == "/landed?tab" for _, path, _ in outside.seen()):
+                await anyio.sleep(0.05)  # polling a condition, bounded above
+    finally:
+        for handle in set(driver.window_handles) - handles:
+            driver.switch_to.window(handle)
+            driver.close()
         driver.switch_to.window(here)

@@ -10,8 +10,11 @@ import { AGENT_FILES } from './page.js';
 import { DEFAULT_REDACT, KEY } from './state.js';
 
 const SCRIPT_ID = 'tabpilot-guard';
-export const GUARD_FILES = Object.freeze(['page/core.js', 'page/patterns.js', 'page/redact.js']);
+export const GUARD_FILES = Object.freeze(['page/core.js', 'page/patterns.js', 'page/redact.js', 'page/person_gesture.js']);
 const EARLY_FILE = 'page/redact_early.js';
+// In the page's own world: it tells redact.js of each shadow root a page script attaches.
+const MAIN_ID = 'tabpilot-guard-main';
+const MAIN_FILE = 'main_world/redact_shadow.js';
 
 let chain = Promise.resolve();
 
@@ -47,5 +50,20 @@ async function apply(on) {
     }]);
   } else if (!on && registered.length) {
     await chrome.scripting.unregisterContentScripts({ ids: [SCRIPT_ID] });
+  }
+  const main = await chrome.scripting.getRegisteredContentScripts({ ids: [MAIN_ID] });
+  if (on && !main.length) {
+    await chrome.scripting.registerContentScripts([{
+      id: MAIN_ID,
+      js: [MAIN_FILE],
+      world: 'MAIN',
+      matches: ['<all_urls>'],
+      runAt: 'document_start',
+      allFrames: true,
+      matchOriginAsFallback: true,
+      persistAcrossSessions: false,
+    }]);
+  } else if (!on && main.length) {
+    await chrome.scripting.unregisterContentScripts({ ids: [MAIN_ID] });
   }
 }

@@ -7,6 +7,7 @@ import { ERR, SITE_MAX_CHARS, SITE_PATTERN } from '../protocol.js';
 import { CommandError } from './errors.js';
 import { isPiloted, pilotTab, releaseTab } from './blocker.js';
 import { waitForLoad } from './navwatch.js';
+import { clickedThere } from './person.js';
 import { KEY, getScope } from './state.js';
 
 // A host (or *.domain) with an optional port, as the host checks it (generated from wire/site_pattern.py).
@@ -324,12 +325,14 @@ export function loadFailed(d) {
 }
 
 async function blocked(d, byBrowser) {
-  const set = guarded.get(d.tabId);
-  const agents = (set && set.size) || (stopped.get(d.tabId) || 0) > Date.now();
+  const busy = () => Boolean(guarded.get(d.tabId)?.size) || (stopped.get(d.tabId) || 0) > Date.now();
+  const agents = busy();
   // The address bar is the active tab's: a load with no initiator in a tab behind others is not typed
   // there (a page's history.back() to an entry the person typed has no initiator either).
   const shown = byBrowser && !agents ? await chrome.tabs.get(d.tabId).then((t) => t.active, () => false) : false;
-  if (shown && (await isPiloted(d.tabId))) {
+  // Or a link the person clicked (person.js): theirs too, when no command of the agent is at work.
+  const theirs = shown || (!byBrowser && !agents && (await isPiloted(d.tabId)) && (await clickedThere(d.tabId, d.url)) && !busy());
+  if (theirs && (await isPiloted(d.tabId))) {
     await releaseTab(d.tabId);
     await chrome.tabs.update(d.tabId, { url: d.url });
     return;

@@ -1,0 +1,159 @@
+// Whether a script's text can spell a secret marker from pieces. A fetched page runs no script, so a
+// script that would mark secrets on it (a class or attribute of the redaction list, a password type)
+// makes fetching read in clear what rendering redacts; page/fetch.js renders such pages. Reading the
+// name spelled out is not enough: the same script can build it at run time (`'data-sens' + 'itive'`,
+// two constants, an escape), and run on the first page too, where nothing matches its condition, so
+// nothing there shows what it does elsewhere. So a marker counts as named when the script's string
+// literals, decoded and lower-cased (attribute names are not case-sensitive), can be laid end to end
+// to spell it. Pieces of one character are left out: minified libraries are full of them, and a
+// name built from single letters is the place where reading a script's text stops telling anything
+// (the result says so: such a page reads as fetched; see DESIGN's fetched-equals-rendered note).
+(() => {
+  const agent = globalThis.__tabpilotAgent.use('script_names', {
+    needs: [],
+    provides: ['spellsMarker'],
+  });
+  const MIN_PIECE = 2;
+  const KEYWORD_BEFORE_REGEX = /(?:^|[^\w$])(?:return|typeof|case|do|else|in|of|new|delete|void|throw|instanceof|yield|await)$/;
+
+  /** A literal's text as the script sees it: escapes (`\x64`, `\u0064`, `\u{64}`, `\d`) decoded. */
+  const decode = (raw) => raw.replace(/\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|([\s\S]))/g, (m, x, u1, u2, c) => {
+    const code = x || u1 || u2;
+    if (code) {
+      const n = parseInt(code, 16);
+      return n <= 0x10ffff ? String.fromCodePoint(n) : '';
+    }
+    return c === '\n' ? '' : c;
+  });
+
+  /** Where the `${` expression starting at `i` ends (its `}`), strings and nested braces skipped. */
+  function exprEnd(text, i) {
+    for (let depth = 0; i < text.length; i += 1) {
+      const c = text[i];
+      if (c === '\\') i += 1;
+      else if (c === '{') depth += 1;
+      else if (c === '}' && --depth <= 0) return i;
+      else if (c === '"' || c === "'" || c === '`') i = literalEnd(text, i);
+    }
+    return text.length;
+  }
+
+  /** Where the string or template literal opening at `i` ends (its closing quote). */
+  function literalEnd(text, i) {
+    const q = text[i];
+    for (let j = i + 1; j < text.length; j += 1) {
+      const c = text[j];
+      if (c === '\\') j += 1;
+      else if (c === q || (q !== '`' && c === '\n')) return j;
+      else if (q === '`' && c === '$' && text[j + 1] === '{') j = exprEnd(text, j + 1);
+    }
+    return text.length;
+  }
+
+  /**
+   * The pieces a script can join: its string literals and template literals' fixed parts (those in
+   * `${…}` included), decoded and lower-cased. Comments and regex literals are skipped as a reader of
+   * the language would, so a quote in them does not hide the strings after it.
+   */
+  function piecesOf(text, out = new Set()) {
+    const add = (raw) => {
+      const s = decode(raw).toLowerCase();
+      if (s.length >= MIN_PIECE) out.add(s);
+    };
+    let before = ''; // the code read since the last literal, for telling a regex from a division
+    for (let i = 0; i < text.length; i += 1) {
+      const c = text[i];
+      const next = text[i + 1];
+      if (c === '/' && next === '/') {
+        i = text.indexOf('\n', i);
+        if (i < 0) break;
+      } else if (c === '/' && next === '*') {
+        i = text.indexOf('*/', i + 2);
+        if (i < 0) break;
+        i += 1;
+      } else if (c === '"' || c === "'") {
+        const j = literalEnd(text, i);
+        add(text.slice(i + 1, j));
+        i = j;
+        before = 'x';
+      } else if (c === '`') {
+        const j = literalEnd(text, i);
+        const body = text.slice(i + 1, j);
+        let from = 0;
+        for (let k = 0; k < body.length; k += 1) {
+          if (body[k] === '\\') k += 1;
+          else if (body[k] === '$' && body[k + 1] === '{') {
+            add(body.slice(from, k));
+            const end = exprEnd(body, k + 1);
+            piecesOf(body.slice(k + 2, end), out);
+            from = end + 1;
+            k = end;
+          }
+        }
+        add(body.slice(from));
+        i = j;
+        before = 'x';
+      } else if (c === '/' && (!/[\w$)\]]\s*$/.test(before) || KEYWORD_BEFORE_REGEX.test(before.trimEnd()))) {
+        // A regex literal: up to its unescaped closing slash outside a character class.
+        let j = i + 1;
+        for (let cls = false; j < text.length && text[j] !== '\n'; j += 1) {
+          if (text[j] === '\\') j += 1;
+          else if (text[j] === '[') cls = true;
+          else if (text[j] === ']') cls = false;
+          else if (text[j] === '/' && !cls) break;
+        }
+        i = j;
+        before = 'x';
+      } else {
+        before = (before + c).slice(-16);
+      }
+    }
+    return out;
+  }
+
+  const EDGE = /[\w-]/; // what may not touch a marker's name on either side (`case-sensitive` is none)
+
+  /**
+   * Whether `word` can be laid out of `pieces` end to end: the first piece may start before the word
+   * (`"x data-sens"`) and the last end after it (`"itive x"`), where nothing name-like touches it.
+   */
+  function spells(word, pieces, edge) {
+    const reach = new Array(word.length + 1).fill(false); // reach[i]: word[0, i) is laid
+    for (const p of pieces) {
+      for (let k = Math.min(p.length, word.length); k >= MIN_PIECE; k -= 1) {
+        const before = p[p.length - k - 1];
+        if (p.endsWith(word.slice(0, k)) && !(before && edge.test(before))) reach[k] = true;
+      }
+    }
+    if (reach[word.length]) return true;
+    for (const p of pieces) {
+      for (let at = p.indexOf(word); at >= 0; at = p.indexOf(word, at + 1)) {
+        if (!edge.test(p[at - 1] || ' ') && !edge.test(p[at + word.length] || ' ')) return true;
+      }
+    }
+    for (let i = MIN_PIECE; i < word.length; i += 1) {
+      if (!reach[i]) continue;
+      const rest = word.slice(i);
+      for (const p of pieces) {
+        if (p.length >= rest.length && p.startsWith(rest) && !edge.test(p[rest.length] || ' ')) return true;
+        if (p.length < rest.length && rest.startsWith(p)) reach[i + p.length] = true;
+      }
+    }
+    return false;
+  }
+
+  const IN_NAME = /[a-z0-9_.$]/; // `password` may sit in a longer name (`new-password`), not in a word
+
+  /**
+   * Whether `text` (a script) holds pieces that spell one of `words` (lower-case marker names) as a
+   * name of its own, one of `inside` as a part of a name (`password` in `new-password`), or one of
+   * `built` from two pieces or more.
+   */
+  agent.spellsMarker = (text, words, inside = [], built = []) => {
+    if (!text || !(words.length || inside.length || built.length)) return false;
+    const pieces = piecesOf(text);
+    if (words.some((w) => spells(w, pieces, EDGE)) || inside.some((w) => spells(w, pieces, IN_NAME))) return true;
+    // A `dataset` key alone is a common word (`private`): only one built from pieces counts.
+    return built.some((w) => spells(w, new Set([...pieces].filter((p) => !p.includes(w))), EDGE));
+  };
+})();
