@@ -17,7 +17,7 @@ from .depth import MAX_DEPTH, too_deep
 from .echo import clip
 from .errors import ErrorCode, TabPilotError
 from .fields import explain, unknown_path
-from .messages.base import MAX_TIMER_MS
+from .timer import MAX_TIMER_MS
 
 MAX_STEPS = 50
 DEFAULT_DELAY_MS = 0  # between the pages of a paginated extract: none unless asked, for politeness

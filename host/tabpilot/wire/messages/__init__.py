@@ -5,6 +5,7 @@ The messages live in small modules by subject; every name stays importable from 
 
 from __future__ import annotations
 
+from ..timer import MAX_TIMER_MS
 from .actions import (
     Check,
     Click,
@@ -28,7 +29,6 @@ from .base import (
     HOST_CHUNK_RAW,
     HOST_TO_CHROME_MAX,
     MAX_RESULT_BYTES,
-    MAX_TIMER_MS,
     NULL,
     PROTOCOL_VERSION,
     SOCKET_MAX_FRAME,

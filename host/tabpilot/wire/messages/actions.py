@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import msgspec
 
-from .base import Command, TimeoutMs
+from ..timer import TimeoutMs
+from .base import Command
 
 
 class Targeted(Command):

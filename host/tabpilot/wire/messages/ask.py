@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
-from .base import Command, TimeoutMs
+from ..timer import TimeoutMs
+from .base import Command
 
 
 class AskSecret(Command, tag="ask_secret"):

@@ -7,8 +7,6 @@ an older peer would misread.
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import msgspec
 
 PROTOCOL_VERSION = 1
@@ -25,11 +23,6 @@ CHROME_TO_HOST_MAX = 64 * 1024 * 1024
 MAX_RESULT_BYTES = 256 * 1024 * 1024
 # Upper bound on one frame on the local socket (a result plus its envelope).
 SOCKET_MAX_FRAME = MAX_RESULT_BYTES + 1024 * 1024
-
-# How long a command may wait (timeout_ms) is the user's to say, up to what a JavaScript timer holds
-# (a longer one would fire at once); past it the value is refused, never shortened.
-MAX_TIMER_MS = 2**31 - 1
-TimeoutMs = Annotated[int, msgspec.Meta(gt=0, le=MAX_TIMER_MS)]
 
 NULL = msgspec.Raw(b"null")
 

@@ -3,7 +3,8 @@ keeps (`pool`) and reuses, released together at the end."""
 
 from __future__ import annotations
 
-from .base import Command, TimeoutMs
+from ..timer import TimeoutMs
+from .base import Command
 from .reading import FieldPlan
 
 

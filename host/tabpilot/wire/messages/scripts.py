@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .base import Command, TimeoutMs
+from ..timer import TimeoutMs
+from .base import Command
 
 
 class ExecuteJs(Command, tag="execute_js"):

@@ -3,7 +3,8 @@ additions, stored browser state and a tab's recorded telemetry."""
 
 from __future__ import annotations
 
-from .base import Command, TimeoutMs
+from ..timer import TimeoutMs
+from .base import Command
 
 
 class Ping(Command, tag="ping"):
