@@ -163,7 +163,7 @@ async def test_unanswered_command_times_out(tp_dirs: dict[str, str]) -> None:
     pool = BrowserPool(connect_wait_s=5)
     try:
         with pytest.raises(TabPilotError) as err:
-            await pool.call(m.ExecuteJs(id=0, script="while(1){}", timeout_ms=0))
+            await pool.call(m.ExecuteJs(id=0, script="while(1){}", timeout_ms=1))
         assert err.value.code == ErrorCode.TIMEOUT
         assert await pool.call(m.Ping(id=0)) == {"pong": True}
     finally:
