@@ -23,7 +23,6 @@ SLOWEST_FIRST = (
     "unit/bridge/test_strict_lines.py",
     "unit/browser/test_profile_memory.py",
     "e2e/test_bench_smoke.py",
-    "e2e/test_dist.py",
     "e2e/test_wheel.py",
     "e2e/test_first_hour.py",
     "e2e/test_pipe.py",
