@@ -18,7 +18,7 @@ from tabpilot.link.client import BrowserPool
 from tabpilot.wire.errors import ErrorCode
 from tabpilot.wire.messages import HOST_TO_CHROME_MAX
 from tests.support import browser, procnet
-from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.mcp_client import call, call_error
 from tests.support.popup import allow_scripts_on
 
 pytestmark = pytest.mark.anyio
@@ -79,26 +79,29 @@ async def test_status_tabs_navigate_execute_js(client: Client, site: str) -> Non
 
 
 async def test_pilot_off_refuses_every_action(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, module_client: Client, site: str
 ) -> None:
+    client = module_client  # the module's bridge: this test needs no new one
     browser.set_pilot(driver, False)
     try:
-        async with mcp_client(env) as client:
-            status = await call(client, "configure", action="status")
-            assert status["connected"] is True and status["pilot_enabled"] is False
-            for tool, args in [
-                ("interact", {"action": "execute_js", "script": "1"}),
-                ("interact", {"action": "navigate", "url": f"{site}/index.html"}),
-                ("observe", {"what": "tabs"}),
-            ]:
-                err = await call_error(client, tool, **args)
-                assert err["error"] == "ai_web_pilot_disabled"
-                assert err["message"] == "Enable 'AI Web Pilot' in extension popup to use this tool"
+        status = await call(client, "configure", action="status")
+        assert status["connected"] is True and status["pilot_enabled"] is False
+        for tool, args in [
+            ("interact", {"action": "execute_js", "script": "1"}),
+            ("interact", {"action": "navigate", "url": f"{site}/index.html"}),
+            ("observe", {"what": "tabs"}),
+        ]:
+            err = await call_error(client, tool, **args)
+            assert err["error"] == "ai_web_pilot_disabled"
+            assert err["message"] == "Enable 'AI Web Pilot' in extension popup to use this tool"
     finally:
         browser.set_pilot(driver, True)
 
 
-async def test_only_the_popup_can_switch_the_pilot_on(driver: webdriver.Chrome, env: dict[str, str]) -> None:
+async def test_only_the_popup_can_switch_the_pilot_on(
+    driver: webdriver.Chrome, module_client: Client
+) -> None:
+    client = module_client  # the module's bridge: this test needs no new one
     browser.set_pilot(driver, False)
     original = driver.current_window_handle
     driver.switch_to.new_window("tab")
@@ -115,10 +118,9 @@ async def test_only_the_popup_can_switch_the_pilot_on(driver: webdriver.Chrome, 
         driver.switch_to.window(original)
     assert answer["ok"] is False
     try:
-        async with mcp_client(env) as client:
-            assert (await call(client, "configure", action="status"))["pilot_enabled"] is False
-            err = await call_error(client, "interact", action="execute_js", script="1")
-            assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
+        assert (await call(client, "configure", action="status"))["pilot_enabled"] is False
+        err = await call_error(client, "interact", action="execute_js", script="1")
+        assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
     finally:
         browser.set_pilot(driver, True)
 
@@ -192,33 +194,33 @@ def test_socket_refuses_another_uid(driver: webdriver.Chrome, env: dict[str, str
 
 
 async def test_browser_restart_and_crash_host_exits_and_bridge_reconnects(
-    chromium: browser.Chromium, env: dict[str, str], site: str
+    chromium: browser.Chromium, module_client: Client, env: dict[str, str], site: str
 ) -> None:
+    client = module_client  # the module's bridge: this test needs no new one
     assert chromium.driver is not None
     browser.set_pilot(chromium.driver, True)
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/index.html")
-        host = await _host_info(env)
-        chromium.quit()
-        browser.wait_until(lambda: not procnet.alive(host.pid), timeout_s=10, what="the host to exit")
-        err = await call_error(client, "interact", action="execute_js", script="1")
-        assert err["error"] == ErrorCode.EXTENSION_NOT_CONNECTED and "tabpilot" in err["message"]
+    await call(client, "interact", action="navigate", url=f"{site}/index.html")
+    host = await _host_info(env)
+    chromium.quit()
+    browser.wait_until(lambda: not procnet.alive(host.pid), timeout_s=10, what="the host to exit")
+    err = await call_error(client, "interact", action="execute_js", script="1")
+    assert err["error"] == ErrorCode.EXTENSION_NOT_CONNECTED and "tabpilot" in err["message"]
 
-        chromium.start()
-        # Same MCP client, same bridge process: the next call finds the new host by itself.
-        nav = await call(client, "interact", action="navigate", url=f"{site}/second.html")
-        assert nav["title"] == "Second fixture page"
-        assert (await call(client, "interact", action="execute_js", script="6 * 7"))["result"] == 42
-        status = await call(client, "configure", action="status")
-        assert status["connected"] is True and status["pilot_enabled"] is True
-        second_host = await _host_info(env)
-        assert second_host.pid != host.pid
+    chromium.start()
+    # Same MCP client, same bridge process: the next call finds the new host by itself.
+    nav = await call(client, "interact", action="navigate", url=f"{site}/second.html")
+    assert nav["title"] == "Second fixture page"
+    assert (await call(client, "interact", action="execute_js", script="6 * 7"))["result"] == 42
+    status = await call(client, "configure", action="status")
+    assert status["connected"] is True and status["pilot_enabled"] is True
+    second_host = await _host_info(env)
+    assert second_host.pid != host.pid
 
-        # A crash leaves nobody to kill the host: it must see EOF and exit by itself.
-        chromium.crash()
-        browser.wait_until(lambda: not procnet.alive(second_host.pid), timeout_s=10, what="the host to exit")
-        chromium.start()
-        assert (await call(client, "interact", action="navigate", url=f"{site}/index.html"))["title"]
+    # A crash leaves nobody to kill the host: it must see EOF and exit by itself.
+    chromium.crash()
+    browser.wait_until(lambda: not procnet.alive(second_host.pid), timeout_s=10, what="the host to exit")
+    chromium.start()
+    assert (await call(client, "interact", action="navigate", url=f"{site}/index.html"))["title"]
 
 
 @pytest.mark.parametrize("size", [HOST_TO_CHROME_MAX - 300, HOST_TO_CHROME_MAX + 300, 3 * HOST_TO_CHROME_MAX])

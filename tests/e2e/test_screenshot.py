@@ -13,7 +13,7 @@ from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
-from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.mcp_client import call, call_error
 from tests.support.popup import allow_scripts_on
 from tests.support.snap import ref, snapshot
 
@@ -143,12 +143,12 @@ async def test_element_and_full_page_screenshots(client: Client, site: str) -> N
 
 
 async def test_screenshot_is_refused_with_the_pilot_off(
-    driver: webdriver.Chrome, env: dict[str, str]
+    driver: webdriver.Chrome, module_client: Client
 ) -> None:
+    client = module_client  # the module's bridge: this test needs no new one
     browser.set_pilot(driver, False)
     try:
-        async with mcp_client(env) as client:
-            err = await call_error(client, "interact", action="screenshot")
-            assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
+        err = await call_error(client, "interact", action="screenshot")
+        assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
     finally:
         browser.set_pilot(driver, True)
