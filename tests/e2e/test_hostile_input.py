@@ -1,6 +1,6 @@
 """Hostile input through the real MCP client, real bridge, host and Chromium: unknown fields refused
 (and nothing done), huge inputs echoed short, deep nesting answered, and a catastrophic regex in one
-client's output_schema stalls no other client."""
+client's output_schema stalls no other client; a huge value to fill or type goes in as one insertion."""
 
 from __future__ import annotations
 
@@ -150,3 +150,21 @@ async def test_a_catastrophic_pattern_stalls_no_other_client(
         assert statistics.median(during) < 1.0 and max(during) < 2.5, during
         await call(first, "interact", action="close_tab", tab_id=tab)
         await call(second, "interact", action="close_tab", tab_id=small)
+
+
+# A huge value to fill or type (an agent's paste, or a hostile prompt's) goes in as one insertion past
+# a few thousand characters: typed key by key, 900 KB froze the tab for minutes and every later call on
+# it timed out.
+HUGE = 300_000
+
+
+async def test_a_huge_fill_answers_and_leaves_the_tab_usable(client: Client, site: str) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/form.html")
+    await call(client, "interact", action="fill", selector="textarea", value="x" * HUGE, snapshot="none")
+    await call(client, "interact", action="type", selector="textarea", text="y" * HUGE, snapshot="none")
+    out = await call(
+        client, "interact", action="scrape", operation="extract", selector="textarea", schema={"v": ":scope"}
+    )
+    assert out["data"] == [{"v": "x" * HUGE + "y" * HUGE}]
+    page = await call(client, "observe", what="page", max_chars=400)
+    assert 'textarea "Bio" = xxx' in page["text"], page
