@@ -33,10 +33,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
 
 
-@pytest.fixture(scope="module")
-def site() -> Iterator[str]:
+@pytest.fixture(scope="session")
+def fixture_pages() -> Iterator[str]:
+    """The fixture pages' server, one for the session (per xdist worker): stopping a server waits out
+    its poll, half a second a module. The shared browser's reset forgets what pages stored under its
+    origins (a server of the module's own gave them a new port, so a new origin)."""
     with pages.serve() as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def site(fixture_pages: str) -> str:
+    return fixture_pages
 
 
 @pytest.fixture(scope="session")
@@ -67,7 +75,8 @@ def env(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
     """TABPILOT_* dirs for the browser, its host and the bridge (short paths: sun_path is ~107 bytes)."""
     if _on_shared_browser(request):
         shared: SharedBrowser = request.getfixturevalue("shared_browser")
-        shared.reset()
+        url: str = request.getfixturevalue("fixture_pages")
+        shared.reset(forget=[url, url.replace("127.0.0.1", "localhost")])
         yield dict(shared.env)
         return
     base = Path(tempfile.mkdtemp(prefix="tpe", dir="/tmp"))
