@@ -37,7 +37,7 @@ SLOWEST_FIRST = (
     "e2e/test_secrets_oracles.py",
     "e2e/test_sites_late_loads.py",
     "e2e/test_realfix_scrape.py",
-    "e2e/test_hostile_page.py",
+    "e2e/test_hostile_input.py",
     "e2e/test_first_hour.py",
     "e2e/test_state.py",
     "e2e/test_inspector.py",
