@@ -243,8 +243,9 @@ async def _series(s: Session, url: str, o: Options) -> dict[str, Any]:
             failed.extend(out["metadata"].get("follow_errors", []))
             return TASK.answer(out)
 
-        for n in range(o.runs):
-            progress(f"follow: run {n + 1}/{o.runs}")
+        runs = 1 if o.smoke else o.runs  # a smoke run checks that the scenario works, not its spread
+        for n in range(runs):
+            progress(f"follow: run {n + 1}/{runs}")
             failed.clear()
             await _once(mine, tabpilot, TASK.setup(url), _task_call(url, details), answer, expected)
             if failed and mine.problem:

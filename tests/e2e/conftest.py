@@ -3,7 +3,8 @@
 One Chromium serves the whole session (per xdist worker): each module that uses it gets it reset
 (tests/support/shared.py), with the TabPilot dirs its host sees emptied, so the module's `env` is the
 shared browser's. The reset leaves the new native host starting; `chromium`, `module_client` and every
-test taking `env` wait until it listens (the module's MCP client is spawned meanwhile).
+test taking `env` wait until it listens (the module's MCP client is spawned meanwhile, and the pilot
+switched on when the module's first test wants it).
 
 A module that builds its own `env` (an override named `env` in the module) gets fresh dirs and a
 browser of its own, as every module did before."""
@@ -13,6 +14,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import anyio
@@ -31,10 +33,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
 
 
-@pytest.fixture(scope="module")
-def site() -> Iterator[str]:
+@pytest.fixture(scope="session")
+def fixture_pages() -> Iterator[str]:
+    """The fixture pages' server, one for the session (per xdist worker): stopping a server waits out
+    its poll, half a second a module. The shared browser's reset forgets what pages stored under its
+    origins (a server of the module's own gave them a new port, so a new origin)."""
     with pages.serve() as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def site(fixture_pages: str) -> str:
+    return fixture_pages
 
 
 @pytest.fixture(scope="session")
@@ -65,7 +75,8 @@ def env(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
     """TABPILOT_* dirs for the browser, its host and the bridge (short paths: sun_path is ~107 bytes)."""
     if _on_shared_browser(request):
         shared: SharedBrowser = request.getfixturevalue("shared_browser")
-        shared.reset()
+        url: str = request.getfixturevalue("fixture_pages")
+        shared.reset(forget=[url, url.replace("127.0.0.1", "localhost")])
         yield dict(shared.env)
         return
     base = Path(tempfile.mkdtemp(prefix="tpe", dir="/tmp"))
@@ -125,17 +136,36 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+def _opens_with_the_pilot_on(request: pytest.FixtureRequest) -> bool:
+    """Whether the module's first test takes the pilot on and the module's client (then it is that
+    test which starts the client, and the pilot goes on right after, in the popup, anyway)."""
+    first = next(
+        (item for item in request.session.items if getattr(item, "module", None) is request.module), None
+    )
+    names = getattr(first, "fixturenames", ())
+    return "module_client" in names and "pilot_on" in names
+
+
 @pytest.fixture(scope="module")
 async def module_client(request: pytest.FixtureRequest, env: dict[str, str]) -> AsyncIterator[Client]:
-    """`tabpilot mcp` spawned once for the module by the real MCP client (while the shared browser's
-    new host starts, which it then waits for)."""
-    async with mcp_client(env) as connected:
-        if _on_shared_browser(request):
-            shared: SharedBrowser = request.getfixturevalue("shared_browser")
-            with anyio.fail_after(HOST_TIMEOUT_S):
-                while not shared.host_up():
-                    await anyio.sleep(0.05)
-        yield connected
+    """`tabpilot mcp` spawned once for the module by the real MCP client, while the shared browser's
+    new host starts (which it then waits for) and, when the module's first test wants it, the pilot
+    goes on in the popup (a thread of its own: the bridge starts in its own process meanwhile)."""
+    shared: SharedBrowser | None = None
+    if _on_shared_browser(request):
+        shared = request.getfixturevalue("shared_browser")
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        flip = None
+        if shared is not None and shared.chromium.driver is not None and _opens_with_the_pilot_on(request):
+            flip = pool.submit(browser.ensure_pilot_on, shared.chromium.driver)
+        async with mcp_client(env) as connected:
+            if shared is not None:
+                with anyio.fail_after(HOST_TIMEOUT_S):
+                    while not shared.host_up():
+                        await anyio.sleep(0.05)
+            if flip is not None:
+                await anyio.to_thread.run_sync(flip.result)
+            yield connected
 
 
 @pytest.fixture

@@ -1,14 +1,17 @@
 """The pipe, end to end: MCP stdio client -> `tabpilot mcp` -> Unix socket -> native host -> extension
--> page, in real Chromium with the real extension and the host registered by the real installer."""
+-> page, in real Chromium with the real extension and the host registered by the real installer; and
+what comes back by itself when the browser, its host or the extension's process goes."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import socket
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 from selenium import webdriver
@@ -18,7 +21,8 @@ from tabpilot.link.client import BrowserPool
 from tabpilot.wire.errors import ErrorCode
 from tabpilot.wire.messages import HOST_TO_CHROME_MAX
 from tests.support import browser, procnet
-from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.host import host_pool
+from tests.support.mcp_client import call, call_error
 from tests.support.popup import allow_scripts_on
 
 pytestmark = pytest.mark.anyio
@@ -79,26 +83,29 @@ async def test_status_tabs_navigate_execute_js(client: Client, site: str) -> Non
 
 
 async def test_pilot_off_refuses_every_action(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, module_client: Client, site: str
 ) -> None:
+    client = module_client  # the module's bridge: this test needs no new one
     browser.set_pilot(driver, False)
     try:
-        async with mcp_client(env) as client:
-            status = await call(client, "configure", action="status")
-            assert status["connected"] is True and status["pilot_enabled"] is False
-            for tool, args in [
-                ("interact", {"action": "execute_js", "script": "1"}),
-                ("interact", {"action": "navigate", "url": f"{site}/index.html"}),
-                ("observe", {"what": "tabs"}),
-            ]:
-                err = await call_error(client, tool, **args)
-                assert err["error"] == "ai_web_pilot_disabled"
-                assert err["message"] == "Enable 'AI Web Pilot' in extension popup to use this tool"
+        status = await call(client, "configure", action="status")
+        assert status["connected"] is True and status["pilot_enabled"] is False
+        for tool, args in [
+            ("interact", {"action": "execute_js", "script": "1"}),
+            ("interact", {"action": "navigate", "url": f"{site}/index.html"}),
+            ("observe", {"what": "tabs"}),
+        ]:
+            err = await call_error(client, tool, **args)
+            assert err["error"] == "ai_web_pilot_disabled"
+            assert err["message"] == "Enable 'AI Web Pilot' in extension popup to use this tool"
     finally:
         browser.set_pilot(driver, True)
 
 
-async def test_only_the_popup_can_switch_the_pilot_on(driver: webdriver.Chrome, env: dict[str, str]) -> None:
+async def test_only_the_popup_can_switch_the_pilot_on(
+    driver: webdriver.Chrome, module_client: Client
+) -> None:
+    client = module_client  # the module's bridge: this test needs no new one
     browser.set_pilot(driver, False)
     original = driver.current_window_handle
     driver.switch_to.new_window("tab")
@@ -115,10 +122,9 @@ async def test_only_the_popup_can_switch_the_pilot_on(driver: webdriver.Chrome, 
         driver.switch_to.window(original)
     assert answer["ok"] is False
     try:
-        async with mcp_client(env) as client:
-            assert (await call(client, "configure", action="status"))["pilot_enabled"] is False
-            err = await call_error(client, "interact", action="execute_js", script="1")
-            assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
+        assert (await call(client, "configure", action="status"))["pilot_enabled"] is False
+        err = await call_error(client, "interact", action="execute_js", script="1")
+        assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
     finally:
         browser.set_pilot(driver, True)
 
@@ -192,33 +198,33 @@ def test_socket_refuses_another_uid(driver: webdriver.Chrome, env: dict[str, str
 
 
 async def test_browser_restart_and_crash_host_exits_and_bridge_reconnects(
-    chromium: browser.Chromium, env: dict[str, str], site: str
+    chromium: browser.Chromium, module_client: Client, env: dict[str, str], site: str
 ) -> None:
+    client = module_client  # the module's bridge: this test needs no new one
     assert chromium.driver is not None
     browser.set_pilot(chromium.driver, True)
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=f"{site}/index.html")
-        host = await _host_info(env)
-        chromium.quit()
-        browser.wait_until(lambda: not procnet.alive(host.pid), timeout_s=10, what="the host to exit")
-        err = await call_error(client, "interact", action="execute_js", script="1")
-        assert err["error"] == ErrorCode.EXTENSION_NOT_CONNECTED and "tabpilot" in err["message"]
+    await call(client, "interact", action="navigate", url=f"{site}/index.html")
+    host = await _host_info(env)
+    chromium.quit()
+    browser.wait_until(lambda: not procnet.alive(host.pid), timeout_s=10, what="the host to exit")
+    err = await call_error(client, "interact", action="execute_js", script="1")
+    assert err["error"] == ErrorCode.EXTENSION_NOT_CONNECTED and "tabpilot" in err["message"]
 
-        chromium.start()
-        # Same MCP client, same bridge process: the next call finds the new host by itself.
-        nav = await call(client, "interact", action="navigate", url=f"{site}/second.html")
-        assert nav["title"] == "Second fixture page"
-        assert (await call(client, "interact", action="execute_js", script="6 * 7"))["result"] == 42
-        status = await call(client, "configure", action="status")
-        assert status["connected"] is True and status["pilot_enabled"] is True
-        second_host = await _host_info(env)
-        assert second_host.pid != host.pid
+    chromium.start()
+    # Same MCP client, same bridge process: the next call finds the new host by itself.
+    nav = await call(client, "interact", action="navigate", url=f"{site}/second.html")
+    assert nav["title"] == "Second fixture page"
+    assert (await call(client, "interact", action="execute_js", script="6 * 7"))["result"] == 42
+    status = await call(client, "configure", action="status")
+    assert status["connected"] is True and status["pilot_enabled"] is True
+    second_host = await _host_info(env)
+    assert second_host.pid != host.pid
 
-        # A crash leaves nobody to kill the host: it must see EOF and exit by itself.
-        chromium.crash()
-        browser.wait_until(lambda: not procnet.alive(second_host.pid), timeout_s=10, what="the host to exit")
-        chromium.start()
-        assert (await call(client, "interact", action="navigate", url=f"{site}/index.html"))["title"]
+    # A crash leaves nobody to kill the host: it must see EOF and exit by itself.
+    chromium.crash()
+    browser.wait_until(lambda: not procnet.alive(second_host.pid), timeout_s=10, what="the host to exit")
+    chromium.start()
+    assert (await call(client, "interact", action="navigate", url=f"{site}/index.html"))["title"]
 
 
 @pytest.mark.parametrize("size", [HOST_TO_CHROME_MAX - 300, HOST_TO_CHROME_MAX + 300, 3 * HOST_TO_CHROME_MAX])
@@ -229,3 +235,46 @@ async def test_big_scripts_reach_the_page(client: Client, site: str, size: int) 
     await call(client, "interact", action="navigate", url=f"{site}/index.html")
     result = await call(client, "interact", action="execute_js", script=script)
     assert result == {"success": True, "result": [len(filler), ord("é"), True]}
+
+
+# A crashed extension process (the renderer that runs the service worker, killed as a crash or the
+# OOM killer would) comes back by itself: the worker restarts, reconnects to a new host, and the
+# agent's next calls succeed with nobody reloading anything.
+async def test_a_killed_extension_process_comes_back(
+    chromium: browser.Chromium, client: Client, env: dict[str, str], site: str
+) -> None:
+    await call(client, "interact", action="navigate", url=f"{site}/index.html")
+    assert (await call(client, "interact", action="execute_js", script="40 + 2"))["result"] == 42
+    async with host_pool(env) as pool:
+        before = (await pool.browsers())[0]
+    [renderer] = procnet.extension_processes(chromium.browser_pid())
+    os.kill(renderer, signal.SIGKILL)
+    # The old host sees EOF and exits; wait for that, so the next call cannot reach it.
+    with anyio.fail_after(10):
+        while _alive(before.pid):
+            await anyio.sleep(0.05)
+    # No retry: the bridge gives a host that just went a few seconds to come back.
+    assert (await call(client, "interact", action="execute_js", script="40 + 3"))["result"] == 43
+    async with host_pool(env) as pool:
+        after = (await pool.browsers())[0]
+    assert after.instance_id == before.instance_id and after.pid != before.pid
+    assert after.pilot is True, "the toggle survives: it lives in the extension's storage"
+    assert procnet.extension_processes(chromium.browser_pid()) not in ([], [renderer])
+    # The host's engine answers again too, not only the extension's commands.
+    scraped = await call(
+        client, "interact", action="scrape", operation="extract", selector="body", schema={"t": ":scope"}
+    )
+    assert scraped["status"] == "complete" and len(scraped["data"]) == 1
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie has exited: its parent (the browser) has not reaped it yet.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

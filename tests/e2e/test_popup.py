@@ -17,7 +17,7 @@ from selenium.webdriver.common.by import By
 from tabpilot.demo.server import DEMO_PASSWORD
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
-from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.mcp_client import call, call_error
 from tests.support.popup import allow_scripts_on, by_id, opened, set_sites, shoot, shown, sites
 from tests.support.snap import ref, snapshot
 
@@ -163,8 +163,9 @@ def _session(driver: webdriver.Chrome, script: str) -> object:
 
 
 async def test_every_state_is_drawn_and_photographed(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, module_client: Client, site: str
 ) -> None:
+    client = module_client  # the module's bridge: this test needs no new one
     host = urlsplit(site).netloc
     other = site.replace("127.0.0.1", "localhost")
     browser.set_pilot(driver, False)
@@ -223,18 +224,17 @@ async def test_every_state_is_drawn_and_photographed(
             )
             shoot(driver, "3-on-for-this-site")
 
-        async with mcp_client(env) as client:
-            rows = await call(
-                client,
-                "interact",
-                action="scrape",
-                operation="extract",
-                selector="table.orders tr",
-                schema={"n": ".n"},
-            )
-            assert [r["n"] for r in rows["data"]] == ["A-1", "A-2"]
-            refused = await call_error(client, "interact", action="navigate", url=f"{other}/index.html")
-            assert refused["error"] == ErrorCode.SITE_NOT_ALLOWED
+        rows = await call(
+            client,
+            "interact",
+            action="scrape",
+            operation="extract",
+            selector="table.orders tr",
+            schema={"n": ".n"},
+        )
+        assert [r["n"] for r in rows["data"]] == ["A-1", "A-2"]
+        refused = await call_error(client, "interact", action="navigate", url=f"{other}/index.html")
+        assert refused["error"] == ErrorCode.SITE_NOT_ALLOWED
 
         with opened(driver):
             browser.wait_until(lambda: shown(driver, "site-request") or None, what="the agent's request")
@@ -312,16 +312,16 @@ async def test_every_state_is_drawn_and_photographed(
 
 
 async def test_sites_are_added_and_removed_in_the_popup(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, module_client: Client, site: str
 ) -> None:
+    client = module_client  # the module's bridge: this test needs no new one
     host = urlsplit(site).netloc
     browser.set_pilot(driver, True)
     set_sites(driver, only=[])
     driver.get(f"{site}/index.html")
     try:
-        async with mcp_client(env) as client:
-            refused = await call_error(client, "interact", action="navigate", url=f"{site}/second.html")
-            assert refused["error"] == ErrorCode.SITE_NOT_ALLOWED
+        refused = await call_error(client, "interact", action="navigate", url=f"{site}/second.html")
+        assert refused["error"] == ErrorCode.SITE_NOT_ALLOWED
         with opened(driver):
             assert by_id(driver, "pilot-hint").text.startswith("On, but no site is allowed yet")
             browser.wait_until(lambda: shown(driver, "site-request") or None, what="the request")
@@ -346,8 +346,7 @@ async def test_sites_are_added_and_removed_in_the_popup(
             by_id(driver, "this-site-button").click()  # "Allow" the tab's own site
             browser.wait_until(lambda: sites(driver) == ["docs.example.test", host] or None, what="this site")
             assert by_id(driver, "this-site-button").text == "Remove"
-        async with mcp_client(env) as client:
-            assert (await call(client, "interact", action="navigate", url=f"{site}/second.html"))["title"]
+        assert (await call(client, "interact", action="navigate", url=f"{site}/second.html"))["title"]
         with opened(driver):
             by_id(driver, "this-site-button").click()
             browser.wait_until(

@@ -24,7 +24,7 @@ from tabpilot.engine import journal
 from tests.fixtures.scale import site as scale
 from tests.support import browser
 from tests.support.host import host_pool
-from tests.support.mcp_client import call, mcp_client, payload
+from tests.support.mcp_client import call, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -103,48 +103,47 @@ async def test_cancel_keeps_every_row_read(client: Client, catalogue: scale.Cata
 
 
 async def test_a_host_killed_mid_run_loses_only_the_page_in_flight_and_resume_ends_it(
-    pilot_on: None, env: dict[str, str], catalogue: scale.Catalogue
+    client: Client, env: dict[str, str], catalogue: scale.Catalogue
 ) -> None:
     held = 20
-    async with mcp_client(env) as client:
-        await call(client, "interact", action="navigate", url=catalogue.first())
-        before = dict(catalogue.served)
-        catalogue.hold(held)
-        try:
-            started = await call(client, "interact", action="scrape", wait_ms=0, **request())
-            cid = started["correlation_id"]
-            assert await anyio.to_thread.run_sync(catalogue.wait_held, 60)
-            await progressed(client, cid, held - 1)
-            async with host_pool(env) as pool:
-                dying = (await pool.browsers())[0].pid
-            os.kill(dying, signal.SIGKILL)
-        finally:
-            catalogue.release()
-        path = journal.path_of(Path(env["TABPILOT_DATA_DIR"]), cid)
-        assert path is not None and path.stat().st_mode & 0o777 == 0o600
+    await call(client, "interact", action="navigate", url=catalogue.first())
+    before = dict(catalogue.served)
+    catalogue.hold(held)
+    try:
+        started = await call(client, "interact", action="scrape", wait_ms=0, **request())
+        cid = started["correlation_id"]
+        assert await anyio.to_thread.run_sync(catalogue.wait_held, 60)
+        await progressed(client, cid, held - 1)
+        async with host_pool(env) as pool:
+            dying = (await pool.browsers())[0].pid
+        os.kill(dying, signal.SIGKILL)
+    finally:
+        catalogue.release()
+    path = journal.path_of(Path(env["TABPILOT_DATA_DIR"]), cid)
+    assert path is not None and path.stat().st_mode & 0o777 == 0o600
 
-        # The old host is gone; the bridge waits for the extension's next one, which answers with what
-        # the old one journaled: every row of the pages it had read.
-        with anyio.fail_after(10):
-            while _alive(dying):
-                await anyio.sleep(0.05)
-        seen = await _after_the_host_went(client, cid)
-        assert seen["status"] == "partial", seen
-        assert seen["metadata"]["partial_because"]["reason"] == "interrupted"
-        assert seen["metadata"]["partial_because"]["hint"]["value"] == cid
-        journaled = seen["result"]["rows"] if "result" in seen else len(seen["data"])
-        assert journaled >= (held - 1) * PER_PAGE and journaled % PER_PAGE == 0
-        expected = catalogue.expected()
-        kept = seen["data"] if "result" not in seen else await read_all(client, seen["result"]["uri"])
-        assert kept == expected[:journaled]
+    # The old host is gone; the bridge waits for the extension's next one, which answers with what
+    # the old one journaled: every row of the pages it had read.
+    with anyio.fail_after(10):
+        while _alive(dying):
+            await anyio.sleep(0.05)
+    seen = await _after_the_host_went(client, cid)
+    assert seen["status"] == "partial", seen
+    assert seen["metadata"]["partial_because"]["reason"] == "interrupted"
+    assert seen["metadata"]["partial_because"]["hint"]["value"] == cid
+    journaled = seen["result"]["rows"] if "result" in seen else len(seen["data"])
+    assert journaled >= (held - 1) * PER_PAGE and journaled % PER_PAGE == 0
+    expected = catalogue.expected()
+    kept = seen["data"] if "result" not in seen else await read_all(client, seen["result"]["uri"])
+    assert kept == expected[:journaled]
 
-        done = await call(client, "interact", action="scrape", resume=cid, **request())
-        assert done["status"] == "complete" and done["correlation_id"] == cid
-        assert done["metadata"]["resumed"] == {"from_page": journaled // PER_PAGE, "pages_read_again": 1}
-        rows = done["data"] if "result" not in done else await read_all(client, done["result"]["uri"])
-        assert rows == expected, "every row once, in order"
-        for page in range(2, journaled // PER_PAGE):  # none of the pages before the last one read again
-            assert catalogue.served[page] - before.get(page, 0) == 1, page
+    done = await call(client, "interact", action="scrape", resume=cid, **request())
+    assert done["status"] == "complete" and done["correlation_id"] == cid
+    assert done["metadata"]["resumed"] == {"from_page": journaled // PER_PAGE, "pages_read_again": 1}
+    rows = done["data"] if "result" not in done else await read_all(client, done["result"]["uri"])
+    assert rows == expected, "every row once, in order"
+    for page in range(2, journaled // PER_PAGE):  # none of the pages before the last one read again
+        assert catalogue.served[page] - before.get(page, 0) == 1, page
 
 
 async def _after_the_host_went(client: Client, cid: str) -> Any:

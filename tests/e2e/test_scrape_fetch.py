@@ -17,7 +17,7 @@ from selenium import webdriver
 from tabpilot.demo.server import DEMO_PASSWORD, DEMO_USER, Site, serve_site
 from tabpilot.wire.errors import ErrorCode
 from tests.support import pages
-from tests.support.mcp_client import call, mcp_client, scrape, scrape_error
+from tests.support.mcp_client import call, scrape, scrape_error
 from tests.support.popup import set_sites
 
 pytestmark = pytest.mark.anyio
@@ -164,12 +164,12 @@ async def test_a_session_that_ends_on_a_fetched_page_stops_as_a_login_redirect(
 
 
 async def test_a_next_link_to_another_site_from_a_fetched_page_is_refused_with_the_rows(
-    driver: webdriver.Chrome, pilot_on: None, env: dict[str, str], site: Site
+    driver: webdriver.Chrome, pilot_on: None, module_client: Client, site: Site
 ) -> None:
+    client = module_client  # the module's bridge: this test needs no new one
     set_sites(driver, only=[urlsplit(site.url).netloc])
     try:
-        async with mcp_client(env) as client:
-            out = await scrape_error(client, **await _extract(client, f"{site.url}/away-1.html"))
+        out = await scrape_error(client, **await _extract(client, f"{site.url}/away-1.html"))
     finally:
         set_sites(driver, only=None)
     assert out["error"] == ErrorCode.SITE_NOT_ALLOWED, out

@@ -11,7 +11,7 @@ from selenium import webdriver
 from tabpilot.demo.server import DEMO_PASSWORD, DEMO_USER
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
-from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.mcp_client import call, call_error
 from tests.support.snap import js, log_in
 
 pytestmark = pytest.mark.anyio
@@ -89,18 +89,18 @@ async def test_save_clear_load_restores_storage_and_httponly_cookies(
 
 
 async def test_state_actions_are_refused_with_the_pilot_off(
-    driver: webdriver.Chrome, env: dict[str, str]
+    driver: webdriver.Chrome, module_client: Client
 ) -> None:
+    client = module_client  # the module's bridge: this test needs no new one
     browser.set_pilot(driver, False)
     try:
-        async with mcp_client(env) as client:
-            for action, args in [
-                ("list_states", {}),
-                ("save_state", {"snapshot_name": "x"}),
-                ("load_state", {"snapshot_name": "x"}),
-                ("delete_state", {"snapshot_name": "x"}),
-            ]:
-                err = await call_error(client, "configure", action=action, **args)
-                assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED, (action, err)
+        for action, args in [
+            ("list_states", {}),
+            ("save_state", {"snapshot_name": "x"}),
+            ("load_state", {"snapshot_name": "x"}),
+            ("delete_state", {"snapshot_name": "x"}),
+        ]:
+            err = await call_error(client, "configure", action=action, **args)
+            assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED, (action, err)
     finally:
         browser.set_pilot(driver, True)

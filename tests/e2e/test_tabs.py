@@ -11,7 +11,7 @@ from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
-from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.mcp_client import call, call_error
 from tests.support.popup import allow_scripts_on
 
 pytestmark = pytest.mark.anyio
@@ -152,22 +152,22 @@ async def test_tracked_tab_gets_commands_until_untracked_or_closed(client: Clien
 
 
 async def test_tab_actions_are_refused_with_the_pilot_off(
-    driver: webdriver.Chrome, env: dict[str, str], site: str
+    driver: webdriver.Chrome, module_client: Client, site: str
 ) -> None:
+    client = module_client  # the module's bridge: this test needs no new one
     browser.set_pilot(driver, False)
     try:
-        async with mcp_client(env) as client:
-            for tool, args in [
-                ("interact", {"action": "back"}),
-                ("interact", {"action": "forward"}),
-                ("interact", {"action": "reload"}),
-                ("interact", {"action": "new_tab", "url": f"{site}/index.html"}),
-                ("interact", {"action": "switch_tab", "tab_id": 1}),
-                ("interact", {"action": "close_tab"}),
-                ("configure", {"action": "track_tab"}),
-                ("configure", {"action": "untrack_tab"}),
-            ]:
-                err = await call_error(client, tool, **args)
-                assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED, (args, err)
+        for tool, args in [
+            ("interact", {"action": "back"}),
+            ("interact", {"action": "forward"}),
+            ("interact", {"action": "reload"}),
+            ("interact", {"action": "new_tab", "url": f"{site}/index.html"}),
+            ("interact", {"action": "switch_tab", "tab_id": 1}),
+            ("interact", {"action": "close_tab"}),
+            ("configure", {"action": "track_tab"}),
+            ("configure", {"action": "untrack_tab"}),
+        ]:
+            err = await call_error(client, tool, **args)
+            assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED, (args, err)
     finally:
         browser.set_pilot(driver, True)

@@ -11,7 +11,7 @@ from selenium import webdriver
 
 from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
-from tests.support.mcp_client import call, call_error, mcp_client
+from tests.support.mcp_client import call, call_error
 from tests.support.popup import allow_scripts_on
 
 pytestmark = pytest.mark.anyio
@@ -115,17 +115,18 @@ async def test_network_requests_without_headers_or_bodies(client: Client, site: 
     assert err["error"] == ErrorCode.TAB_NOT_FOUND
 
 
-async def test_telemetry_follows_the_pilot(driver: webdriver.Chrome, env: dict[str, str], site: str) -> None:
+async def test_telemetry_follows_the_pilot(
+    driver: webdriver.Chrome, module_client: Client, site: str
+) -> None:
+    client = module_client  # the module's bridge: this test needs no new one
     browser.set_pilot(driver, False)
     try:
-        async with mcp_client(env) as client:
-            for what in ("errors", "network"):
-                err = await call_error(client, "observe", what=what)
-                assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
+        for what in ("errors", "network"):
+            err = await call_error(client, "observe", what=what)
+            assert err["error"] == ErrorCode.AI_WEB_PILOT_DISABLED
         # A page loaded while the pilot was off carries no recorder: the answer says so.
         driver.get(f"{site}/noisy.html")
     finally:
         browser.set_pilot(driver, True)
-    async with mcp_client(env) as client:
-        quiet = await call(client, "observe", what="errors")
-        assert quiet["recording"] is False and quiet["items"] == []
+    quiet = await call(client, "observe", what="errors")
+    assert quiet["recording"] is False and quiet["items"] == []

@@ -1,6 +1,8 @@
-"""TabPilot as a user gets it: the wheel built from this checkout, installed into a fresh virtualenv
-outside it, run with a private HOME. install -> browser launch -> one MCP call -> doctor -> stop ->
-uninstall --purge, and then nothing TabPilot wrote is left."""
+"""TabPilot as a user gets it. `./dev dist` builds what a release ships: a wheel that installs into a
+fresh virtualenv and says its version, and the extension zip a store takes; the versions agree wherever
+they are written. That wheel, installed outside the checkout and run with a private HOME: install ->
+browser launch -> one MCP call -> doctor -> stop -> uninstall --purge, and then nothing TabPilot wrote
+is left. One build and one virtualenv serve the module (each costs tens of seconds of CPU)."""
 
 from __future__ import annotations
 
@@ -10,13 +12,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 import zipfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
 
+import tabpilot
 from tests.support.mcp_client import call
 
 pytestmark = pytest.mark.anyio
@@ -33,36 +38,78 @@ def _run(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | None 
     return proc.stdout
 
 
+@dataclass
+class Release:
+    out: Path  # `./dev dist`'s folder
+    listed: str  # what `./dev dist` printed
+    venv: Path  # a fresh virtualenv with the locked dependencies and the wheel
+
+
 @pytest.fixture(scope="module")
-def installed() -> Iterator[tuple[Path, Path]]:
-    """(venv, wheel): the wheel built from the checkout and installed with the locked dependencies."""
+def release() -> Iterator[Release]:
+    """`./dev dist` run into a temporary folder, and its wheel installed with the locked dependencies."""
     base = Path(tempfile.mkdtemp(prefix="tpw", dir="/tmp"))
-    build = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(base / "dist"), str(REPO)]
-    # The wheel builds while the locked dependencies install (neither needs the other).
-    building = subprocess.Popen(build, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = base / "dist"
+    dist = [str(REPO / "dev"), "dist"]
+    # The release builds while the locked dependencies install (neither needs the other).
+    building = subprocess.Popen(
+        dist,
+        cwd=REPO,
+        env={**os.environ, "DIST": str(out)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         venv = base / "venv"
         # This interpreter's pip installs into the new venv: the venv's own pip (ensurepip) took about
-        # a quarter of this fixture's time, and nothing here uses it.
+        # a quarter of the install's time, and nothing here uses it.
         _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
         pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q"]
         pip.append("--disable-pip-version-check")
         _run([*pip, "-r", str(REPO / "requirements.txt")])
-        built, _ = building.communicate(timeout=600)
-        assert building.returncode == 0, f"{build}\n{built[-3000:]}"
-        [wheel] = (base / "dist").glob("tabpilot-*.whl")
-        _run([*pip, "--no-deps", str(wheel)])
-        yield venv, wheel
+        listed, errors = building.communicate(timeout=600)
+        assert building.returncode == 0, f"{dist}\n{listed[-3000:]}\n{errors[-3000:]}"
+        _run([*pip, "--no-deps", *map(str, out.glob("tabpilot-*.whl"))])
+        yield Release(out, listed, venv)
     finally:
         building.kill()
         building.wait()
         shutil.rmtree(base, ignore_errors=True)
 
 
-def test_the_wheel_carries_the_extension_manifest_template_and_whole_demo_site(
-    installed: tuple[Path, Path],
-) -> None:
-    with zipfile.ZipFile(installed[1]) as zf:
+def test_the_version_is_written_once_for_python_and_agrees_with_the_extension() -> None:
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    # pyproject names no version of its own: the build reads the package's (the wheel test below
+    # checks what it wrote), so a release bumps one line for the host and the wheel.
+    assert "version" not in pyproject["project"] and "version" in pyproject["project"]["dynamic"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "tabpilot.__version__"}
+    # The unpacked extension is loaded from the checkout as it is, so its manifest holds a copy.
+    manifest = json.loads((REPO / "extension" / "manifest.json").read_text())
+    assert manifest["version"] == tabpilot.__version__
+
+
+def test_dev_dist_builds_an_installable_wheel_and_the_store_zip(release: Release, tmp_path: Path) -> None:
+    version = tabpilot.__version__
+    wheel = release.out / f"tabpilot-{version}-py3-none-any.whl"
+    store_zip = release.out / f"tabpilot-extension-{version}.zip"
+    assert release.listed.split() == [str(wheel), str(store_zip)]
+    with zipfile.ZipFile(store_zip) as zf:
+        manifest = json.loads(zf.read("manifest.json"))
+    assert manifest["version"] == version and "key" not in manifest
+    venv = release.venv
+    said = _run([str(venv / "bin" / "tabpilot"), "--version"], cwd=tmp_path, env={"HOME": str(tmp_path)})
+    assert said.strip() == f"tabpilot, version {version}"
+    recorded = _run(
+        [str(venv / "bin" / "python"), "-c", "import importlib.metadata as m; print(m.version('tabpilot'))"],
+        cwd=tmp_path,
+    )
+    assert recorded.strip() == version  # what pip and pipx list is the package's own version
+
+
+def test_the_wheel_carries_the_extension_manifest_template_and_whole_demo_site(release: Release) -> None:
+    [wheel] = release.out.glob("tabpilot-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
     assert {
         "tabpilot/assets/extension/manifest.json",
@@ -85,10 +132,8 @@ def _files(root: Path) -> list[str]:
     return sorted(str(p) for p in found if not any(p.is_relative_to(own) for own in BROWSER_OWN))
 
 
-async def test_install_launch_call_doctor_uninstall_leaves_no_trace(
-    installed: tuple[Path, Path], site: str
-) -> None:
-    venv, _ = installed
+async def test_install_launch_call_doctor_uninstall_leaves_no_trace(release: Release, site: str) -> None:
+    venv = release.venv
     tabpilot = str(venv / "bin" / "tabpilot")
     base = Path(tempfile.mkdtemp(prefix="tpu", dir="/tmp"))  # short: socket paths are limited
     home = base / "home"

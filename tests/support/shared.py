@@ -19,7 +19,9 @@ import os
 import shutil
 import signal
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
@@ -89,9 +91,10 @@ class SharedBrowser:
             staged.symlink_to(real)
             os.replace(staged, link)
 
-    def reset(self) -> None:
+    def reset(self, forget: Sequence[str] = ()) -> None:
         """Make the browser look new to the next module (the pilot off, as in a new profile); its new
-        host may still be starting (`ready` waits for it)."""
+        host may still be starting (`ready` waits for it). What pages stored under the `forget` origins
+        (the session's servers) goes too: cookies and the cache go for every site."""
         if not self.used:
             self.used = True  # the first module has it new
             return
@@ -103,6 +106,12 @@ class SharedBrowser:
             _close_tabs(driver)
             driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
             driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+            for url in forget:
+                parts = urlsplit(url)
+                origin = f"{parts.scheme}://{parts.netloc}"
+                driver.execute_cdp_cmd(
+                    "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
+                )
         except (WebDriverException, AssertionError):
             # A browser that no longer answers is replaced, on the same profile.
             browser.kill(driver)

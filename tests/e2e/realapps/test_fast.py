@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from mcp import Client
 
 from tests.fixtures.realapps import corpus, fast_tasks, tasks
-from tests.support.mcp_client import call, mcp_client
+from tests.support.mcp_client import call
 
 pytestmark = pytest.mark.anyio
 
@@ -21,11 +22,8 @@ def fast_url() -> Iterator[str]:
 
 
 @pytest.mark.parametrize("task", fast_tasks.TASKS, ids=["linked", "login", "details"])
-async def test_every_answer_of_the_fast_app(
-    pilot_on: None, env: dict[str, str], fast_url: str, task: tasks.Task
-) -> None:
-    async with mcp_client(env) as client:
-        out = await tasks.run(task, fast_url, lambda tool, args: call(client, tool, **args))
+async def test_every_answer_of_the_fast_app(client: Client, fast_url: str, task: tasks.Task) -> None:
+    out = await tasks.run(task, fast_url, lambda tool, args: call(client, tool, **args))
     assert out["status"] == "complete", out.get("metadata")
     assert task.answer(out) == task.expected()
     if task is fast_tasks.DETAILS_TASK:

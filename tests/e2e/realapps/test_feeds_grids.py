@@ -8,18 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from selenium import webdriver
+from mcp import Client
 
 from tests.fixtures.realapps import feedgrid_tasks, tasks
-from tests.support import browser
-from tests.support.mcp_client import call, mcp_client
+from tests.support.mcp_client import call
 
 pytestmark = pytest.mark.anyio
 
 
-async def _run(walked: feedgrid_tasks.Walked, env: dict[str, str], url: str) -> dict[str, Any]:
-    async with mcp_client(env) as client:
-        return await tasks.run(walked.task, url, lambda tool, args: call(client, tool, **args))
+async def _run(walked: feedgrid_tasks.Walked, client: Client, url: str) -> dict[str, Any]:
+    return await tasks.run(walked.task, url, lambda tool, args: call(client, tool, **args))
 
 
 def _check(walked: feedgrid_tasks.Walked, out: dict[str, Any]) -> None:
@@ -33,19 +31,15 @@ def _check(walked: feedgrid_tasks.Walked, out: dict[str, Any]) -> None:
 @pytest.mark.parametrize(
     "walked", feedgrid_tasks.FEEDS, ids=lambda w: w.task.name.split(" ")[0] + w.task.setup("")[0][1]["url"]
 )
-async def test_every_post_of_a_feed(
-    walked: feedgrid_tasks.Walked, driver: webdriver.Chrome, env: dict[str, str], feeds_url: str
-) -> None:
-    browser.set_pilot(driver, True)
-    _check(walked, await _run(walked, env, feeds_url))
+async def test_every_post_of_a_feed(walked: feedgrid_tasks.Walked, client: Client, feeds_url: str) -> None:
+    _check(walked, await _run(walked, client, feeds_url))
 
 
 @pytest.mark.parametrize("walked", feedgrid_tasks.GRIDS, ids=lambda w: w.task.name.split(":")[0])
 async def test_every_row_of_a_grid_without_row_indexes(
-    walked: feedgrid_tasks.Walked, driver: webdriver.Chrome, env: dict[str, str], grids_url: str
+    walked: feedgrid_tasks.Walked, client: Client, grids_url: str
 ) -> None:
-    browser.set_pilot(driver, True)
-    out = await _run(walked, env, grids_url)
+    out = await _run(walked, client, grids_url)
     _check(walked, out)
     # Rows without an index are told apart by the key the call names, else by their whole values.
     named = "key_fields" in walked.task.call(grids_url)[1]
