@@ -76,8 +76,9 @@ def test_pages_are_read_ahead_as_far_as_asked_once_each_and_handed_over_in_order
         const counts = {};
         for (const u of fetched) counts[u] = (counts[u] || 0) + 1;
         console.log(JSON.stringify({
-          first: pages(first), fetchedAtOne, fetchedAfterOne, laterUrls: first.later_urls, second: pages(second),
-          rest, once: Object.values(counts).every((c) => c === 1), total: fetched.length,
+          first: pages(first), fetchedAtOne, fetchedAfterOne, laterUrls: first.later_urls,
+          second: pages(second), rest, once: Object.values(counts).every((c) => c === 1),
+          total: fetched.length,
         }));
         """
     )
