@@ -276,10 +276,8 @@
     let response;
     let text;
     try {
-      // What a navigation asks for: some servers answer */* with JSON. A page read for its rows is read
-      // from the server and not stored: a walk of a thousand pages neither fills the person's HTTP cache
-      // nor pays for writing it (half the network process's time a page, measured).
-      response = await fetch(url.href, { credentials: 'same-origin', redirect: 'follow', cache: cacheFirst ? 'force-cache' : 'no-store', signal: controller.signal, headers: { Accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' } });
+      // What a navigation asks for: some servers answer */* with JSON.
+      response = await fetch(url.href, { credentials: 'same-origin', redirect: 'follow', cache: cacheFirst ? 'force-cache' : 'default', signal: controller.signal, headers: { Accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' } });
       const final = response.url || url.href;
       // A same-origin link that redirects to another origin is not read, even when that origin lets
       // it be (Access-Control-Allow-Origin: *): rendering would have left the site, so does the run.
