@@ -16,10 +16,13 @@
     u.hash = '';
     return u;
   };
-  const AHEAD_MAX = 8;
+  const AHEAD_MAX = 32;
   const AHEAD_TTL_MS = 30_000; // a page fetched ahead that nobody asked for is dropped after this
   const TAKEN_MAX = 10_000;
   const BATCH_CHARS = 4_000_000; // pages read ahead handed over with one answer, at most this much JSON
+  // The longest an answer waits for pages on their way: the rows read reach the engine (and its journal)
+  // this soon even when the site stalls on a page.
+  const BATCH_WAIT_MS = 100;
   const walks = new Map(); // what a walk reads (rows, fields, redaction) -> a short id for the keys below
   const ahead = new Map(); // walk + url -> {done, allow, next, timer}: fetched ahead, not yet asked for
   const taken = new Set(); // walk + url: asked for already (never fetched ahead again)
@@ -56,6 +59,14 @@
     return e;
   }
 
+  /** Whether the page read ahead in `e` is read within `ms` (false: it failed, or is not read yet). */
+  function readWithin(e, ms) {
+    if (ms <= 0) return Promise.resolve(false);
+    let timer;
+    const late = new Promise((ok) => { timer = setTimeout(() => ok(false), ms); });
+    return Promise.race([e.done.then(() => true, () => false), late]).finally(() => clearTimeout(timer));
+  }
+
   /** `url` is wanted, and the `allow` pages after it: fetch what is not on its way yet. */
   function want(walk, url, opts, allow) {
     const e = ahead.get(`${walk}\n${url}`);
@@ -87,12 +98,21 @@
     ahead.delete(key);
     clearTimeout(e.timer);
     const first = await e.done;
-    // The pages after it read already go with it, each whole and in order: one trip for several.
+    // The pages after it go with it, each whole and in order: one trip for several. Those on their way
+    // are waited for up to half the pages wanted, so that trips carry several pages while the other
+    // half are still read ahead during the trip and the engine's work on these: the site never idles.
     const later = [];
     let size = first.json.length;
+    const batch = Math.ceil(allow / 2);
+    const until = Date.now() + BATCH_WAIT_MS;
     for (let next = first.next; next && later.length < allow;) {
       const k = `${walk}\n${next}`;
-      const f = ahead.get(k);
+      let f = ahead.get(k);
+      if (f && !f.value && later.length < batch) {
+        // A page that fails (or keeps the answer waiting) is the answer of whoever asks for it next.
+        if (!(await readWithin(f, until - Date.now()))) break;
+        f = ahead.get(k);
+      }
       if (!f || !f.value || size + f.value.json.length > BATCH_CHARS) break;
       ahead.delete(k);
       clearTimeout(f.timer);

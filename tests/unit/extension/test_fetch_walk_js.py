@@ -1,6 +1,7 @@
 """The page agent's walk along next links (page/fetch_walk.js) under node, over a stub fetchExtract:
 pages read ahead only as far as the walk says it will ask, each fetched once, handed over in order with
-the page asked for, and never reused for another redaction list."""
+the page asked for (those on their way waited for, up to half as many as the walk will ask for), and
+never reused for another redaction list."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ globalThis.location = new URL('https://x.example/list?page=1');
 const fetched = [];
 const at = (n) => `https://x.example/list?page=${n}`;
 const pending = new Set();
+const failing = new Set(); // page numbers whose fetch fails once its next link is read
+const stalled = new Map(); // page number -> its release: the site holds that page until then
 agent.fetchExtract = ({ url, onNext, limit }) => {
   fetched.push(url);
   const n = Number(new URL(url).searchParams.get('page'));
@@ -27,6 +30,8 @@ agent.fetchExtract = ({ url, onNext, limit }) => {
     await new Promise((ok) => setTimeout(ok, 1));
     if (next && onNext) onNext(next);
     await new Promise((ok) => setTimeout(ok, 1));
+    if (failing.has(n)) throw new Error(`page ${n} failed`);
+    if (stalled.has(n)) await new Promise((ok) => stalled.set(n, ok));
     return { json: `{"rows":[[${n}]],"limit":${limit}}`, final_url: url, next };
   })();
   pending.add(done);
@@ -56,12 +61,13 @@ def test_pages_are_read_ahead_as_far_as_asked_once_each_and_handed_over_in_order
     out = _run(
         """
         const first = await ask(1, 3);
+        const fetchedAtOne = fetched.length;
         await settle();
         const fetchedAfterOne = fetched.length;
-        const second = await ask(2, 3);
+        const second = await ask(4, 3);
         await settle();
         const rest = [];
-        for (let n = 2 + pages(second).length; n <= 10;) {
+        for (let n = 4 + pages(second).length; n <= 10;) {
           const got = await ask(n, 3);
           rest.push(pages(got));
           n += pages(got).length;
@@ -70,17 +76,49 @@ def test_pages_are_read_ahead_as_far_as_asked_once_each_and_handed_over_in_order
         const counts = {};
         for (const u of fetched) counts[u] = (counts[u] || 0) + 1;
         console.log(JSON.stringify({
-          first: pages(first), fetchedAfterOne, second: pages(second), laterUrls: second.later_urls,
-          rest, once: Object.values(counts).every((c) => c === 1), total: fetched.length,
+          first: pages(first), fetchedAtOne, fetchedAfterOne, laterUrls: first.later_urls,
+          second: pages(second), rest, once: Object.values(counts).every((c) => c === 1),
+          total: fetched.length,
         }));
         """
     )
-    assert out["first"] == [1]
+    # Page 1 comes with the pages on their way after it, as many as half of those the walk will ask for
+    # (rounded up), waited for; the rest go on being read meanwhile, no further than the walk said.
+    assert out["first"] == [1, 2, 3]
+    assert out["laterUrls"] == [f"https://x.example/list?page={n}" for n in (2, 3)]
+    assert out["fetchedAtOne"] == 4, "page 4 was on its way when the answer left"
     assert out["fetchedAfterOne"] == 4, "page 1 and the 3 pages the walk said it would ask for"
-    assert out["second"] == [2, 3, 4]
-    assert out["laterUrls"] == [f"https://x.example/list?page={n}" for n in (3, 4)]
-    assert [p for batch in out["rest"] for p in batch] == list(range(5, 11))
+    assert out["second"][0] == 4 and len(out["second"]) >= 3
+    assert out["second"] + [p for batch in out["rest"] for p in batch] == list(range(4, 11))
     assert out["once"] and out["total"] == 10
+
+
+def test_a_page_ahead_that_fails_ends_the_batch_and_is_the_answer_for_it() -> None:
+    out = _run(
+        """
+        failing.add(3);
+        const first = await ask(1, 6);
+        const third = await ask(3, 6).then(() => 'answered', (err) => err.message);
+        console.log(JSON.stringify({ first: pages(first), third }));
+        """
+    )
+    assert out == {"first": [1, 2], "third": "page 3 failed"}
+
+
+def test_pages_read_are_handed_over_when_the_site_stalls_on_the_next() -> None:
+    out = _run(
+        """
+        stalled.set(3, null);
+        const started = Date.now();
+        const first = await ask(1, 8);
+        const waited = Date.now() - started;
+        const third = ask(3, 8);
+        stalled.get(3)();
+        console.log(JSON.stringify({ first: pages(first), waited, third: pages(await third)[0] }));
+        """
+    )
+    assert out["first"] == [1, 2] and out["third"] == 3
+    assert out["waited"] < 5_000, "the wait for pages on their way is bounded"
 
 
 def test_without_ahead_only_the_page_asked_for_is_fetched() -> None:

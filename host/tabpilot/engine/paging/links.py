@@ -28,7 +28,7 @@ from . import numbered, pace, policy, redrawn, stop
 # Pages fetched at once when a numbered pager tells their URLs (the one being read included).
 IN_FLIGHT = 6
 # Pages read ahead along next links: the site is not left idle while a page travels to the engine.
-LINKED_AHEAD = 4
+LINKED_AHEAD = 16
 
 Mode = Literal["fetch", "navigate", "in_place"]
 
