@@ -27,8 +27,7 @@ from . import numbered, pace, policy, redrawn, stop
 
 # Pages fetched at once when a numbered pager tells their URLs (the one being read included).
 IN_FLIGHT = 6
-# Pages read ahead along next links: the site is not left idle while a page travels to the engine. A
-# host that dies re-reads those read but not yet journaled, so the window stays small.
+# Pages read ahead along next links (kept small: a host that dies re-reads those not yet journaled).
 LINKED_AHEAD = 8
 
 Mode = Literal["fetch", "navigate", "in_place"]
