@@ -7,6 +7,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -22,7 +23,14 @@ from tests.unit.installer.test_doctor import _fake_host, _info
 def _fake_browser(folder: Path) -> subprocess.Popen[bytes]:
     """A process whose command line names the user data dir, as the browser's does."""
     code = "import signal, time; signal.signal(signal.SIGINT, signal.SIG_DFL); time.sleep(120)"
-    return subprocess.Popen([sys.executable, "-c", code, f"--user-data-dir={folder}"], start_new_session=True)
+    proc = subprocess.Popen([sys.executable, "-c", code, f"--user-data-dir={folder}"], start_new_session=True)
+    # Popen returns once exec began; the kernel writes the new command line a moment later, and under
+    # load a check in between reads no --user-data-dir (as a browser just launched could).
+    cmdline, arg = Path(f"/proc/{proc.pid}/cmdline"), f"--user-data-dir={folder}".encode()
+    deadline = time.monotonic() + 10
+    while cmdline.exists() and arg not in cmdline.read_bytes().split(b"\0") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return proc
 
 
 def test_locate_prefers_where_the_profile_was_launched(tp_dirs: dict[str, str], tmp_path: Path) -> None:
