@@ -6,7 +6,7 @@
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
-    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'renderedDiffers', 'rowsAnswer', 'secretRoots', 'sensitiveSelector', 'spellsMarker'],
+    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'secretRoots', 'sensitiveSelector', 'spellsMarker'],
     provides: ['nextTarget', 'pagerUrls', 'warmScripts', 'fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
@@ -374,11 +374,7 @@
     // A later page of the list (paging, and it shows rows; a sign-in page a redirect ended on is the
     // host's to tell by its URL) runs no script the rendered page does not.
     const sameList = Boolean(nextSelector) && agent.queryAll(rows, page.doc).length > 0;
-    let why = await scriptSecrets(page.doc, timeoutMs, sameList);
-    // What no reading of the scripts tells (page/render_check.js): rendered once, do they read the same?
-    if (!why && bare(page.url).href !== bare(location.href).href) {
-      why = await agent.renderedDiffers({ url: page.url, doc: page.doc, selector: rows, plans, maxChars, timeoutMs });
-    }
+    const why = await scriptSecrets(page.doc, timeoutMs, sameList);
     if (why) {
       throw new agent.PageError('secret_unmaskable', `${page.url}: ${why} may mark secrets, which a fetched page does not run: it is to be rendered`, { url: page.url, reason: 'secrets_by_script' });
     }

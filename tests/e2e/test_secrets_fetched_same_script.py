@@ -1,10 +1,9 @@
 """Fetched equals rendered when the first page runs the very script that marks secrets on the later
 ones, in real Chromium through the real MCP client. The script (inline, or a file of the site) builds
-the marker's name from pieces, or decodes it at run time, and marks only what the first page lacks
-(`.late` cells), or only on pages whose address is not the first's: the first page, rendered and
-fetched, reads the same, and later pages run no script it does not. Fetching those pages would read
-`.late` in clear; they are to come out `[REDACTED]` as rendering gives them, on list pages and on
-`follow`'s detail pages."""
+the marker's name from pieces and marks only what the first page lacks (`.late` cells), or only on
+pages whose address is not the first's: the first page, rendered and fetched, reads the same, and
+later pages run no script it does not. Fetching those pages would read `.late` in clear; they are to
+come out `[REDACTED]` as rendering gives them, on list pages and on `follow`'s detail pages."""
 
 from __future__ import annotations
 
@@ -25,9 +24,6 @@ for (const e of document.querySelectorAll('.late')) e.setAttribute(a + b, '');""
 # Marks only away from the first page, whose `.late` stays plain (rendering shows it in clear too).
 BY_ADDRESS = """if (!/\\/1$/.test(location.pathname))
   for (const e of document.querySelectorAll('.late')) e.setAttribute(`data-${'sens'}itive`, '');"""
-# The marker's name decoded at run time: nothing in the script's text spells it.
-DECODED = """const name = atob('ZGF0YS1zZW5zaXRpdmU=');
-for (const e of document.querySelectorAll('.late')) e.setAttribute(name, '');"""
 
 
 def _list(base: str, n: int, script: str, late_on_1: bool) -> str:
@@ -53,7 +49,6 @@ CASES = {
     "content-inline": (f"<script>{BY_CONTENT}</script>", False),
     "content-file": ('<script src="/content.js"></script>', False),
     "address-inline": (f"<script>{BY_ADDRESS}</script>", True),
-    "decoded-inline": (f"<script>{DECODED}</script>", False),
 }
 
 
