@@ -224,6 +224,9 @@
     return null;
   }
 
+  /** The script files this page has loaded (those it names, and the chunks and modules they load). */
+  const scriptsLoaded = () => new Set(performance.getEntriesByType('resource').filter((e) => e.initiatorType === 'script').map((e) => e.name));
+
   /**
    * Why `doc`'s scripts could make secrets its markup does not show, or null when they cannot.
    * `sameList`: `doc` is a later page of the list the rendered page shows (paging), so it runs no script
@@ -249,8 +252,7 @@
       if (re.test(a.value)) return `an ${a.name} handler`;
     }
     // What this page's scripts loaded besides (chunks, modules): a fetched page of it loads them too.
-    const loaded = new Set();
-    for (const e of performance.getEntriesByType('resource')) if (e.initiatorType === 'script') loaded.add(e.name);
+    const loaded = scriptsLoaded();
     const fresh = sameList ? newScript(doc, loaded) : null;
     if (fresh) return fresh;
     for (const f of loaded) files.add(f);
@@ -268,8 +270,7 @@
    */
   agent.warmScripts = (timeoutMs) => {
     const re = markers();
-    const loaded = new Set();
-    for (const e of performance.getEntriesByType('resource')) if (e.initiatorType === 'script') loaded.add(e.name);
+    const loaded = scriptsLoaded();
     const files = new Set(loaded);
     for (const s of document.scripts) if (s.src && /^(https?|data):/.test(s.src)) files.add(s.src);
     for (const f of files) scriptNames(f, re, loaded, timeoutMs);

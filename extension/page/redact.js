@@ -51,8 +51,11 @@
     }
   };
 
+  // Whether the user's list looks past an element itself (`.vault b`): then an ancestor's change counts.
+  let looksUp = false;
   const rebuild = () => {
     joined = [...INTRINSIC, ...userList, ...sticky].join(',');
+    looksUp = userList.some((sel) => /[\s>~+]/.test(sel.replace(/\[[^\]]*\]|\([^)]*\)/g, '').trim()));
   };
   rebuild();
 
@@ -119,11 +122,9 @@
     for (const a of el.attributes) c.setAttribute(a.name, a.value);
     return c;
   };
-  // Whether the list looks past an element itself (`.vault b`): then an ancestor's change counts.
-  const looksUp = () => userList.some((sel) => /[\s>~+]/.test(sel.replace(/\[[^\]]*\]|\([^)]*\)/g, '').trim()));
   /** The elements of `t`'s tree that matched the list while attribute `name` was `old`. */
   const matchedBefore = (t, name, old) => {
-    const wide = looksUp() && t.getElementsByTagName('*').length < WIDE_MAX;
+    const wide = looksUp && t.getElementsByTagName('*').length < WIDE_MAX;
     const copy = wide ? scratch().importNode(t, true) : copyOf(t);
     if (old === null) copy.removeAttribute(name);
     else copy.setAttribute(name, old);
