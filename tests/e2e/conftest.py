@@ -3,8 +3,8 @@
 One Chromium serves the whole session (per xdist worker): each module that uses it gets it reset
 (tests/support/shared.py), with the TabPilot dirs its host sees emptied, so the module's `env` is the
 shared browser's. The reset leaves the new native host starting; `chromium`, `module_client` and every
-test taking `env` wait until it listens (the module's MCP client is spawned meanwhile, and the pilot
-switched on when the module's first test wants it).
+test taking `env` wait until it listens. One `tabpilot mcp` serves the modules on the shared browser
+(their environment is the same), as one bridge serves a person's agent across browser restarts.
 
 A module that builds its own `env` (an override named `env` in the module) gets fresh dirs and a
 browser of its own, as every module did before."""
@@ -14,17 +14,15 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import anyio
 import pytest
 from mcp import Client
 from selenium import webdriver
 
 from tests.support import browser, pages
 from tests.support.mcp_client import mcp_client
-from tests.support.shared import HOST_TIMEOUT_S, SharedBrowser
+from tests.support.shared import SharedBrowser
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -130,42 +128,36 @@ def pilot_on(driver: webdriver.Chrome) -> None:
     browser.ensure_pilot_on(driver)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def anyio_backend() -> str:
-    # Module-wide, so that one MCP client (its stdio session and tasks) can serve a module's tests.
+    # Session-wide, so that one MCP client (its stdio session and tasks) can serve many modules' tests.
     return "asyncio"
 
 
-def _opens_with_the_pilot_on(request: pytest.FixtureRequest) -> bool:
-    """Whether the module's first test takes the pilot on and the module's client (then it is that
-    test which starts the client, and the pilot goes on right after, in the popup, anyway)."""
-    first = next(
-        (item for item in request.session.items if getattr(item, "module", None) is request.module), None
-    )
-    names = getattr(first, "fixturenames", ())
-    return "module_client" in names and "pilot_on" in names
+@pytest.fixture(scope="session")
+async def shared_client(shared_browser: SharedBrowser) -> AsyncIterator[Client]:
+    """One `tabpilot mcp` for every module on the shared browser: its environment is the same for all
+    of them, and a bridge outlives its browser's host restarting (the reset), as it does for a person."""
+    async with mcp_client(dict(shared_browser.env)) as connected:
+        yield connected
 
 
 @pytest.fixture(scope="module")
-async def module_client(request: pytest.FixtureRequest, env: dict[str, str]) -> AsyncIterator[Client]:
-    """`tabpilot mcp` spawned once for the module by the real MCP client, while the shared browser's
-    new host starts (which it then waits for) and, when the module's first test wants it, the pilot
-    goes on in the popup (a thread of its own: the bridge starts in its own process meanwhile)."""
-    shared: SharedBrowser | None = None
-    if _on_shared_browser(request):
-        shared = request.getfixturevalue("shared_browser")
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        flip = None
-        if shared is not None and shared.chromium.driver is not None and _opens_with_the_pilot_on(request):
-            flip = pool.submit(browser.ensure_pilot_on, shared.chromium.driver)
-        async with mcp_client(env) as connected:
-            if shared is not None:
-                with anyio.fail_after(HOST_TIMEOUT_S):
-                    while not shared.host_up():
-                        await anyio.sleep(0.05)
-            if flip is not None:
-                await anyio.to_thread.run_sync(flip.result)
-            yield connected
+async def own_client(env: dict[str, str]) -> AsyncIterator[Client]:
+    """`tabpilot mcp` spawned for a module with a browser (and so an environment) of its own."""
+    async with mcp_client(env) as connected:
+        yield connected
+
+
+@pytest.fixture(scope="module")
+def module_client(request: pytest.FixtureRequest, env: dict[str, str]) -> Client:
+    """The module's real MCP client on `tabpilot mcp`: the session's on the shared browser (once its
+    new host listens), or one spawned for the module's own browser."""
+    if not _on_shared_browser(request):
+        return request.getfixturevalue("own_client")
+    shared: SharedBrowser = request.getfixturevalue("shared_browser")
+    shared.ready()
+    return request.getfixturevalue("shared_client")
 
 
 @pytest.fixture

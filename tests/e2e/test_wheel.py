@@ -62,12 +62,15 @@ def release() -> Iterator[Release]:
     )
     try:
         venv = base / "venv"
-        # This interpreter's pip installs into the new venv: the venv's own pip (ensurepip) took about
-        # a quarter of the install's time, and nothing here uses it.
+        # This interpreter's pip installs the wheel into the new venv (the venv's own pip, ensurepip,
+        # took about a quarter of the install's time, and nothing here uses it). The locked dependencies
+        # come from uv, as `./dev` installed them: from its cache, not the registry again.
         _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
-        pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q"]
+        python = str(venv / "bin" / "python")
+        uv = str(Path(sys.executable).with_name("uv"))
+        _run([uv, "pip", "install", "-q", "--python", python, "-r", str(REPO / "requirements.txt")])
+        pip = [sys.executable, "-m", "pip", "--python", python, "install", "-q"]
         pip.append("--disable-pip-version-check")
-        _run([*pip, "-r", str(REPO / "requirements.txt")])
         listed, errors = building.communicate(timeout=600)
         assert building.returncode == 0, f"{dist}\n{listed[-3000:]}\n{errors[-3000:]}"
         _run([*pip, "--no-deps", *map(str, out.glob("tabpilot-*.whl"))])

@@ -4,26 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import http.server
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tabpilot import paths
 from tabpilot.browser import launch, process
 from tabpilot.link.client import BrowserConnection
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import TabPilotError
-
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium"),
-    pytest.mark.skipif(
-        not (paths.extension_dir() / "background.js").exists(), reason="needs the extension's service worker"
-    ),
-]
 
 
 class _Page(http.server.BaseHTTPRequestHandler):
