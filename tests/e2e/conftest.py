@@ -149,13 +149,25 @@ async def own_client(env: dict[str, str]) -> AsyncIterator[Client]:
         yield connected
 
 
+def _opens_with_the_pilot_on(request: pytest.FixtureRequest) -> bool:
+    """Whether the module's first test takes the pilot on and the module's client."""
+    first = next(
+        (item for item in request.session.items if getattr(item, "module", None) is request.module), None
+    )
+    names = getattr(first, "fixturenames", ())
+    return "module_client" in names and "pilot_on" in names
+
+
 @pytest.fixture(scope="module")
 def module_client(request: pytest.FixtureRequest, env: dict[str, str]) -> Client:
     """The module's real MCP client on `tabpilot mcp`: the session's on the shared browser (once its
-    new host listens), or one spawned for the module's own browser."""
+    new host listens), or one spawned for the module's own browser. On the shared browser, the pilot
+    goes on in the popup first when the module's first test wants it: the new host starts meanwhile."""
     if not _on_shared_browser(request):
         return request.getfixturevalue("own_client")
     shared: SharedBrowser = request.getfixturevalue("shared_browser")
+    if shared.chromium.driver is not None and _opens_with_the_pilot_on(request):
+        browser.ensure_pilot_on(shared.chromium.driver)
     shared.ready()
     return request.getfixturevalue("shared_client")
 
