@@ -193,7 +193,7 @@
   }
 
   /** A virtualised grid's rows, collected while its box scrolls (page/virtual.js). */
-  async function extractVirtual(selector, plans, box, limit, maxChars, timeoutMs, resume, keyFields) {
+  async function extractVirtual(selector, plans, box, limit, maxChars, timeoutMs, resume, last, keyFields) {
     const anySecret = agent.hasSensitive(document.documentElement);
     const relative = plans.some((p) => p.relative);
     const read = (row) => {
@@ -204,8 +204,8 @@
     // Rows without an index are told apart by the named fields' values (unknown names: by all of them).
     const at = (keyFields || []).map((name) => plans.findIndex((p) => p.name === name));
     const keyOf = at.length && at.every((i) => i >= 0) ? (text) => JSON.stringify(at.map((i) => JSON.parse(text)[i])) : null;
-    const got = await agent.collectVirtual(selector, box, read, { limit, deadline, resume, keyOf });
-    // Out of time: the rows stay in the page until the host asks again with resume.
+    const got = await agent.collectVirtual(selector, box, read, { limit, deadline, resume, keep: !last, keyOf });
+    // Out of time: the rows stay in the page until the host asks again with resume (unless last).
     if (got.resume) return answer([], 0, [], { virtual: { rows: got.read, scrolls: got.scrolls, complete: false, resume: true } });
     const { texts, scrolls, complete, gaps, at_end: atEnd, declared, printed, keyed_by: keyedBy } = got;
     let size = 0;
@@ -223,7 +223,7 @@
   // MAX_RESULT_BYTES); building more would only be thrown away. `virtual`: null finds out whether the
   // rows are a virtualised grid's (they carry a row index and scroll in a box of their own), true
   // insists, false never scrolls.
-  agent.commands.extract = ({ selector, fields, limit, max_chars: maxChars, virtual = null, resume = false, timeout_ms: timeoutMs = 10_000, next_selector: nextSelector = null, key_fields: keyFields = null }) => {
+  agent.commands.extract = ({ selector, fields, limit, max_chars: maxChars, virtual = null, resume = false, last = false, timeout_ms: timeoutMs = 10_000, next_selector: nextSelector = null, key_fields: keyFields = null }) => {
     if (typeof selector !== 'string' || !selector.trim()) {
       throw new agent.PageError('invalid_params', 'selector must be a CSS selector for the rows, e.g. "table tbody tr"');
     }
@@ -232,7 +232,7 @@
     const cap = Number.isInteger(limit) && limit >= 0 ? limit : null;
     const box = virtual === false || cap === 0 ? null : agent.virtualGrid(matched, virtual === true);
     agent.forgetPositions(); // the page may have changed since the last call
-    if (box) return extractVirtual(selector, plans, box, cap, maxChars, timeoutMs, resume === true, Array.isArray(keyFields) ? keyFields : null);
+    if (box) return extractVirtual(selector, plans, box, cap, maxChars, timeoutMs, resume === true, last === true, Array.isArray(keyFields) ? keyFields : null);
     // Where the next control leads, for link pagination without rendering (page/fetch.js).
     const extra = typeof nextSelector === 'string' && nextSelector ? { next: agent.nextTarget(document, nextSelector, true, location.href) } : null;
     // At the end, whether a pager goes on past it (a next_selector that misses); without paging,

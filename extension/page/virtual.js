@@ -162,10 +162,11 @@
 
   /**
    * Rows of a virtualised grid: `read(row)` gives one row's JSON text, `keyOf(text)` a row's key when it
-   * carries no index (null: the text itself); at most `limit` rows; stops at `deadline` (then
+   * carries no index (null: the text itself); at most `limit` rows; at `deadline`, keeps what it read
+   * for a `resume` and answers {resume: true}, or with `keep` false answers the rows read (then
    * `complete` is false). Returns {texts in order, scrolls, complete, gaps, at_end, declared, printed, keyed_by}.
    */
-  agent.collectVirtual = async (selector, box, read, { limit, deadline, resume, keyOf = null }) => {
+  agent.collectVirtual = async (selector, box, read, { limit, deadline, resume, keep = true, keyOf = null }) => {
     // A read that ran out of time keeps what it had, here in the page; `resume` goes on from there.
     const kept = resume && agent.virtualRun && agent.virtualRun.selector === selector ? agent.virtualRun : null;
     agent.virtualRun = null;
@@ -284,7 +285,7 @@
     while (!full()) {
       if (Date.now() > deadline) {
         await flush(Date.now() + 300);
-        if (resume !== undefined) {
+        if (keep) {
           agent.virtualRun = { selector, seen, start, scrolls, indexed, reach };
           return { texts: [], scrolls, complete: false, resume: true, read: seen.size, gaps: 0 };
         }

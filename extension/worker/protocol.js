@@ -91,6 +91,7 @@ export const DEFAULTS = Object.freeze({
     "timeout_ms": 5000
   },
   "extract": {
+    "last": false,
     "resume": false,
     "timeout_ms": 10000
   },

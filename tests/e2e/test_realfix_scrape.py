@@ -139,6 +139,27 @@ async def test_a_virtualised_grid_is_read_whole_and_in_order_in_one_call(
     # The grid is left where it was.
     assert driver.execute_script("return document.querySelector('.viewport').scrollTop") == 0
 
+    # A grid drawing its rows far slower than the time given: the last resumed read answers the rows
+    # it had (in the grid's order, each once; rows drawn too late for a read are holes it tells of),
+    # and the result is partial with the way to read the rest.
+    await call(client, "interact", action="navigate", url=f"{site.url}/realfix/grid.html?draw_ms=150")
+    slow = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="extract",
+        selector=".grid .row",
+        schema=schema,
+        options={"timeout_ms": 600, "telemetry": True},
+    )
+    assert slow["status"] == "partial"
+    at = [out["data"].index(row) for row in slow["data"]]
+    assert 0 < len(at) < 2000 and at == sorted(set(at)) and at[0] == 0
+    why = slow["metadata"]["partial_because"]
+    assert (why["reason"], why["hint"]["option"]) == ("grid_incomplete", "options.timeout_ms")
+    assert slow["metadata"]["virtual"]["calls"] == 21
+    await call(client, "interact", action="navigate", url=f"{site.url}/realfix/grid.html")
+
     # 21 of 2,000 asked for: 21 come back.
     wanted = await scrape(
         client,

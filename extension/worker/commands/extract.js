@@ -15,6 +15,6 @@ export async function run(msg, { signal }) {
   // A JSON text with more UTF-16 units than MAX_RESULT_BYTES has at least as many UTF-8 bytes.
   const virtual = msg.virtual ?? null;
   if (virtual !== null && typeof virtual !== 'boolean') throw new CommandError(ERR.INVALID_PARAMS, 'virtual must be true, false or null');
-  const args = { selector: msg.selector, fields: msg.fields, limit, max_chars: MAX_RESULT_BYTES, virtual, resume: msg.resume === true, next_selector: msg.next_selector ?? null, key_fields: Array.isArray(msg.key_fields) ? msg.key_fields : null };
+  const args = { selector: msg.selector, fields: msg.fields, limit, max_chars: MAX_RESULT_BYTES, virtual, resume: msg.resume === true, last: msg.last === true, next_selector: msg.next_selector ?? null, key_fields: Array.isArray(msg.key_fields) ? msg.key_fields : null };
   return inPage(msg, 'extract', args, { signal, fallbackTimeoutMs: DEFAULTS.extract.timeout_ms });
 }

@@ -152,4 +152,30 @@ async def test_a_grid_that_never_finishes_is_a_timeout_not_a_hang() -> None:
     p = build_plan(parse_request({"operation": "extract", "selector": "tr", "schema": SCHEMA}))
     out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
     assert out["error"] == ErrorCode.TIMEOUT
-    assert len([c for c in browser.sent if isinstance(c, m.Extract)]) == 21
+    sent = [c for c in browser.sent if isinstance(c, m.Extract)]
+    assert len(sent) == 21 and [c.last for c in sent] == [False] * 20 + [True]
+
+
+async def test_a_grid_still_unread_at_the_last_call_keeps_the_rows_it_read() -> None:
+    site = TableSite([TICKETS])
+    browser = site.install(ScriptedBrowser())
+    page = site.extract
+
+    def extract(c: m.Extract) -> Any:
+        if c.last:  # out of time once more: the page answers what it has
+            return page(c) | {"virtual": {"rows": 20, "scrolls": 30, "complete": False, "at_end": False}}
+        return {
+            "rows": [],
+            "count": 0,
+            "url": site.url,
+            "virtual": {"rows": 7, "complete": False, "resume": True},
+        }
+
+    browser.handlers["extract"] = extract
+    p = build_plan(parse_request({"operation": "extract", "selector": "tr", "schema": SCHEMA}))
+    out = result.response(await runner.run(p, browser, grace_s=0.05), p, "corr-test")
+    assert out["status"] == "partial"
+    assert [r["id"] for r in out["data"]] == [t[0] for t in TICKETS]
+    why = out["metadata"]["partial_because"]
+    assert (why["reason"], why["hint"]["option"]) == ("grid_incomplete", "options.timeout_ms")
+    assert out["metadata"]["virtual"]["calls"] == 21

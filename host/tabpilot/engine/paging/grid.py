@@ -1,8 +1,10 @@
 """Virtualised grids: a grid the page reads while scrolling it through, a timeout at a time.
 
 The page agent scrolls the grid and collects rows as they are drawn; when its timeout runs out it
-answers what it has with `virtual.resume`, and the next call (`resume: true`) goes on from there. A
-grid still unread after MAX_RESUMES more calls is a timeout: every call answered, so none is a hang.
+keeps what it has and answers `virtual.resume`, and the next call (`resume: true`) goes on from there.
+The MAX_RESUMES-th such call is the last (`last: true`): out of time, it answers the rows read, and the
+read is partial (grid_incomplete, with a longer timeout as the hint): every call answered, none a
+hang, no row lost.
 A grid read whole says so by its own row count (aria-rowcount, or a count it prints that the read
 matches: grid_row_count), else by its box at its end with one step more bringing no row (grid_end);
 short of either, the read is partial.
@@ -31,7 +33,8 @@ async def finish(ctx: Context, command: Extract, answer: ExtractReply, timeout_m
     while _resumable(answer) and resumed < MAX_RESUMES:
         resumed += 1
         ctx.progress()
-        again = await ctx.call(msgspec.structs.replace(command, resume=True), timeout_ms)
+        last = resumed == MAX_RESUMES
+        again = await ctx.call(msgspec.structs.replace(command, resume=True, last=last), timeout_ms)
         answer = decode_reply(ExtractReply, again)
     if _resumable(answer):
         raise TabPilotError(

@@ -87,8 +87,10 @@ class Extract(Command, tag="extract"):
     # the whole row's).
     key_fields: list[str] | None = None
     # A grid's read that ran out of time answers `"virtual": {..., "resume": true}` and no rows; the
-    # page keeps what it read, and the same command with resume goes on from there.
+    # page keeps what it read, and the same command with resume goes on from there. With `last` too,
+    # a read out of time answers the rows it has (`"complete": false`) instead: nothing read is lost.
     resume: bool = False
+    last: bool = False
     # With a next-page selector the answer also says where the next control leads (`"next"`, see
     # FetchExtract), so link pagination can fetch the next page instead of clicking.
     next_selector: str | None = None
