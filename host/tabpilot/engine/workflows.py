@@ -151,6 +151,8 @@ def replay_plan(req: ReplayRequest, store: WorkflowStore) -> Plan:
             operation="replay", steps=[], replayed_from=doc.id, allowed_hosts=frozenset(doc.domains)
         )
         raise missing_params(stored, missing, f"workflow {doc.id}'s steps (secrets are never stored)")
+    if req.options.telemetry is not None:  # the caller's wish to see the run's account, not the workflow's
+        tree["options"] = {**(tree.get("options") or {}), "telemetry": req.options.telemetry}
     value = {"operation": "workflow", **tree, "params": params, "tab_id": req.tab_id}
     try:
         workflow = msgspec.convert(value, WorkflowRequest)

@@ -73,6 +73,17 @@ async def test_record_then_replay_with_overrides_and_params(tmp_path: Path) -> N
     assert again["data"] == [{"ticket": "P-1", "points": 3}, {"ticket": "P-2", "points": 5}]
 
 
+async def test_a_replay_gathers_the_page_telemetry_only_as_its_caller_asks(tmp_path: Path) -> None:
+    jobs, browser = jobs_with(tmp_path)
+    wf = (await finish(jobs, request(options={"delay_ms": 0, "telemetry": True})))["workflow_id"]
+    for asked, reads in ((None, 2), (False, 0), (True, 2)):
+        browser.sent.clear()
+        req: dict[str, Any] = {"operation": "replay", "workflow_id": wf}
+        out = await finish(jobs, req if asked is None else req | {"options": {"telemetry": asked}})
+        assert out["status"] == "complete", out
+        assert len([c for c in browser.sent if isinstance(c, m.Telemetry)]) == reads, asked
+
+
 async def test_replay_domain_lock(tmp_path: Path) -> None:
     jobs, browser = jobs_with(tmp_path)
     wf = (await finish(jobs, request()))["workflow_id"]
