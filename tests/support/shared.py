@@ -151,8 +151,10 @@ class SharedBrowser:
         """Whether the host the last reset (or the start) awaits listens (`ready` then returns at once)."""
         if self._hosts_before is None:
             return True
-        new = set(host_pids(self.env)) - set(self._hosts_before)
-        if new and any(Path(self.env["TABPILOT_RUNTIME_DIR"]).glob("*.sock")):
+        # The socket first: a look at one folder, where the process list is a read of every process's.
+        if not any(Path(self.env["TABPILOT_RUNTIME_DIR"]).glob("*.sock")):
+            return False
+        if set(host_pids(self.env)) - set(self._hosts_before):
             self._hosts_before = None
             return True
         return False
