@@ -10,8 +10,8 @@
 // is remembered (page/patterns.js), so a copy of it in a plain element is masked wherever it shows.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact', {
-    needs: ['knownValues', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
-    provides: ['REDACTED', 'onShadowRoot', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'scrubber', 'scrubText', 'commands.scrub', 'commands.secret_values', 'structural'],
+    needs: ['parentAgent', 'knownValues', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
+    provides: ['REDACTED', 'onShadowRoot', 'watchRoots', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'scrubber', 'scrubText', 'commands.scrub', 'commands.secret_values', 'structural'],
   });
   if (agent.REDACTED) return;
   const REDACTED = '[REDACTED]';
@@ -204,10 +204,16 @@
   /** Call `fn` with each shadow root watched from now on (page/redact_early.js watches them too). */
   agent.onShadowRoot = (fn) => rootWatchers.push(fn);
   // First on window, capturing, from before any page script: no listener of the page runs before it.
+  // A root attached in this frame may be adopted by a document up the tree (same origin, its agent
+  // reads this frame too): those agents watch it from now on as well, this frame may be gone by then.
   globalThis.addEventListener?.('tabpilot-shadow-root', (e) => {
     const host = e.relatedTarget;
-    if (host && host.nodeType === 1) watchShadows(host);
+    if (!host || host.nodeType !== 1) return;
+    watchShadows(host);
+    for (let up = agent.parentAgent(); up && up.watchRoots; up = up.parentAgent()) up.watchRoots(host);
   }, true);
+  /** Watch the shadow roots in `node`'s tree (a frame below tells of roots attached there). */
+  agent.watchRoots = (node) => watchShadows(node);
   if (document.readyState !== 'loading') watchShadows(document); // injected late: roots attached already
   // What the person (or a page script) types into a secret field is remembered as it is typed.
   const typed = (e) => {
