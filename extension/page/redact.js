@@ -11,7 +11,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact', {
     needs: ['parentAgent', 'knownValues', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
-    provides: ['REDACTED', 'onShadowRoot', 'watchRoots', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'scrubber', 'scrubText', 'commands.scrub', 'commands.secret_values', 'structural'],
+    provides: ['REDACTED', 'onShadowRoot', 'watchRoots', 'shadowRootOf', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'scrubber', 'scrubText', 'commands.scrub', 'commands.secret_values', 'structural'],
   });
   if (agent.REDACTED) return;
   const REDACTED = '[REDACTED]';
@@ -185,6 +185,8 @@
   // tells of each as it attaches it (main_world/redact_shadow.js, in the page's world), and a host
   // added to a watched tree is looked into (a root attached some other way is found then).
   const rootOf = (el) => (globalThis.chrome?.dom?.openOrClosedShadowRoot ? chrome.dom.openOrClosedShadowRoot(el) : el.shadowRoot) || null;
+  /** `el`'s shadow root, open or closed (what it shows is on the page, whatever its mode), or null. */
+  agent.shadowRootOf = rootOf;
   const watched = new WeakSet();
   const rootWatchers = [];
   /** Watch the shadow roots in `node`'s tree (`node` itself one, with `isRoot`), and in theirs. */
@@ -217,7 +219,9 @@
   if (document.readyState !== 'loading') watchShadows(document); // injected late: roots attached already
   // What the person (or a page script) types into a secret field is remembered as it is typed.
   const typed = (e) => {
-    const t = e.composedPath ? e.composedPath()[0] : e.target;
+    let t = e.composedPath ? e.composedPath()[0] : e.target;
+    // From a closed root the event names only its host: the field is the one focused inside it.
+    for (let r = t && t.nodeType === 1 ? rootOf(t) : null; r && r.activeElement; r = rootOf(t)) t = r.activeElement;
     if (t && t.nodeType === 1 && (once.has(t) || (FIELDS.has(t.localName) && t.matches(joined)))) remember(t);
   };
   document.addEventListener('input', typed, true);
@@ -366,9 +370,22 @@
   /** The current value of a form control, or [REDACTED] for a secret one. */
   agent.redactedValue = (el) => (agent.isSensitive(el) ? REDACTED : agent.maskPatterns(el.value));
 
-  /** Every value and text a secret element in `doc` holds (trimmed, 3+ characters). */
+  /** `doc` and every shadow root in it, open or closed, nested ones included. */
+  function* treesOf(doc) {
+    const stack = [doc];
+    while (stack.length) {
+      const tree = stack.pop();
+      yield tree;
+      for (const el of tree.querySelectorAll('*')) {
+        const root = rootOf(el);
+        if (root) stack.push(root);
+      }
+    }
+  }
+
+  /** Every value and text a secret element in `doc` (its shadow roots included) holds (trimmed, 3+ characters). */
   const secretValues = (doc, into) => {
-    for (const el of agent.secretRoots(doc)) {
+    for (const el of [...treesOf(doc)].flatMap((tree) => agent.secretRoots(tree))) {
       for (const secret of [el.value, el.textContent, ...[...el.attributes].filter((a) => !STRUCTURAL.has(a.name)).map((a) => a.value)]) {
         if (typeof secret === 'string' && secret.trim().length >= 3) into.add(secret.trim());
       }
