@@ -21,7 +21,9 @@ SECRETS = ("ALPHAADOPT1", "BRAVOTEMPLATE2", "CHARLIEFRAME3", "DELTAPARSED4", "EC
 
 
 async def test_roots_attached_in_other_documents_keep_their_secrets(client: Client, site: str) -> None:
-    tab = (await call(client, "interact", action="navigate", url=f"{site}/secrets/adopted_shadow.html"))["tab_id"]
+    tab = (await call(client, "interact", action="navigate", url=f"{site}/secrets/adopted_shadow.html"))[
+        "tab_id"
+    ]
     text = (await call(client, "observe", what="page", tab_id=tab))["text"]
     assert "VICTOR PUBLIC" in text and "one [REDACTED]" in text and "six [REDACTED]" in text, text
     markdown = await call(client, "observe", what="page", format="markdown", tab_id=tab)
@@ -36,6 +38,11 @@ async def test_roots_attached_in_other_documents_keep_their_secrets(client: Clie
     assert seen is not None, meta
     assert norm("WHISKEY ADOPTED") in seen, seen
     for secret in SECRETS:
-        for name, out in (("snapshot", text), ("markdown", markdown), ("extract", rows), ("js", payload(ran))):
+        for name, out in (
+            ("snapshot", text),
+            ("markdown", markdown),
+            ("extract", rows),
+            ("js", payload(ran)),
+        ):
             assert secret not in str(out), (secret, name, out)
         assert norm(secret[:8]) not in seen, (secret, seen)

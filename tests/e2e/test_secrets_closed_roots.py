@@ -19,7 +19,9 @@ pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
 
 async def test_closed_roots_are_read_redacted_and_acted_on(client: Client, site: str) -> None:
-    tab = (await call(client, "interact", action="navigate", url=f"{site}/secrets/closed_roots.html"))["tab_id"]
+    tab = (await call(client, "interact", action="navigate", url=f"{site}/secrets/closed_roots.html"))[
+        "tab_id"
+    ]
     text = (await call(client, "observe", what="page", tab_id=tab))["text"]
     assert "GOLF CARD" in text and "closed text JULIETPLAIN" in text and "key [REDACTED]" in text, text
     assert "Lima two" in text and "VICTOR PUBLIC" in text, text

@@ -74,7 +74,9 @@ def _person_clicks(driver: webdriver.Chrome, url: str, link: str) -> None:
     else:
         raise AssertionError(f"no window shows {url}")
     try:
-        browser.wait_until(lambda: driver.execute_script("return document.body.dataset.ready"), what="page ready")
+        browser.wait_until(
+            lambda: driver.execute_script("return document.body.dataset.ready"), what="page ready"
+        )
         driver.find_element(By.ID, link).click()
     finally:
         driver.switch_to.window(here)
