@@ -4,8 +4,8 @@
 // Part of the guard, from document_start in every frame: listening first on the window, capturing,
 // so no page listener runs before it or changes the link first.
 // Only a link as the page made it counts: one whose address a script changed after it came into the
-// document (its href, or the document's base moved to another site) may carry the click somewhere
-// the person never chose, so it is not told, and its load stays stopped.
+// document (its href, in place or while taken out, or the document's base moved to another site) may
+// carry the click somewhere the person never chose, so it is not told, and its load stays stopped.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('person_gesture', { needs: ['onShadowRoot'], provides: ['personGesture'] });
   if (agent.personGesture) return;
@@ -15,14 +15,25 @@
   // Each link's href before the first change seen (a link given its first href keeps that one as its own).
   const firstHref = new WeakMap();
   let baseMoved = false;
+  const keep = (link, href) => {
+    if (href !== null && !firstHref.has(link)) firstHref.set(link, href);
+  };
+  // A link taken out is no longer watched: a script could change it and put it back unseen, so its href
+  // as it left is kept (a link put back as it was is still its own).
+  const leaving = (node) => {
+    if (node.nodeType !== 1) return;
+    if (node.localName === 'a' || node.localName === 'area') keep(node, node.getAttribute('href'));
+    if (node.firstElementChild) for (const link of node.querySelectorAll('a[href], area[href]')) keep(link, link.getAttribute('href'));
+  };
   const observer = new MutationObserver((records) => {
     for (const r of records) {
-      if (r.target.localName === 'base') baseMoved = true;
-      else if (r.oldValue !== null && !firstHref.has(r.target)) firstHref.set(r.target, r.oldValue);
+      if (r.type === 'childList') r.removedNodes.forEach(leaving);
+      else if (r.target.localName === 'base') baseMoved = true;
+      else keep(r.target, r.oldValue);
     }
   });
   // Namespaced attributes (SVG's xlink:href) pass no attributeFilter: such links are not told at all.
-  const WATCH = { subtree: true, attributes: true, attributeOldValue: true, attributeFilter: ['href'] };
+  const WATCH = { subtree: true, childList: true, attributes: true, attributeOldValue: true, attributeFilter: ['href'] };
   observer.observe(document, WATCH);
   agent.onShadowRoot((root) => observer.observe(root, WATCH));
   // The base the page was parsed with; a <base> a script adds later shows as a different one.

@@ -1,17 +1,17 @@
 // Redaction inside the page, the one set of rules every channel uses (snapshot, markdown, extract,
-// suggest, skeleton, errors, wait_for, selectors, screenshot masks). A secret is an element matching
-// the configured selectors (default: [data-sensitive], [data-private], .sensitive) or a password input,
-// and everything inside it, across shadow roots and same-origin frames. Only values and text are
+// suggest, skeleton, errors, wait_for, selectors, screenshot masks; free text: page/redact_scrub.js).
+// A secret is an element matching the configured selectors (default: [data-sensitive],
+// [data-private], .sensitive) or a password input, and everything inside it, across shadow roots and same-origin frames. Only values and text are
 // replaced by "[REDACTED]": structural attributes (class, maxlength...) stay, a link keeps its path.
-// This file (with core.js and patterns.js) is in every document of the allowed sites from
+// This file (with core.js, patterns.js and redact_scrub.js) is in every document of the allowed sites from
 // document_start while the pilot is on (worker/lib/guard.js), before any page script runs: what is a
 // secret once stays one in that document. An element that matched is remembered; a field's name and id
 // are remembered, so a new input the page puts in its place is one too; and every value a secret held
 // is remembered (page/patterns.js), so a copy of it in a plain element is masked wherever it shows.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact', {
-    needs: ['parentAgent', 'knownValues', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
-    provides: ['REDACTED', 'onShadowRoot', 'watchRoots', 'shadowRootOf', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'scrubber', 'scrubText', 'commands.scrub', 'commands.secret_values', 'structural'],
+    needs: ['parentAgent', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
+    provides: ['REDACTED', 'onShadowRoot', 'watchRoots', 'shadowRootOf', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'structural'],
   });
   if (agent.REDACTED) return;
   const REDACTED = '[REDACTED]';
@@ -297,13 +297,6 @@
     return [...found];
   };
 
-  /** Secret values this document has held (for the page-world script runner's scrub). */
-  agent.commands.secret_values = () => {
-    const values = new Set(agent.knownValues());
-    secretValues(document, values);
-    return { values: [...values] };
-  };
-
   const normalise = (s) => s.replace(/\s+/g, ' ').trim();
 
   // ---- text, html, attributes, values ----------------------------------------------------------
@@ -369,51 +362,4 @@
 
   /** The current value of a form control, or [REDACTED] for a secret one. */
   agent.redactedValue = (el) => (agent.isSensitive(el) ? REDACTED : agent.maskPatterns(el.value));
-
-  /** `doc` and every shadow root in it, open or closed, nested ones included. */
-  function* treesOf(doc) {
-    const stack = [doc];
-    while (stack.length) {
-      const tree = stack.pop();
-      yield tree;
-      for (const el of tree.querySelectorAll('*')) {
-        const root = rootOf(el);
-        if (root) stack.push(root);
-      }
-    }
-  }
-
-  /** Every value and text a secret element in `doc` (its shadow roots included) holds (trimmed, 3+ characters). */
-  const secretValues = (doc, into) => {
-    for (const el of [...treesOf(doc)].flatMap((tree) => agent.secretRoots(tree))) {
-      for (const secret of [el.value, el.textContent, ...[...el.attributes].filter((a) => !STRUCTURAL.has(a.name)).map((a) => a.value)]) {
-        if (typeof secret === 'string' && secret.trim().length >= 3) into.add(secret.trim());
-      }
-      for (const inner of el.querySelectorAll('input, textarea, select')) {
-        if (inner.value && inner.value.trim().length >= 3) into.add(inner.value.trim());
-      }
-    }
-  };
-
-  /** A function that replaces every secret value the page holds now, and secret-shaped text, in a string. */
-  agent.scrubber = () => {
-    const values = new Set();
-    secretValues(document, values);
-    const longestFirst = [...values].sort((a, b) => b.length - a.length);
-    return (text) => {
-      if (typeof text !== 'string' || !text) return text;
-      let out = text;
-      for (const secret of longestFirst) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-      return agent.maskPatterns(out);
-    };
-  };
-
-  /** Replace every known secret value on the page, and secret-shaped text, that occurs in `text`. */
-  agent.scrubText = (text) => (typeof text !== 'string' || !text ? text : agent.scrubber()(text));
-
-  /** Free-form texts from elsewhere (the page's console errors), scrubbed here before they leave. */
-  agent.commands.scrub = ({ texts }) => {
-    const scrub = agent.scrubber();
-    return { texts: Array.isArray(texts) ? texts.map(scrub) : [] };
-  };
 })();

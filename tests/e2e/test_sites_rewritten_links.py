@@ -1,9 +1,10 @@
 """With "only these sites", the person's own click on a link to a site outside goes through only for a
 link as the page made it: one whose href a page script rewrote after it came into the document (while
-the page parsed, or once it had loaded), a relative link under a <base> a script moved to another site,
-and any link in a document the agent ran a script in (which can make or remake any link) are stopped
-before their request, the tab is taken back and the agent's next call says site_not_allowed. Real
-Chromium, the real MCP client, a person's clicks through WebDriver."""
+the page parsed, once it had loaded, or while it was taken out), a relative link under a <base> a
+script moved to another site, and any link in a document the agent ran a script in (which can make or
+remake any link, a frame's included) are stopped before their request, the tab is taken back and the
+agent's next call says site_not_allowed. Real Chromium, the real MCP client, a person's clicks through
+WebDriver."""
 
 from __future__ import annotations
 
@@ -38,13 +39,16 @@ def inside(outside: Logged) -> Iterator[Logged]:
         "<!doctype html><title>Start</title>"
         '<a id="parsed" href="/start?one">one</a> <a id="loaded" href="/start?two">two</a>'
         ' <a id="relative" href="landed?base">three</a>'
-        f' <a id="plain" href="{away}?plain">four</a>'
+        f' <a id="plain" href="{away}?plain">four</a> <a id="relinked" href="/start?five">five</a>'
         f"<script>document.getElementById('parsed').href = {f'{away}?parsed'!r};"
         "addEventListener('load', () => {"
         f" document.getElementById('loaded').href = {f'{away}?loaded'!r};"
         " const base = document.createElement('base');"
         f" base.href = {f'{outside.url}/'!r}; document.head.append(base);"
-        " document.body.dataset.ready = 'yes'; });</script>"
+        # Taken out, changed once nothing watches it any more (a task later), put back.
+        " const relinked = document.getElementById('relinked'); relinked.remove();"
+        f" setTimeout(() => {{ relinked.href = {f'{away}?relinked'!r}; document.body.append(relinked);"
+        " document.body.dataset.ready = 'yes'; }, 0); });</script>"
     )
     with serve_logged({"/start": start}) as s:
         yield s
@@ -64,8 +68,9 @@ def _loads_of_start(inside: Logged) -> int:
     return sum(1 for method, path, _ in inside.seen() if method == "GET" and path == "/start")
 
 
-def _person_clicks(driver: webdriver.Chrome, url: str, link: str) -> None:
-    """The person clicks `link` (an id) in the window showing `url`, once the page's scripts ran."""
+def _person_clicks(driver: webdriver.Chrome, url: str, link: str, frame: str | None = None) -> None:
+    """The person clicks `link` (an id) in the window showing `url` (in its frame `frame`, an id), once
+    the page's scripts ran."""
     here = driver.current_window_handle
     for handle in driver.window_handles:
         driver.switch_to.window(handle)
@@ -77,6 +82,9 @@ def _person_clicks(driver: webdriver.Chrome, url: str, link: str) -> None:
         browser.wait_until(
             lambda: driver.execute_script("return document.body.dataset.ready"), what="page ready"
         )
+        if frame is not None:
+            driver.switch_to.frame(driver.find_element(By.ID, frame))
+            browser.wait_until(lambda: driver.find_elements(By.ID, link), what="the frame's link")
         driver.find_element(By.ID, link).click()
     finally:
         driver.switch_to.window(here)
@@ -94,7 +102,7 @@ async def _stopped_and_told(client: Any, inside: Logged, outside: Logged, tab: i
     assert data["data"]["site"] == urlsplit(outside.url).netloc, data
 
 
-@pytest.mark.parametrize("link", ["parsed", "loaded", "relative"])
+@pytest.mark.parametrize("link", ["parsed", "loaded", "relative", "relinked"])
 async def test_a_link_a_page_script_rewrote_does_not_carry_the_persons_click_outside(
     client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged, link: str
 ) -> None:
@@ -117,6 +125,23 @@ async def test_a_link_in_a_document_the_agents_script_ran_in_does_not_carry_the_
     await call(client, "interact", action="execute_js", script=script, tab_id=tab)
     before, loads = len(outside.seen()), _loads_of_start(inside)
     _person_clicks(driver, f"{inside.url}/start", "made")
+    await _stopped_and_told(client, inside, outside, tab, loads)
+    assert outside.seen()[before:] == []
+
+
+async def test_a_link_in_a_frame_the_agents_script_added_does_not_carry_the_click_outside(
+    client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged
+) -> None:
+    tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
+    # A frame of a document of its own, its link leading the whole tab outside.
+    link = f'<a id="inframe" target="_top" href="{outside.url}/landed?frame">out</a>'
+    script = (
+        f"const f = document.createElement('iframe'); f.id = 'added'; f.srcdoc = {link!r};"
+        " document.body.prepend(f); 1"
+    )
+    await call(client, "interact", action="execute_js", script=script, tab_id=tab)
+    before, loads = len(outside.seen()), _loads_of_start(inside)
+    _person_clicks(driver, f"{inside.url}/start", "inframe", frame="added")
     await _stopped_and_told(client, inside, outside, tab, loads)
     assert outside.seen()[before:] == []
 
