@@ -29,15 +29,17 @@ const bare = (url) => {
 
 const SCRIPTED_KEY = 'scriptedDocs'; // tabId -> the top document the agent last ran a script in
 let scriptedChain = Promise.resolve();
+const marks = new Map(); // the same, as this worker last wrote it (a script run after another writes nothing)
 
 /** The agent is about to run a script in tab `tabId`'s top document: that document is marked. */
 export function scriptRuns(tabId) {
   scriptedChain = scriptedChain.catch(() => {}).then(async () => {
     const top = await chrome.webNavigation.getFrame({ tabId, frameId: 0 }).catch(() => null);
-    if (!top?.documentId) return;
+    if (!top?.documentId || marks.get(tabId) === top.documentId) return;
     const got = (await chrome.storage.session.get(SCRIPTED_KEY))[SCRIPTED_KEY] || {};
     got[tabId] = top.documentId;
     await chrome.storage.session.set({ [SCRIPTED_KEY]: got });
+    marks.set(tabId, top.documentId);
   });
   return scriptedChain;
 }
@@ -80,6 +82,7 @@ export async function personClicked(tabId, url, documentId = null) {
 export async function forgetScripted(tabId) {
   await scriptedChain.catch(() => {});
   const got = (await chrome.storage.session.get(SCRIPTED_KEY))[SCRIPTED_KEY] || {};
+  marks.delete(tabId);
   if (!(tabId in got)) return;
   delete got[tabId];
   await chrome.storage.session.set({ [SCRIPTED_KEY]: got });
