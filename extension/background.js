@@ -13,7 +13,7 @@ import { syncGuard } from './worker/lib/guard.js';
 import { configure } from './worker/lib/identity.js';
 import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
 import { connect, onClosed, onCommand, revive, sendPilotEvent } from './worker/lib/native.js';
-import { personClicked } from './worker/lib/person.js';
+import { forgetScripted, personClicked } from './worker/lib/person.js';
 import { loadFailed, normalizePattern, requestFailed, rescope } from './worker/lib/sites.js';
 import { KEY, applyStorageChanges, getPilot, getRedaction, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './worker/lib/state.js';
 import { syncTelemetry } from './worker/lib/telemetry.js';
@@ -105,7 +105,7 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   }
   // The guard saw the person click a link (page/person_gesture.js): lets through only that load.
   if (msg && msg.type === 'person_clicked' && fromOwnContentScript(sender)) {
-    personClicked(sender.tab.id, msg.url);
+    personClicked(sender.tab.id, msg.url, sender.documentId || null).catch((err) => console.warn('TabPilot: person click:', err));
     return false;
   }
   if (isAskPage(sender)) {
@@ -149,6 +149,7 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   askTabGone(tabId);
   untrack(tabId).catch((err) => console.warn('TabPilot: cannot update the tracked tab:', err));
   tabGone(tabId).catch((err) => console.warn('TabPilot: cannot update the site blocks:', err));
+  forgetScripted(tabId).catch((err) => console.warn('TabPilot: person click:', err));
 });
 
 // The browser blocks loads outside the scope in piloted tabs with rules that outlive this worker

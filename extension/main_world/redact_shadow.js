@@ -18,17 +18,22 @@
   const hostOf = Object.getOwnPropertyDescriptor(ShadowRoot.prototype, 'host').get;
   // The host's own document: a page may call this frame's functions on another frame's element.
   const ownerOf = Object.getOwnPropertyDescriptor(Node.prototype, 'ownerDocument').get;
+  const viewOf = Object.getOwnPropertyDescriptor(Document.prototype, 'defaultView').get;
+  const own = document;
   const NEWS = 'tabpilot-shadow-root';
 
   const tell = (node) => {
     try {
-      apply(dispatch, apply(ownerOf, node, []), [new Mouse(NEWS, { relatedTarget: node })]);
+      // A document with no window (one made with createHTMLDocument, a template's content, a parsed
+      // one) has no page agent to hear it, and its nodes may be adopted here: this frame's agent hears.
+      const doc = apply(ownerOf, node, []);
+      apply(dispatch, apply(viewOf, doc, []) ? doc : own, [new Mouse(NEWS, { relatedTarget: node })]);
     } catch {
       // nothing to tell from here: the roots are found when their hosts are added
     }
   };
 
-  /** Replace `owner[name]` with a function that calls it, then tells of `this` (its host). */
+  /** Replace `owner[name]` with a function that calls it, then tells of the host `hostFrom` names. */
   const wrap = (owner, name, hostFrom) => {
     const d = owner && Object.getOwnPropertyDescriptor(owner, name);
     if (!d || typeof d.value !== 'function') return;
@@ -36,7 +41,7 @@
     const wrapped = {
       [name](...args) {
         const out = apply(original, this, args);
-        tell(hostFrom(this));
+        tell(hostFrom(this, out));
         return out;
       },
     }[name];
@@ -47,4 +52,7 @@
   // Markup set with declarative shadow roots in it (`<template shadowrootmode>`) attaches them too.
   wrap(Element.prototype, 'setHTMLUnsafe', (el) => el);
   wrap(ShadowRoot.prototype, 'setHTMLUnsafe', (root) => apply(hostOf, root, []));
+  // A document parsed with declarative roots in it: the agent looks through all of it.
+  const rootOf = Object.getOwnPropertyDescriptor(Document.prototype, 'documentElement').get;
+  wrap(Document, 'parseHTMLUnsafe', (_, doc) => apply(rootOf, doc, []));
 })();

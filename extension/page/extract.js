@@ -4,11 +4,11 @@
 // Secrets are redacted before anything is serialized; document.cookie and storage are never read.
 // A field selector starting with `+` or `~` reads the row's following siblings, as CSS's combinators
 // do (a dl's `dt` row and its `+ dd`). Shadow DOM: the row selector searches the document's light DOM. A field selector that finds nothing
-// inside a row is tried once more in the row's own open shadow root, so a list of custom elements
-// extracts; deeper roots are not entered and closed roots cannot be.
+// inside a row is tried once more in the row's own shadow root (open or closed), so a list of custom
+// elements extracts; deeper roots are not entered.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('extract', {
-    needs: ['PageError', 'REDACTED', 'collectVirtual', 'hasSensitive', 'isSensitive', 'isVisible', 'maskDeep', 'maskedTextOf', 'patternsHit', 'queryAll', 'redactUrl', 'redactedAttr', 'redactedHtml', 'redactedText', 'safeSelector', 'virtualGrid'],
+    needs: ['PageError', 'REDACTED', 'collectVirtual', 'hasSensitive', 'isSensitive', 'isVisible', 'maskDeep', 'maskedTextOf', 'patternsHit', 'queryAll', 'redactUrl', 'redactedAttr', 'redactedHtml', 'redactedText', 'safeSelector', 'shadowRootOf', 'virtualGrid'],
     provides: ['fieldPlans', 'rowValues', 'forgetPositions', 'rowsAnswer', 'commands.extract', 'commands.count'],
     later: ['listGoesOn', 'nextTarget', 'pagerPosition', 'warmScripts'],
   });
@@ -111,8 +111,9 @@
     if (field.all) {
       let found = row.querySelectorAll(field.css);
       let rowClean = clean;
-      if (found.length === 0 && row.shadowRoot) {
-        found = row.shadowRoot.querySelectorAll(field.css);
+      const root = found.length === 0 ? agent.shadowRootOf(row) : null;
+      if (root) {
+        found = root.querySelectorAll(field.css);
         rowClean = false; // the page-wide check does not look into shadow roots
       }
       if (found.length) field.hits += 1;
@@ -120,8 +121,9 @@
     }
     let el = row.querySelector(field.css);
     let rowClean = clean;
-    if (el === null && row.shadowRoot) {
-      el = row.shadowRoot.querySelector(field.css);
+    const root = el === null ? agent.shadowRootOf(row) : null;
+    if (root) {
+      el = root.querySelector(field.css);
       rowClean = false;
     }
     if (el === null) return null;

@@ -4,7 +4,7 @@
 // (worker/lib/consent.js); a secret the agent typed itself it knows already.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('held', {
-    needs: ['secretRoots'],
+    needs: ['secretRoots', 'shadowRootOf'],
     provides: ['noteTyped', 'commands.secrets_held'],
   });
   if (agent.noteTyped) return;
@@ -22,14 +22,15 @@
     return (el.textContent || '').trim() !== '' || [...el.querySelectorAll('input,textarea,select')].some(ownValue);
   };
 
-  // The document, its open shadow roots and same-origin frames, as the redaction walks them.
+  // The document, its shadow roots (open and closed) and same-origin frames, as the redaction walks them.
   function* roots(doc) {
     const stack = [doc];
     while (stack.length) {
       const root = stack.pop();
       yield root;
       for (const el of root.querySelectorAll('*')) {
-        if (el.shadowRoot) stack.push(el.shadowRoot);
+        const shadow = agent.shadowRootOf(el);
+        if (shadow) stack.push(shadow);
         if (el.localName === 'iframe' || el.localName === 'frame') {
           try {
             if (el.contentDocument) stack.push(el.contentDocument);

@@ -1,17 +1,17 @@
 // Redaction inside the page, the one set of rules every channel uses (snapshot, markdown, extract,
-// suggest, skeleton, errors, wait_for, selectors, screenshot masks). A secret is an element matching
-// the configured selectors (default: [data-sensitive], [data-private], .sensitive) or a password input,
-// and everything inside it, across shadow roots and same-origin frames. Only values and text are
+// suggest, skeleton, errors, wait_for, selectors, screenshot masks; free text: page/redact_scrub.js).
+// A secret is an element matching the configured selectors (default: [data-sensitive],
+// [data-private], .sensitive) or a password input, and everything inside it, across shadow roots and same-origin frames. Only values and text are
 // replaced by "[REDACTED]": structural attributes (class, maxlength...) stay, a link keeps its path.
-// This file (with core.js and patterns.js) is in every document of the allowed sites from
+// This file (with core.js, patterns.js and redact_scrub.js) is in every document of the allowed sites from
 // document_start while the pilot is on (worker/lib/guard.js), before any page script runs: what is a
 // secret once stays one in that document. An element that matched is remembered; a field's name and id
 // are remembered, so a new input the page puts in its place is one too; and every value a secret held
 // is remembered (page/patterns.js), so a copy of it in a plain element is masked wherever it shows.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact', {
-    needs: ['knownValues', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
-    provides: ['REDACTED', 'onShadowRoot', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'scrubber', 'scrubText', 'commands.scrub', 'commands.secret_values', 'structural'],
+    needs: ['parentAgent', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
+    provides: ['REDACTED', 'onShadowRoot', 'watchRoots', 'shadowRootOf', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'structural'],
   });
   if (agent.REDACTED) return;
   const REDACTED = '[REDACTED]';
@@ -185,6 +185,8 @@
   // tells of each as it attaches it (main_world/redact_shadow.js, in the page's world), and a host
   // added to a watched tree is looked into (a root attached some other way is found then).
   const rootOf = (el) => (globalThis.chrome?.dom?.openOrClosedShadowRoot ? chrome.dom.openOrClosedShadowRoot(el) : el.shadowRoot) || null;
+  /** `el`'s shadow root, open or closed (what it shows is on the page, whatever its mode), or null. */
+  agent.shadowRootOf = rootOf;
   const watched = new WeakSet();
   const rootWatchers = [];
   /** Watch the shadow roots in `node`'s tree (`node` itself one, with `isRoot`), and in theirs. */
@@ -204,14 +206,22 @@
   /** Call `fn` with each shadow root watched from now on (page/redact_early.js watches them too). */
   agent.onShadowRoot = (fn) => rootWatchers.push(fn);
   // First on window, capturing, from before any page script: no listener of the page runs before it.
+  // A root attached in this frame may be adopted by a document up the tree (same origin, its agent
+  // reads this frame too): those agents watch it from now on as well, this frame may be gone by then.
   globalThis.addEventListener?.('tabpilot-shadow-root', (e) => {
     const host = e.relatedTarget;
-    if (host && host.nodeType === 1) watchShadows(host);
+    if (!host || host.nodeType !== 1) return;
+    watchShadows(host);
+    for (let up = agent.parentAgent(); up && up.watchRoots; up = up.parentAgent()) up.watchRoots(host);
   }, true);
+  /** Watch the shadow roots in `node`'s tree (a frame below tells of roots attached there). */
+  agent.watchRoots = (node) => watchShadows(node);
   if (document.readyState !== 'loading') watchShadows(document); // injected late: roots attached already
   // What the person (or a page script) types into a secret field is remembered as it is typed.
   const typed = (e) => {
-    const t = e.composedPath ? e.composedPath()[0] : e.target;
+    let t = e.composedPath ? e.composedPath()[0] : e.target;
+    // From a closed root the event names only its host: the field is the one focused inside it.
+    for (let r = t && t.nodeType === 1 ? rootOf(t) : null; r && r.activeElement; r = rootOf(t)) t = r.activeElement;
     if (t && t.nodeType === 1 && (once.has(t) || (FIELDS.has(t.localName) && t.matches(joined)))) remember(t);
   };
   document.addEventListener('input', typed, true);
@@ -287,13 +297,6 @@
     return [...found];
   };
 
-  /** Secret values this document has held (for the page-world script runner's scrub). */
-  agent.commands.secret_values = () => {
-    const values = new Set(agent.knownValues());
-    secretValues(document, values);
-    return { values: [...values] };
-  };
-
   const normalise = (s) => s.replace(/\s+/g, ' ').trim();
 
   // ---- text, html, attributes, values ----------------------------------------------------------
@@ -359,38 +362,4 @@
 
   /** The current value of a form control, or [REDACTED] for a secret one. */
   agent.redactedValue = (el) => (agent.isSensitive(el) ? REDACTED : agent.maskPatterns(el.value));
-
-  /** Every value and text a secret element in `doc` holds (trimmed, 3+ characters). */
-  const secretValues = (doc, into) => {
-    for (const el of agent.secretRoots(doc)) {
-      for (const secret of [el.value, el.textContent, ...[...el.attributes].filter((a) => !STRUCTURAL.has(a.name)).map((a) => a.value)]) {
-        if (typeof secret === 'string' && secret.trim().length >= 3) into.add(secret.trim());
-      }
-      for (const inner of el.querySelectorAll('input, textarea, select')) {
-        if (inner.value && inner.value.trim().length >= 3) into.add(inner.value.trim());
-      }
-    }
-  };
-
-  /** A function that replaces every secret value the page holds now, and secret-shaped text, in a string. */
-  agent.scrubber = () => {
-    const values = new Set();
-    secretValues(document, values);
-    const longestFirst = [...values].sort((a, b) => b.length - a.length);
-    return (text) => {
-      if (typeof text !== 'string' || !text) return text;
-      let out = text;
-      for (const secret of longestFirst) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-      return agent.maskPatterns(out);
-    };
-  };
-
-  /** Replace every known secret value on the page, and secret-shaped text, that occurs in `text`. */
-  agent.scrubText = (text) => (typeof text !== 'string' || !text ? text : agent.scrubber()(text));
-
-  /** Free-form texts from elsewhere (the page's console errors), scrubbed here before they leave. */
-  agent.commands.scrub = ({ texts }) => {
-    const scrub = agent.scrubber();
-    return { texts: Array.isArray(texts) ? texts.map(scrub) : [] };
-  };
 })();

@@ -5,12 +5,12 @@
 //   @e7 select "Size" = M {S,M,L}     @e8 button "Save" [disabled]     (unchecked boxes carry no mark)
 // Values are quoted only when they need it (spaces at an end, quotes, brackets, line breaks).
 // Hidden content (display:none, visibility:hidden, aria-hidden, inert, far off-screen) is skipped;
-// open shadow roots and same-origin frames are walked; secrets come out as [REDACTED].
+// shadow roots (open and closed: what they show is on the page) and same-origin frames are walked; secrets come out as [REDACTED].
 // Page text is data: a text line starting like TabPilot's own markup (#, |, -, +, [, \) gets a
 // backslash in front, a ref-like "@e5" in it is written "\@e5", a bar inside a table cell "\|".
 (() => {
   const agent = globalThis.__tabpilotAgent.use('snapshot', {
-    needs: ['PageError', 'REDACTED', 'controls', 'isSecretRoot', 'isSensitive', 'isVisible', 'maskPatterns', 'patternsHit', 'pruneRefs', 'query', 'sensitiveSelector'],
+    needs: ['PageError', 'REDACTED', 'controls', 'isSecretRoot', 'isSensitive', 'isVisible', 'maskPatterns', 'patternsHit', 'pruneRefs', 'query', 'sensitiveSelector', 'shadowRootOf'],
     provides: ['renderLines'],
   });
   if (agent.renderLines) return;
@@ -100,7 +100,8 @@
     children(node, secret, quiet) {
       let kids = node.childNodes;
       if (node.nodeType === 1) {
-        if (node.shadowRoot) kids = node.shadowRoot.childNodes;
+        const root = agent.shadowRootOf(node);
+        if (root) kids = root.childNodes;
         else if (node.localName === 'slot') {
           const assigned = node.assignedNodes();
           if (assigned.length) kids = assigned;

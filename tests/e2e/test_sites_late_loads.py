@@ -268,7 +268,9 @@ async def test_a_link_the_person_clicks_goes_through_and_a_script_cannot_ride_on
     await _taken_back(inside, loads)
     await _told_once(client, tab, outside)
     assert outside.seen()[before:] == []
-    # The person's own click on the link outside: it goes there, out of the agent's reach.
+    # The person's own click on the link outside: it goes there, out of the agent's reach (in a document
+    # no script of the agent ran in: test_sites_rewritten_links.py).
+    await call(client, "interact", action="navigate", url=f"{inside.url}/start", tab_id=tab)
     _switch_to(driver, f"{inside.url}/start")
     driver.find_element(By.ID, "away").click()
     driver.switch_to.window(here)

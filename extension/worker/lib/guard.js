@@ -10,7 +10,7 @@ import { AGENT_FILES } from './page.js';
 import { DEFAULT_REDACT, KEY } from './state.js';
 
 const SCRIPT_ID = 'tabpilot-guard';
-export const GUARD_FILES = Object.freeze(['page/core.js', 'page/patterns.js', 'page/redact.js', 'page/person_gesture.js']);
+export const GUARD_FILES = Object.freeze(['page/core.js', 'page/patterns.js', 'page/redact.js', 'page/redact_scrub.js', 'page/person_gesture.js']);
 const EARLY_FILE = 'page/redact_early.js';
 // In the page's own world: it tells redact.js of each shadow root a page script attaches.
 const MAIN_ID = 'tabpilot-guard-main';

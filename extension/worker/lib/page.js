@@ -12,7 +12,7 @@ import { onTab, tabFailure } from './target.js';
 // Injected in this order; each page file registers its commands on the agent that core.js creates and
 // declares (agent.use) the names it takes from the files before it and the ones it adds.
 export const AGENT_FILES = [
-  'page/core.js', 'page/patterns.js', 'page/redact.js', 'page/redact_early.js', 'page/person_gesture.js', 'page/safe_selector.js', 'page/virtual.js', 'page/extract.js', 'page/redraw.js',
+  'page/core.js', 'page/patterns.js', 'page/redact.js', 'page/redact_scrub.js', 'page/redact_early.js', 'page/person_gesture.js', 'page/safe_selector.js', 'page/virtual.js', 'page/extract.js', 'page/redraw.js',
   'page/paginate.js', 'page/onward.js', 'page/script_names.js', 'page/fetch.js', 'page/fetch_walk.js',
   'page/refs.js', 'page/controls.js', 'page/snapshot.js', 'page/snapshot_cmd.js',
   'page/actions.js', 'page/held.js', 'page/keyboard.js', 'page/form.js', 'page/wait.js', 'page/main_content.js',

@@ -12,6 +12,7 @@ import { checkScriptConsent } from './consent.js';
 import { bounded } from './deadline.js';
 import { evaluateWithDebugger } from './debugger_eval.js';
 import { CommandError } from './errors.js';
+import { scriptRuns } from './person.js';
 import { recoverTab } from './recover.js';
 import { onTab, tabFailure } from './target.js';
 
@@ -33,6 +34,7 @@ export async function runScript(msg, { args, sources, timeoutMs, signal }) {
     tabId = id;
     signal.throwIfAborted(); // e.g. the pilot went off while the tab was being chosen
     await checkScriptConsent(id, signal);
+    await scriptRuns(id); // the person's link clicks in this document are no longer told from its work
     const injected = chrome.scripting.executeScript({ target: { tabId: id }, world: 'MAIN', func: runInPage, args });
     return bounded(injected, { timeoutMs, signal, onTimeout: () => new ScriptTimeout() });
   };

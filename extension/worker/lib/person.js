@@ -8,6 +8,9 @@
 // the tab, is the person's: it goes through and the tab leaves the agent's reach, as for an address
 // the person types. Anything else (a script's navigation during the person's click, a redirect from
 // the link, a POST form) stays stopped.
+// A document the agent ran a script in is not the page's alone: the script may have made or remade
+// any link in it (a frame it added included), so the person's clicks there are not told apart from its
+// work until the tab shows another document. Kept in session storage: the worker may stop in between.
 const FRESH_MS = 2_000; // how long a click stands for the load it starts
 const WAIT_MS = 500; // how long a blocked load waits for the word of a click (it may come second)
 
@@ -24,12 +27,65 @@ const bare = (url) => {
   }
 };
 
-/** The page agent in tab `tabId` saw the person click a link to `url`. */
-export function personClicked(tabId, url) {
+const SCRIPTED_KEY = 'scriptedDocs'; // tabId -> the top document the agent last ran a script in
+let scriptedChain = Promise.resolve();
+const marks = new Map(); // the same, as this worker last wrote it (a script run after another writes nothing)
+
+/** The agent is about to run a script in tab `tabId`'s top document: that document is marked. */
+export function scriptRuns(tabId) {
+  scriptedChain = scriptedChain.catch(() => {}).then(async () => {
+    const top = await chrome.webNavigation.getFrame({ tabId, frameId: 0 }).catch(() => null);
+    if (!top?.documentId || marks.get(tabId) === top.documentId) return;
+    const got = (await chrome.storage.session.get(SCRIPTED_KEY))[SCRIPTED_KEY] || {};
+    got[tabId] = top.documentId;
+    await chrome.storage.session.set({ [SCRIPTED_KEY]: got });
+    marks.set(tabId, top.documentId);
+  });
+  return scriptedChain;
+}
+
+/** The top document of the frame whose document is `documentId` (null when it is gone). */
+async function topOf(documentId) {
+  let id = documentId;
+  for (let depth = 0; id && depth < 32; depth++) {
+    const frame = await chrome.webNavigation.getFrame({ documentId: id }).catch(() => null);
+    if (!frame) return null;
+    if (!frame.parentDocumentId) return id;
+    id = frame.parentDocumentId;
+  }
+  return null;
+}
+
+/** Whether the click came from a document the agent ran a script in (or one it cannot place). */
+async function scripted(tabId, documentId) {
+  await scriptedChain.catch(() => {});
+  const marked = ((await chrome.storage.session.get(SCRIPTED_KEY))[SCRIPTED_KEY] || {})[tabId];
+  if (!marked) return false;
+  if (!documentId) return true;
+  const top = await topOf(documentId);
+  return !top || top === marked;
+}
+
+/**
+ * The page agent in tab `tabId` (in its document `documentId`) saw the person click a link to `url`.
+ * Resolves once the click is noted (or set aside: a document the agent's script ran in).
+ */
+export async function personClicked(tabId, url, documentId = null) {
   const at = bare(url);
   if (!Number.isInteger(tabId) || !at || !/^https?:/.test(at)) return;
+  if (await scripted(tabId, documentId)) return;
   clicks.set(tabId, { url: at, until: Date.now() + FRESH_MS });
   for (const wake of waiting.get(tabId) || []) wake();
+}
+
+/** Tab `tabId` closed: its mark goes. */
+export async function forgetScripted(tabId) {
+  await scriptedChain.catch(() => {});
+  const got = (await chrome.storage.session.get(SCRIPTED_KEY))[SCRIPTED_KEY] || {};
+  marks.delete(tabId);
+  if (!(tabId in got)) return;
+  delete got[tabId];
+  await chrome.storage.session.set({ [SCRIPTED_KEY]: got });
 }
 
 const fresh = (tabId, url) => {
