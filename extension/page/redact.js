@@ -184,7 +184,17 @@
   // Shadow roots are watched as the document is, from the moment they are attached: a page script
   // tells of each as it attaches it (main_world/redact_shadow.js, in the page's world), and a host
   // added to a watched tree is looked into (a root attached some other way is found then).
-  const rootOf = (el) => (globalThis.chrome?.dom?.openOrClosedShadowRoot ? chrome.dom.openOrClosedShadowRoot(el) : el.shadowRoot) || null;
+  const HTML_NS = 'http://www.w3.org/1999/xhtml';
+  // The API takes HTML elements only (an SVG or MathML one cannot host a root: it throws); an HTML
+  // element of another frame's document may be refused too, and then shows only an open root.
+  const rootOf = (el) => {
+    if (el.namespaceURI !== HTML_NS) return null;
+    try {
+      return (globalThis.chrome?.dom?.openOrClosedShadowRoot ? chrome.dom.openOrClosedShadowRoot(el) : el.shadowRoot) || null;
+    } catch {
+      return el.shadowRoot || null;
+    }
+  };
   /** `el`'s shadow root, open or closed (what it shows is on the page, whatever its mode), or null. */
   agent.shadowRootOf = rootOf;
   const watched = new WeakSet();
