@@ -5,7 +5,7 @@
 // all find them in place.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('mask', {
-    needs: ['isSensitive', 'patternMatches', 'patternsHit', 'secretRoots'],
+    needs: ['isSensitive', 'patternMatches', 'patternsHit', 'secretRoots', 'shadowRootOf'],
     provides: ['commands.mask', 'commands.cover_frames', 'commands.unmask', 'commands.mask_settled'],
   });
   if (agent.commands.mask) return;
@@ -14,8 +14,7 @@
   let layer = null; // {host, root}
 
   // An extension reaches closed shadow roots too (the page's own scripts cannot).
-  const rootOf = (el) => (globalThis.chrome && chrome.dom && chrome.dom.openOrClosedShadowRoot
-    ? chrome.dom.openOrClosedShadowRoot(el) : el.shadowRoot);
+  const rootOf = agent.shadowRootOf;
 
   /** Shadow roots under `root`, open and closed, depth first. */
   function shadowRoots(root, out = []) {

@@ -4,6 +4,8 @@ that leads to a JSON export."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from mcp import Client
 from selenium import webdriver
@@ -117,6 +119,18 @@ async def test_suggest_keeps_identifiers_as_text_and_the_draft_extracts_them_who
         "balance": 1234.5,
         "orders": 3,
     }
+
+
+async def test_a_page_with_inline_svg_is_read_and_pictured(client: Client, site: Site) -> None:
+    """An inline SVG icon (the pager's button here) is an element no shadow root can hang on: looking
+    for one there must not break the page agent's snapshot, screenshot or markdown."""
+    await call(client, "interact", action="navigate", url=f"{site.url}/realfix/accounts.html")
+    snap = await call(client, "observe", what="page")
+    assert "ACC-1001" in json.dumps(snap)
+    shot = await call(client, "interact", action="screenshot")
+    assert shot["mime"] == "image/jpeg" and shot["width"] > 0
+    md = await call(client, "observe", what="page", format="markdown")
+    assert "ACC-1001" in json.dumps(md)
 
 
 async def test_a_virtualised_grid_is_read_whole_and_in_order_in_one_call(
