@@ -13,7 +13,8 @@ shortly before the timeout), until a page reads empty even so (`metadata.follow.
 from then on such pages are taken as they read.
 
 The check does not hold the others back: while it renders, the pages after it are fetched already, from
-two in flight up as the site's answers allow (engine/inflight.py), each page's place given back once it
+two in flight beside it (its own place counts against the ceiling, not against the pace until the site
+slows down) up as the site's answers allow (engine/inflight.py), each page's place given back once it
 is fetched, not held until the check decides, and kept until it decides. What the check would refuse is
 refused for each of them as well: fetch.js redacts what their HTML marks and refuses a page whose
 scripts could make secrets (`secret_unmaskable`: rendered instead). Pages fetched for nothing when the

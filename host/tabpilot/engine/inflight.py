@@ -66,10 +66,15 @@ class Inflight:
 
     async def acquire(self, room: Callable[[], int] | None = None) -> int:
         """Wait for a free place, leaving `room()` more free (requests under way that hold no place of
-        their own, asked again whenever a place is given back); the round the request starts in (give it
-        back to `release`)."""
+        their own; negative: places held that put no load on the site, so not counted against the pace),
+        asked again whenever a place is given back; never more than the ceiling hold places. The round
+        the request starts in (give it back to `release`)."""
+
+        def free() -> bool:
+            return self.active < self.ceiling and self.active + (room() if room else 0) < self.limit
+
         async with self._changed:
-            await self._changed.wait_for(lambda: self.active + (room() if room else 0) < self.limit)
+            await self._changed.wait_for(free)
             self.active += 1
             return self.round
 

@@ -100,3 +100,17 @@ async def test_a_restart_forgets_the_old_measures() -> None:
 )
 def test_which_failures_are_tried_again(code: ErrorCode, data: object, again: bool) -> None:
     assert transient(TabPilotError(code, "m", data=data)) is again
+
+
+async def test_a_place_held_aside_from_the_pace_still_counts_against_the_ceiling() -> None:
+    pace = Inflight(3, start=2)
+    aside = await pace.acquire()  # a place whose holder puts no load on the site (room -1 below)
+    started = [await pace.acquire(room=lambda: -1) for _ in range(2)]
+    assert pace.active == 3
+    third = asyncio.ensure_future(pace.acquire(room=lambda: -1))
+    await asyncio.sleep(0)
+    assert not third.done(), "three held: the ceiling, whatever the pace"
+    await pace.release(aside, None)
+    await asyncio.wait_for(third, 1)
+    for round_ in started:
+        await pace.release(round_, None)
