@@ -14,6 +14,7 @@ import { configure } from './worker/lib/identity.js';
 import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
 import { connect, onClosed, onCommand, revive, sendPilotEvent } from './worker/lib/native.js';
 import { forgetScripted, personClicked } from './worker/lib/person.js';
+import { scriptVerdict } from './worker/lib/script_verdicts.js';
 import { loadFailed, normalizePattern, requestFailed, rescope } from './worker/lib/sites.js';
 import { KEY, applyStorageChanges, getPilot, getRedaction, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './worker/lib/state.js';
 import { syncTelemetry } from './worker/lib/telemetry.js';
@@ -106,6 +107,11 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   // The guard saw the person click a link (page/person_gesture.js): lets through only that load.
   if (msg && msg.type === 'person_clicked' && fromOwnContentScript(sender)) {
     personClicked(sender.tab.id, msg.url, sender.documentId || null).catch((err) => console.warn('TabPilot: person click:', err));
+    return false;
+  }
+  // The page agent asks for (or tells) what a script file was found to name (page/script_names.js).
+  if (msg && msg.type === 'script_verdict' && fromOwnContentScript(sender)) {
+    sendResponse(scriptVerdict(sender.origin, msg));
     return false;
   }
   if (isAskPage(sender)) {

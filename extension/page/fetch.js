@@ -6,7 +6,7 @@
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
-    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'secretRoots', 'sensitiveSelector', 'spellsMarker'],
+    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'scriptVerdict', 'secretRoots', 'sensitiveSelector', 'spellsMarker'],
     provides: ['nextTarget', 'pagerUrls', 'warmScripts', 'fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
@@ -179,7 +179,7 @@
       const ours = file.origin === location.origin;
       const read = !(ours || loaded.has(file.href)) ? Promise.resolve(null) : fetch(file.href, { credentials: ours ? 'same-origin' : 'omit', cache: 'force-cache', signal: AbortSignal.timeout(timeoutMs) })
         .then((r) => (r.ok ? r.text() : null))
-        .then((text) => (text === null ? null : re.test(text)), () => null);
+        .then((text) => (text === null ? null : agent.scriptVerdict(text, re)), () => null);
       scanned.set(key, read);
       read.then((v) => v === null && scanned.delete(key)); // a failure is asked again next time
     }

@@ -11,7 +11,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('script_names', {
     needs: [],
-    provides: ['spellsMarker'],
+    provides: ['spellsMarker', 'scriptVerdict'],
   });
   const MIN_PIECE = 2;
   const KEYWORD_BEFORE_REGEX = /(?:^|[^\w$])(?:return|typeof|case|do|else|in|of|new|delete|void|throw|instanceof|yield|await)$/;
@@ -166,5 +166,36 @@
     if (words.some((w) => spells(w, pieces, EDGE)) || inside.some((w) => spells(w, pieces, IN_NAME))) return true;
     // A `dataset` key alone is a common word (`private`): only one built from pieces counts.
     return built.some((w) => spells(w, new Set([...pieces].filter((p) => !p.includes(w))), EDGE));
+  };
+
+  // Whether a script names a marker depends on its text and the markers alone, and reading a library
+  // costs a document tens of ms of its main thread (the fetched pages' answers wait behind it). So the
+  // worker keeps the verdicts (worker/lib/script_verdicts.js), by a SHA-256 of the markers and the
+  // text: the same file met again on the next document of the site, the next run or another list is
+  // not read again, and a file whose text changed is a new key. Without WebCrypto (a page that is no
+  // secure context) or the worker's answer, the text is read here as before.
+  const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
+
+  async function verdictKey(text, source) {
+    if (!globalThis.crypto?.subtle) return null;
+    return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${source}\n${text}`)));
+  }
+
+  /**
+   * Whether the script `text` names a marker of `markers` ({source, test}: fetch.js's markers()), from
+   * the worker's verdicts when it has one for that text and those markers, else by `markers.test`.
+   */
+  agent.scriptVerdict = async (text, markers) => {
+    let key = null;
+    try {
+      key = await verdictKey(text, markers.source);
+      const known = key && (await chrome.runtime.sendMessage({ type: 'script_verdict', key }));
+      if (known && typeof known.named === 'boolean') return known.named;
+    } catch {
+      key = null; // no worker to ask (or to tell): read here
+    }
+    const named = markers.test(text);
+    if (key) chrome.runtime.sendMessage({ type: 'script_verdict', key, named }).catch(() => {});
+    return named;
   };
 })();

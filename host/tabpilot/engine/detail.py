@@ -13,7 +13,8 @@ shortly before the timeout), until a page reads empty even so (`metadata.follow.
 from then on such pages are taken as they read.
 
 The check does not hold the others back: while it renders, the pages after it are fetched already, from
-two in flight up as the site's answers allow (engine/inflight.py), each page's place given back once it
+two in flight beside it (its own place counts against the ceiling, not against the pace until the site
+slows down) up as the site's answers allow (engine/inflight.py), each page's place given back once it
 is fetched, not held until the check decides, and kept until it decides. What the check would refuse is
 refused for each of them as well: fetch.js redacts what their HTML marks and refuses a page whose
 scripts could make secrets (`secret_unmaskable`: rendered instead). Pages fetched for nothing when the
@@ -21,7 +22,8 @@ check chooses tabs are at most AHEAD_PER_SLOT × `concurrency`; one still being 
 off.
 
 Background tabs are kept open and reused (at most `concurrency`, one per page in flight): loading a page
-in an open tab costs far less than opening a tab. `close()` releases them, whatever happened."""
+in an open tab costs far less than opening a tab. `close()` releases them, whatever happened; once the
+check chooses fetching its tab is released at once, while the pages are fetched."""
 
 from __future__ import annotations
 
@@ -93,6 +95,7 @@ class DetailReader:
         self.pool = f"follow-{uuid.uuid4().hex[:12]}"
         self.idle: list[int] = []  # kept background tabs, free for the next page
         self.opened = False  # a tab of the pool may be open: close() has work
+        self.letting_go: asyncio.Future[None] | None = None  # the check's tab, released once fetching won
         self.checking: asyncio.Event | None = None  # set when the check under way has ended
         self.ahead = 0  # pages fetched while a check ran
         self.ahead_max = AHEAD_PER_SLOT * spec.concurrency
@@ -184,12 +187,28 @@ class DetailReader:
 
     async def close(self) -> None:
         """Close the background tabs this reader kept open (errors ignored: the browser may be gone)."""
+        if self.letting_go is not None:
+            await self.letting_go  # under way since the check chose fetching: over by now, mostly
         if not self.opened:
             return
         self.idle.clear()
+        await self._release(self.pool)
+
+    async def _release(self, pool: str) -> None:
         with contextlib.suppress(TabPilotError, TimeoutError):
             async with asyncio.timeout(_RELEASE_MS / 1000):
-                await self.ctx.browser.call(ReleaseTabs(id=0, pool=self.pool))
+                await self.ctx.browser.call(ReleaseTabs(id=0, pool=pool))
+
+    def _let_go(self) -> None:
+        """Fetching won: the check's tab (idle now: only the check renders before the choice) is closed
+        beside the fetches rather than on the answer's path at the end; a page rendered after this opens
+        a tab of a new pool."""
+        if not self.opened:
+            return
+        old, self.pool = self.pool, f"follow-{uuid.uuid4().hex[:12]}"
+        self.idle.clear()
+        self.opened = False
+        self.letting_go = asyncio.ensure_future(self._release(old))
 
     async def _check(self, url: str, ahead: Read | TabPilotError | None) -> Read:
         ended = self.checking = asyncio.Event()
@@ -223,6 +242,8 @@ class DetailReader:
             self.info["mode"] = mode
             if why:
                 self.info["why"] = why
+            if mode == "fetch":
+                self._let_go()
 
     async def _tab(self, url: str, *, expect: str | None = None) -> Read:
         reuse = self.idle.pop() if self.idle else None

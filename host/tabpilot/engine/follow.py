@@ -133,11 +133,19 @@ async def _each(
     loop = asyncio.get_running_loop()
     paced: list[bool] = []  # the mode's choice was seen
 
+    def check_room() -> int:
+        # The check reads its page twice on one place, and holds it while a tab opens and draws the
+        # page: the browser's time, hardly the site's. So until the site slows down, that place does
+        # not count against the pace (the pages fetched meanwhile start from PACE_START beside it, not
+        # one at a time); once it has, room is left for its second read too: one more request the site
+        # holds. The ceiling counts it always.
+        if not reader.checking_now():
+            return 0
+        return 1 if gate.slowed else -1
+
     async def ahead(url: str) -> Read | TabPilotError | None:
         """`url` fetched while the check runs, then the check's end awaited holding no place."""
-        # The check reads its page twice on one place. Once the site has slowed down, room is left for
-        # its second read while it runs: that read is one more request the site holds.
-        started_round = await gate.acquire(room=lambda: int(reader.checking_now() and gate.slowed))
+        started_round = await gate.acquire(room=check_room)
         retried, started = info.get("retried", 0), loop.time()
         got: Read | TabPilotError | None = None
         try:

@@ -218,3 +218,41 @@ async def test_a_page_still_fetching_when_the_check_chooses_tabs_is_rendered_wit
     assert out["data"] == [merged(1), merged(2), merged(3)]
     assert out["metadata"]["follow"]["mode"] == "tab"
     assert sent(browser, m.ExtractTab) == [1, 2, 3]
+
+
+async def test_the_check_s_place_does_not_hold_the_first_pages_fetched_to_one_at_a_time() -> None:
+    # The check holds its place while a tab draws the page; beside it the pages after start two at a
+    # time (PACE_START), not one, and never past the ceiling with the check counted.
+    ahead_now = 0
+    most: list[int] = []
+    two = asyncio.Event()
+    checked = asyncio.Event()
+
+    async def tab(c: m.ExtractTab) -> Any:
+        if number(c) == 1:
+            async with asyncio.timeout(5):
+                await checked.wait()
+        return detail_page(c)
+
+    async def fetch(c: m.FetchExtract) -> Any:
+        nonlocal ahead_now
+        if number(c) == 1:
+            return fetched_page(c)
+        ahead_now += 1
+        most.append(ahead_now)
+        if ahead_now == 2:
+            two.set()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(0.5):
+                await two.wait()  # the first page fetched ahead waits for a second one beside it
+        ahead_now -= 1
+        if len(most) >= 5:
+            checked.set()
+        return fetched_page(c)
+
+    browser = site([[row(n) for n in range(1, 9)]], tab)
+    browser.handlers["fetch_extract"] = fetch
+    out = await scrape(browser, follow=FOLLOW | {"concurrency": 8})
+    assert out["data"] == [merged(n) for n in range(1, 9)]
+    assert most[:2] == [1, 2], "two fetched at once beside the check from the start"
+    assert max(most) <= 7, "the check's place counts against the ceiling"

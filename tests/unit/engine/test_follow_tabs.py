@@ -202,3 +202,43 @@ async def test_a_fetch_answer_of_the_wrong_shape_is_malformed_reply() -> None:
     browser, _ = fetching([[row(1), row(2)]], fetch)
     out = await scrape(browser)
     assert out["status"] == "error" and out["error"] == "malformed_reply"
+
+
+async def test_the_check_s_tab_goes_once_fetching_is_chosen_not_at_the_end() -> None:
+    pools: dict[int, str] = {}  # open tab -> its pool
+    ids = itertools.count(100)
+    released: list[tuple[str, int]] = []  # (pool, pages fetched by then)
+    fetched = 0
+    last = asyncio.Event()
+
+    def tab(c: m.ExtractTab) -> Any:
+        assert c.reuse_tab_id is None or pools.get(c.reuse_tab_id) == c.pool, "a tab of another pool"
+        pools[n := next(ids)] = c.pool or ""
+        return detail_page(c) | {"kept_tab_id": n}
+
+    async def fetch(c: m.FetchExtract) -> Any:
+        nonlocal fetched
+        if c.url.endswith("/6"):
+            async with asyncio.timeout(5):
+                await last.wait()  # the last page answers once the check's tab is gone
+        fetched += 1
+        if c.url.endswith("/4"):
+            return TabPilotError(ErrorCode.SECRET_UNMASKABLE, "its scripts could mark secrets")
+        return fetched_page(c)
+
+    def release(c: m.ReleaseTabs) -> Any:
+        released.append((c.pool, fetched))
+        for n in [n for n, p in pools.items() if p == c.pool]:
+            del pools[n]
+        last.set()
+        return {"closed": 1}
+
+    browser = TableSite([[row(n) for n in range(1, 7)]]).install(ScriptedBrowser())
+    browser.handlers |= {"extract_tab": tab, "fetch_extract": fetch, "release_tabs": release}
+    out = await scrape(browser, follow=FOLLOW | {"concurrency": 2})
+    assert out["data"] == [merged(n) for n in range(1, 7)]
+    assert out["metadata"]["follow"] == {"mode": "fetch", "done": 6, "total": 6, "rendered": 1}
+    [check, page_4] = [c.pool for c in tab_reads(browser)]
+    assert check != page_4, "a page rendered after the choice opens a tab of a new pool"
+    assert released[0][0] == check and released[0][1] < 6, "released while pages were still fetched"
+    assert [p for p, _ in released] == [check, page_4] and pools == {}
