@@ -17,6 +17,7 @@ import { personClicked } from './worker/lib/person.js';
 import { loadFailed, normalizePattern, requestFailed, rescope } from './worker/lib/sites.js';
 import { KEY, applyStorageChanges, getPilot, getRedaction, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './worker/lib/state.js';
 import { syncTelemetry } from './worker/lib/telemetry.js';
+import { stopWalks } from './worker/lib/walks.js';
 
 const POPUP_URL = chrome.runtime.getURL('popup.html');
 
@@ -168,7 +169,10 @@ chrome.runtime.onStartup.addListener(() => {});
 chrome.runtime.onInstalled.addListener(() => {});
 
 onCommand(dispatch);
-onClosed(abortAll);
+onClosed(() => {
+  abortAll();
+  stopWalks();
+});
 loadState().catch((err) => console.warn('TabPilot: cannot read settings:', err));
 getPilot().then((on) => {
   syncTelemetry(on);
