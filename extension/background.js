@@ -18,6 +18,7 @@ import { scriptVerdict } from './worker/lib/script_verdicts.js';
 import { loadFailed, normalizePattern, requestFailed, rescope } from './worker/lib/sites.js';
 import { KEY, applyStorageChanges, getPilot, getRedaction, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './worker/lib/state.js';
 import { syncTelemetry } from './worker/lib/telemetry.js';
+import { stopWalks } from './worker/lib/walks.js';
 
 const POPUP_URL = chrome.runtime.getURL('popup.html');
 
@@ -175,7 +176,10 @@ chrome.runtime.onStartup.addListener(() => {});
 chrome.runtime.onInstalled.addListener(() => {});
 
 onCommand(dispatch);
-onClosed(abortAll);
+onClosed(() => {
+  abortAll();
+  stopWalks();
+});
 loadState().catch((err) => console.warn('TabPilot: cannot read settings:', err));
 getPilot().then((on) => {
   syncTelemetry(on);

@@ -74,26 +74,17 @@ def _gone(pid: int) -> bool:
 async def host_killed(
     client: Client, catalogue: scale.Catalogue, request: dict[str, Any], host: int, read_all: Any
 ) -> dict[str, Any]:
-    """Kill the host (SIGKILL) while the run waits for the page after the middle one, then resume."""
+    """Kill the host (SIGKILL) the moment the page after the middle one is asked for (the pages before
+    it read, some of them perhaps still on their way to the host or read ahead of it), then resume."""
     pages, per_page = catalogue.pages, catalogue.per_page
     middle = pages // 2
     await _answer(client, "interact", {"action": "navigate", "url": catalogue.first()})
     before = dict(catalogue.served)
-    catalogue.hold(middle + 1)
-    try:
-        started = await _answer(client, "interact", {**request, "wait_ms": 0})
-        cid = started["correlation_id"]
-        progress(f"host kill: run {cid} held at page {middle + 1}")
-        while True:
-            seen = await _answer(
-                client, "observe", {"what": "command_result", "correlation_id": cid, "wait_ms": 500}
-            )
-            if seen.get("status") != "running" or seen["progress"]["pages"] >= middle:
-                break
-        os.kill(host, signal.SIGKILL)
-    finally:
-        catalogue.release()
-    deadline = time.monotonic() + 10
+    catalogue.when_asked(middle + 1, lambda: os.kill(host, signal.SIGKILL))
+    started = await _answer(client, "interact", {**request, "wait_ms": 0})
+    cid = started["correlation_id"]
+    progress(f"host kill: run {cid} dies when page {middle + 1} is asked for")
+    deadline = time.monotonic() + CALL_S
     while not _gone(host) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     # A new host comes up with the extension's reconnect; the first call may learn the old one went.
@@ -111,11 +102,12 @@ async def host_killed(
     rows = await _rows(client, done, read_all)
     ids = [r.get("id") for r in rows]
     again = sorted(p for p in range(1, pages + 1) if catalogue.served.get(p, 0) - before.get(p, 0) > 1)
-    # The page held when the host died was asked for by the dead run and is read by the resumed one:
-    # that one is not read again, it was never read.
+    # The page asked for when the host died was the dead run's page in flight, read by the resumed one:
+    # that one is not read again, it never reached the run.
     reread = [p for p in again if p != middle + 1]
     return {
         "killed_at_page": middle,
+        "pages_lost": middle - journaled // per_page,
         "after_kill": after.get("status"),
         "journaled_rows": journaled,
         "resume_s": round(took, 2),
@@ -165,7 +157,8 @@ def table(faults: dict[str, Any] | None, read: dict[str, Any] | None) -> list[st
         lines += [
             "",
             f"Host killed (SIGKILL) at page {f['killed_at_page']:,}, then the same call with `resume`: "
-            f"command_result answered {f['after_kill']} with {f['journaled_rows']:,} rows journaled; the "
+            f"command_result answered {f['after_kill']} with {f['journaled_rows']:,} rows journaled "
+            f"({f.get('pages_lost', '?')} of the pages read not yet journaled); the "
             f"resume took {f['resume_s']} s and ended {f['status']} with {f['rows']:,} of "
             f"{f['expected_rows']:,} rows (exact: {f['exact']}, duplicates: {f['duplicates']}), pages read "
             f"again: {f['pages_read_again'] or 'none'} ({f['resumed']}).",

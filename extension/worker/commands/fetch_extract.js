@@ -7,6 +7,7 @@ import { CommandError } from '../lib/errors.js';
 import { inPage } from '../lib/page.js';
 import { JsonText } from '../lib/reply.js';
 import { checkUrl } from '../lib/sites.js';
+import { walkIn } from '../lib/walks.js';
 
 // Room for reaching the page on top of the fetch's own time limit, so that a slow server ends as a timeout from the page.
 const MARGIN_MS = 2_000;
@@ -31,6 +32,7 @@ export async function run(msg, { signal }) {
   // A walk cancelled while it waits for a page stops the page's reads ahead too: no request after it.
   if (args.ahead > 0) signal?.addEventListener('abort', () => { inPage({ tab_id: msg.tab_id ?? null }, 'fetch_walk_stop', {}).catch(() => {}); }, { once: true });
   const out = await inPage({ ...msg, timeout_ms: timeoutMs + MARGIN_MS }, 'fetch_extract', { ...args, fetch_ms: timeoutMs }, { signal });
+  if (args.ahead > 0) walkIn(out.tab_id);
   // Every page's final URL, the pages read ahead that come with this one too (`later`).
   for (const url of [out.final_url, ...(out.later_urls || [])]) await checkUrl(url, out.tab_id);
   return new JsonText(out.json);

@@ -63,8 +63,11 @@ class RunState:
     # far), when that can be told (paging.Walk.total); progress reports derive an ETA from it.
     total_of: Callable[[], tuple[str, int, int] | None] | None = None
 
-    def add_rows(self, rows: list[dict[str, Any]], url: str | None, *, page: bool = True) -> None:
-        """A page's rows join the run's data, and its journal the moment they are read."""
+    def add_rows(
+        self, rows: list[dict[str, Any]], url: str | None, *, page: bool = True, after: str | None = None
+    ) -> None:
+        """A page's rows join the run's data, and its journal the moment they are read (`after`: the URL
+        the page's next link leads to, where a resumed run goes on)."""
         if self.journal is None:
             self.data += rows
         elif len(self.data) < DATA_KEPT:  # the rest are on disk only: memory stays flat as rows grow
@@ -72,12 +75,13 @@ class RunState:
         self.rows += len(rows)
         self.pages += page
         if self.journal is not None:
-            self.journal.page(self.step or 0, url, rows, self.secrets)
+            self.journal.page(self.step or 0, url, rows, self.secrets, after)
 
-    def resume_point(self) -> Point | None:
-        """Where the running step goes on when this run resumes one that stopped part way."""
+    def resume_point(self, max_pages: int | None = None) -> Point | None:
+        """Where the running step goes on when this run resumes one that stopped part way (`max_pages`:
+        a paginated step's cap)."""
         found = None if self.journal is None else self.journal.recovered
-        return None if found is None else found.point(self.step or 0)
+        return None if found is None else found.point(self.step or 0, max_pages)
 
     def typed_secret(self, text: str, *, keystroke: bool = False) -> None:
         """The running step typed `text` into a secret field. Keystrokes of consecutive steps make one

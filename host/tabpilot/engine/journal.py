@@ -4,9 +4,10 @@ A host or browser that dies mid-run loses at most the page in flight; `resume` c
 page written; a result too big to answer inline is read back from here (resources/read, `tabpilot
 results export`). The host keeps no list of the run's rows beyond the first `budget` bytes of them.
 
-Lines: `{"k":"run", cid, owner, digest}` first; `{"k":"page", step, url, n, rows}`; `{"k":"done",
-step}` when an extract step finished; `{"k":"end", result}` (the answer without its data). A resumed run
-appends `{"k":"resume"}` and goes on in the same file: an end line with lines after it is no end.
+Lines: `{"k":"run", cid, owner, digest}` first; `{"k":"page", step, url, n, rows, next?}` (`next`: where
+its next link leads); `{"k":"done", step}` when an extract step finished; `{"k":"end", result}` (the
+answer without its data). A resumed run appends `{"k":"resume"}` and goes on in the same file: an end
+line with lines after it is no end.
 A last line cut short (the process died writing it) is ignored.
 """
 
@@ -65,6 +66,7 @@ class _Line(msgspec.Struct, omit_defaults=True):
     k: str
     step: int = -1
     url: str | None = None
+    next: str | None = None
     n: int = 0
     rows: msgspec.Raw = msgspec.Raw(b"[]")
     cid: str = ""
@@ -135,10 +137,7 @@ class Tally:
             if not isinstance(row, dict):  # a script's rows may be any JSON
                 continue
             for name, value in cast(dict[str, Any], row).items():
-                kinds = self.fields.get(name)
-                if kinds is None:
-                    kinds = self.fields[name] = set()
-                kinds.add(_kind(value))
+                self.fields.setdefault(name, set()).add(_kind(value))
 
     def schema(self) -> dict[str, str]:
         """Each field's JSON type(s) as seen, e.g. {"price": "number|null"}."""
@@ -158,7 +157,8 @@ class Point:
 
 @dataclass
 class Recovered:
-    """A journal read back: its header, every page's (step, url, rows) and which steps finished."""
+    """A journal read back: its header, every page's (step, url, rows), which steps finished, and by
+    step where its last page's next link leads ("": nowhere)."""
 
     owner: str
     digest: str
@@ -167,13 +167,18 @@ class Recovered:
     pages: list[tuple[int, str | None, int]]
     done: set[int]
     end: dict[str, Any] | None
+    next: dict[int, str] = field(default_factory=dict[int, str])
 
-    def point(self, step: int) -> Point | None:
-        """Where step `step` goes on, if it read pages but did not finish."""
+    def point(self, step: int, max_pages: int | None = None) -> Point | None:
+        """Where step `step` goes on, if it read pages but did not finish (`max_pages`: a walk's cap)."""
         mine = [(url, n) for s, url, n in self.pages if s == step]
         if step in self.done or not mine:
             return None
         rows = sum(n for _, n in mine)
+        after = self.next.get(step) if max_pages is not None and len(mine) < max_pages else None
+        if after and urlscrub.REDACTED not in after:
+            # The page the last one links to is the first not journaled: none is read twice for its link.
+            return Point(after, 0, len(mine) + 1, rows)
         last = mine[-1][0]
         redacted = last is not None and urlscrub.REDACTED in last
         # A URL that names the page (a link pager's) is loaded again: one page read twice at most. Pages
@@ -249,13 +254,14 @@ class Journal:
         if written != len(line):
             os.write(self._fd, line[written:])
 
-    def page(self, step: int, url: str | None, rows: list[Any], secrets: list[str]) -> None:
-        """One page's rows, scrubbed as answers are, appended and counted."""
+    def page(self, step: int, url: str | None, rows: list[Any], secrets: list[str], to: str | None) -> None:
+        """One page's rows, scrubbed as answers are, appended and counted (`to`: its next link's URL)."""
         url = urlscrub.scrub_url(url) if url else url
         rows = cast(list[Any], urlscrub.scrub_value(scrub(rows, secrets)))
         raw = _encoder.encode(rows)
         if self._fd is not None:
-            head = _encoder.encode({"k": "page", "step": step, "url": url, "n": len(rows)})
+            onward = {"next": urlscrub.scrub_url(to)} if to else {}
+            head = _encoder.encode({"k": "page", "step": step, "url": url, "n": len(rows), **onward})
             line = head[:-1] + b',"rows":' + raw + b"}\n"
             written = os.write(self._fd, line)
             if written != len(line):
@@ -313,6 +319,7 @@ def load(root: Path, correlation_id: str, *, fields: bool = True) -> Recovered |
         return None
     tally = Tally()
     pages: list[tuple[int, str | None, int]] = []
+    after: dict[int, str] = {}
     done: set[int] = set()
     end: dict[str, Any] | None = None
     owner = digest = ""
@@ -333,9 +340,10 @@ def load(root: Path, correlation_id: str, *, fields: bool = True) -> Recovered |
                 rows = _rows_decoder.decode(line.rows) if fields and line.n else None
                 tally.add(line.url, line.n, len(line.rows), rows)
                 pages.append((line.step, line.url, line.n))
+                after[line.step] = line.next or ""
             elif line.k == "done":
                 done.add(line.step)
-    return Recovered(owner, digest, budget, tally, pages, done, end)
+    return Recovered(owner, digest, budget, tally, pages, done, end, after)
 
 
 def rows_of(root: Path, correlation_id: str, offset: int, limit: int) -> Iterator[dict[str, Any]]:

@@ -189,3 +189,32 @@ async def test_a_workflow_resumes_in_its_extract_step_after_running_the_steps_be
     assert out["metadata"]["resumed"] == {"from_page": 2, "pages_read_again": 1}
     assert site.extracted[0] == 1 and 0 not in site.extracted, "page 2 read again, page 1 not"
     await stopped(again, dying, job)
+
+
+def test_a_resumed_walk_starts_at_the_page_the_last_one_journaled_links_to(tmp_path: Path) -> None:
+    cid = "corr-0123456789ab"
+    run = journal.Journal.create(tmp_path, cid, "me", "d", 1_000_000)
+    run.page(0, "https://data.example/t?page=1", [{"n": 1}], [], "https://data.example/t?page=2")
+    run.page(0, "https://data.example/t?page=2", [{"n": 2}], [], "https://data.example/t?page=3")
+    run.close()
+    found = journal.load(tmp_path, cid)
+    assert found is not None
+    # Read on from page 3, the page 2 links to: no page read again, page 3 is the walk's third.
+    assert found.point(0, max_pages=50) == journal.Point("https://data.example/t?page=3", 0, 3, 2)
+    # At the cap, or not a walk that pages by links: the last page again, for its next control.
+    assert found.point(0, max_pages=2) == journal.Point("https://data.example/t?page=2", 1, 2, 2)
+    assert found.point(0) == journal.Point("https://data.example/t?page=2", 1, 2, 2)
+    # A last page whose next control is no link (a button, the end) names no page to start at.
+    run = journal.Journal.reopen(tmp_path, found, cid)
+    run.page(0, "https://data.example/t?page=3", [{"n": 3}], [], None)
+    run.close()
+    again = journal.load(tmp_path, cid)
+    assert again is not None
+    assert again.point(0, max_pages=50) == journal.Point("https://data.example/t?page=3", 1, 3, 3)
+    # A next link whose URL held a secret (scrubbed when journaled) is not loaded.
+    run = journal.Journal.reopen(tmp_path, again, cid)
+    run.page(0, "https://data.example/t?page=4", [{"n": 4}], [], "https://data.example/t?page=5&token=s3cr3t")
+    run.close()
+    last = journal.load(tmp_path, cid)
+    assert last is not None and last.next[0].endswith("token=[REDACTED]")
+    assert last.point(0, max_pages=50) == journal.Point("https://data.example/t?page=4", 1, 4, 4)

@@ -131,7 +131,8 @@ class ExtractStep(StepBase, tag="extract"):
         keep = None if self.where is None else RowFilter(self.where, conv.names)
         check = None if self.output_schema is None else outschema.RowCheck(self.output_schema, ctx.state.rows)
         t = self.timeout()
-        point = ctx.state.resume_point()  # resuming a run that stopped in this step: where it was
+        # Resuming a run that stopped in this step: where it was.
+        point = ctx.state.resume_point(None if self.paginate is None else self.paginate.max_pages)
         if point is not None:
             ctx.state.meta["resumed"] = {"from_page": point.first, "pages_read_again": point.skip}
             if point.url is not None:
@@ -202,6 +203,7 @@ class ExtractStep(StepBase, tag="extract"):
             page = await asyncio.to_thread(check.page, page)  # validation: off the loop
         for w in answer.warnings:
             ctx.state.warn({"field": w.field, "message": w.message})
-        ctx.state.add_rows(page, answer.url)
+        nxt = answer.next
+        ctx.state.add_rows(page, answer.url, after=nxt.url if nxt is not None and nxt.same_origin else None)
         ctx.progress()
         return page
