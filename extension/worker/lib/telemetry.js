@@ -1,11 +1,7 @@
 // Telemetry the agent can read while AI Web Pilot is on: the pages' errors (a MAIN-world content script
 // registered at document_start, main_world/errors_hook.js) and their network requests (webRequest,
 // observed only: method, URL, type, status, timing; no headers are ever requested, so none, and no
-// bodies, are seen; query values named like secrets are replaced). The errors script follows the pilot.
-// The webRequest listeners start with the first read of the requests (networkSince) and stop with the
-// pilot: while they listen, every request of every tab is also an event for this worker (measured on a
-// loop of same-origin fetches: +0.6 ms of the browser process's CPU a request), which a person's
-// browsing and a long read of linked pages should not pay when nobody reads the requests. They are added
+// bodies, are seen; query values named like secrets are replaced). Both are switched on and off with the pilot. The webRequest listeners are added
 // here rather than at the worker's top level on purpose: top-level ones would wake the worker for every
 // request the browser makes; while the pilot is on the native port keeps the worker alive anyway.
 // Requests live in per-tab ring buffers in this worker's memory: telemetry is news, not state.
@@ -95,8 +91,7 @@ export function syncTelemetry(on) {
   return chain;
 }
 
-/** The webRequest listeners on (the requests are read) or off (the pilot is off: buffers dropped). */
-function listen(on) {
+async function apply(on) {
   if (on && !listening) {
     chrome.webRequest.onBeforeRequest.addListener(onBefore, FILTER);
     chrome.webRequest.onCompleted.addListener(onCompleted, FILTER);
@@ -114,10 +109,6 @@ function listen(on) {
     tabs.clear();
     inFlight.clear();
   }
-}
-
-async function apply(on) {
-  if (!on) listen(false);
   const registered = await chrome.scripting.getRegisteredContentScripts({ ids: [SCRIPT_ID] });
   if (on && !registered.length) {
     await chrome.scripting.registerContentScripts([{
@@ -144,9 +135,7 @@ export function page(buf, since, limit) {
   return { items, cursor, dropped, more: after.length > items.length };
 }
 
-/** The network requests recorded for `tabId` after `since`; the first read starts the recording (only
- * the telemetry command reads, and it runs only while the pilot is on). */
+/** The network requests recorded for `tabId` after `since`. */
 export function networkSince(tabId, since, limit) {
-  listen(true);
   return { ...page(tabs.get(tabId) || { items: [], evicted: 0, lastEvicted: 0 }, since, limit), recording: listening };
 }

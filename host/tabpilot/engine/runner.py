@@ -76,8 +76,6 @@ async def run(
     )
     outcome = Outcome("complete", state)
     try:
-        if _wants_telemetry(plan):
-            await telemetry.start(ctx)
         await _steps(plan, ctx, outcome)
         if outcome.status == "complete" and "partial_because" in state.meta:
             outcome.status = "partial"  # the metadata says why, and the option that reads on

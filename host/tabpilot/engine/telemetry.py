@@ -1,9 +1,7 @@
 """What the page logged while a scrape ran: its errors and network requests, summarised for metadata.
 
 The extension keeps per-tab buffers (answer `{items, cursor, more, ...}`, items with `time` in epoch
-ms); the scrape reads them once at its end and keeps the items from its own time span. The browser
-records requests only from the first time they are read (each one costs it an event otherwise paid for
-nothing), so a run that wants the summary reads them once at its start too (`start`). An extension
+ms); the scrape reads them once at its end and keeps the items from its own time span. An extension
 without the telemetry command simply gives no summary. A page's messages and the URLs it asked for
 are scrubbed like any text that leaves the host (urlscrub.py): they may quote a secret.
 """
@@ -25,10 +23,8 @@ _TIMEOUT_S = 2.0
 _EXAMPLES = 3
 
 
-async def _since(
-    ctx: Context, kind: str, started_ms: float, limit: int = _LIMIT
-) -> list[dict[str, Any]] | None:
-    command = Telemetry(id=0, kind=kind, since=0, limit=limit, tab_id=ctx.tab_id)
+async def _since(ctx: Context, kind: str, started_ms: float) -> list[dict[str, Any]] | None:
+    command = Telemetry(id=0, kind=kind, since=0, limit=_LIMIT, tab_id=ctx.tab_id)
     try:
         # Straight to the browser: no retries, a short bound; a summary is never worth a wait.
         async with asyncio.timeout(_TIMEOUT_S):
@@ -37,11 +33,6 @@ async def _since(
     except (TabPilotError, TimeoutError):
         return None
     return [i for i in answer.items if float(i.get("time") or 0) >= started_ms]
-
-
-async def start(ctx: Context) -> None:
-    """Have the browser record the requests from now on (it starts at the first read of them)."""
-    await _since(ctx, "network", 0, limit=1)
 
 
 async def summary(ctx: Context, started_monotonic: float) -> dict[str, Any] | None:

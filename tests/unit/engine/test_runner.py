@@ -60,7 +60,7 @@ async def test_extract_paginates_merges_pages_and_converts() -> None:
     # The last extract reads the last page's pager: is there a page past it that next_selector missed?
     tags = ["wait_for", "extract", "paginate", "extract", "paginate", "extract", "paginate", "extract"]
     assert browser.tags() == tags
-    sent = [c for c in browser.sent if not isinstance(c, m.Telemetry)][1]
+    sent = browser.sent[1]
     assert isinstance(sent, m.Extract) and [f.name for f in sent.fields] == ["name", "points"]
 
 
@@ -137,8 +137,7 @@ async def test_workflow_sequence_variables_and_outputs() -> None:
     assert out["outputs"] == {"info": {"sprint": "S-7"}}
     assert out["data"] == [{"name": "a", "points": 1}, {"name": "b", "points": 2}]
     # The tab the navigate reported is pinned for every later command.
-    later = [c for c in browser.sent if not isinstance(c, m.Telemetry)][1:]
-    assert all(getattr(c, "tab_id", 1) == 1 for c in later)
+    assert all(getattr(c, "tab_id", 1) == 1 for c in browser.sent[1:])
 
 
 async def test_unknown_variables_are_rejected_before_running() -> None:
@@ -297,10 +296,6 @@ async def test_page_errors_and_requests_during_the_run_are_summarised() -> None:
         "failed_requests": 2,
         "first_failures": ["500 https://a.example/broken", "net::ERR_FAILED https://cdn.example/x.js"],
     }
-    # The browser records requests from their first read: the run reads them once before its steps.
-    first = browser.sent[0]
-    assert isinstance(first, m.Telemetry) and (first.kind, first.limit) == ("network", 1)
-    assert browser.tags(telemetry=True)[:2] == ["telemetry", "press"]
     # An extension without the command gives no summary; a one-page extract does not ask.
     out = await run(workflow({"type": "press", "key": "Tab"}), ScriptedBrowser({"press": lambda c: {}}))
     assert "telemetry" not in out["metadata"]

@@ -80,7 +80,7 @@ async def network(
     call: Call, since: Since = 0, limit: Limit = 100, tab_id: int | None = None
 ) -> NetworkResult:
     """the tab's requests after `since`: method, url, type, status, duration_ms (no headers, no bodies);
-    pass back `cursor`. Recorded from the first network read on: read once before what you want to see."""
+    pass back `cursor`."""
     sent = await call.send(Telemetry(id=0, kind="network", since=since, limit=limit, tab_id=tab_id))
     value = decode_reply(TelemetryReply, sent)
     return cast(NetworkResult, {**_common(value), "items": value.items})
