@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 # The test files that take longest, measured, first in each step: xdist hands them out first, so that
-# no worker is left with one of them while the other has finished. Browser tests go out a module at a
+# no worker is left with one of them while the others have finished. Browser tests go out a module at a
 # time (`./dev test` runs them with --no-loadscope-reorder, which keeps this order; xdist's own puts
 # the modules with the most tests first, and these have one or two).
 SLOWEST_FIRST = (
@@ -23,26 +23,30 @@ SLOWEST_FIRST = (
     "unit/bridge/test_strict_lines.py",
     "unit/browser/test_profile_memory.py",
     "e2e/test_bench_smoke.py",
-    "e2e/test_sites.py",
     "e2e/test_pipe.py",
-    "e2e/test_follow_ahead.py",
-    "e2e/test_replay_asks_the_person.py",
-    "e2e/test_sites_before_request.py",
-    "e2e/test_popup.py",
-    "e2e/test_wheel.py",
+    "e2e/test_sites.py",
     "e2e/test_sites_stored.py",
     "e2e/test_redraw_feed.py",
-    "e2e/test_scale_journal.py",
-    "e2e/realapps/test_feeds_grids.py",
+    "e2e/test_realfix_scrape.py",
+    "e2e/test_popup_fit.py",
+    "e2e/test_sites_rewritten_links.py",
     "e2e/test_secrets_oracles.py",
     "e2e/test_sites_late_loads.py",
-    "e2e/test_realfix_scrape.py",
+    "e2e/test_sites_before_request.py",
+    "e2e/realapps/test_follow.py",
     "e2e/test_hostile_input.py",
+    "e2e/test_replay_asks_the_person.py",
+    "e2e/test_popup.py",
+    "e2e/test_follow_pace.py",
+    "e2e/realapps/test_zero_knowledge.py",
     "e2e/test_first_hour.py",
-    "e2e/test_state.py",
-    "e2e/test_inspector.py",
-    "e2e/test_follow_reruns.py",
-    "e2e/test_demo.py",
+    "e2e/test_secrets_pixels.py",
+    "e2e/test_wheel.py",
+    "e2e/realapps/test_zero_knowledge_feeds.py",
+    "e2e/realapps/test_fetch_pages.py",
+    "e2e/test_follow_ahead.py",
+    "e2e/test_script_consent.py",
+    "e2e/test_scrape_page.py",
 )
 
 

@@ -48,7 +48,7 @@ async def test_strict_csp_page_runs_scripts_and_stops_loops_keeping_the_page(
     loop = await call_error(
         client, "interact", action="execute_js", script="while (true) {}", tab_id=tid, timeout_ms=500
     )
-    assert loop["error"] == ErrorCode.TIMEOUT
+    assert loop["error"] == ErrorCode.TIMEOUT, loop
     assert loop["data"]["recovered"] == "terminated" and loop["data"]["tab_id"] == tid
     # Same tab, same document: the loop was stopped without a reload.
     assert await js("window.kept") == {"success": True, "result": "state"}
