@@ -68,7 +68,8 @@ def release() -> Iterator[Release]:
         _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
         python = str(venv / "bin" / "python")
         uv = str(Path(sys.executable).with_name("uv"))
-        _run([uv, "pip", "install", "-q", "--python", python, "-r", str(REPO / "requirements.txt")])
+        locked = ["-r", str(REPO / "requirements.txt")]
+        _run([uv, "pip", "install", "-q", "--compile-bytecode", "--python", python, *locked])
         pip = [sys.executable, "-m", "pip", "--python", python, "install", "-q"]
         pip.append("--disable-pip-version-check")
         listed, errors = building.communicate(timeout=600)
