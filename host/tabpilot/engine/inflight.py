@@ -7,11 +7,9 @@ every answer later and the site busier. So the number in flight grows while answ
 fastest seen — doubling at first, then one more per round of good answers — and halves when an answer
 takes more than twice as long as the fastest (and at least SLACK_S more: a time is the whole round trip
 through the extension and the page, and on a busy machine that alone varies by tens of milliseconds,
-which is not the site slowing down) twice in a row, or the site fails the way an overloaded one does
-(5xx, 429, a dropped connection). One slow answer alone is the machine's hiccup as often as the site's
-(measured under load: one answer in ~20 took 2-3× the rest, which halved 8 in flight to 4 every few
-rounds); a site that queues slows every answer after it. It halves at most once per round: the answers
-already under way report the old pace.
+which is not the site slowing down) or the site fails the way an overloaded one does (5xx, 429, a
+dropped connection). It halves at most once per round: the answers already under way report the old
+pace.
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ from ..wire.errors import ErrorCode, TabPilotError
 
 SLOW = 2.0  # an answer this many times the fastest one is a site that queues
 SLACK_S = 0.05
-SLOW_IN_A_ROW = 2  # slow answers one after another that show a site slowing down
 
 
 def transient(exc: TabPilotError) -> bool:
@@ -50,8 +47,7 @@ class Inflight:
         self.fastest: float | None = None
         self.growing = True  # doubling until the first slow answer
         self.good = 0  # good answers since the limit last changed
-        self.slow_run: int = 0  # slow answers since the last good one
-        self.round: int = 0  # bumped when the limit changes down: answers started before report the old pace
+        self.round = 0  # bumped when the limit changes down: answers started before report the old pace
         self.peak = 0
         self._changed = asyncio.Condition()
         self.restart(self.ceiling if start is None else start)
@@ -65,7 +61,7 @@ class Inflight:
         """Learn the site's pace afresh from `start` in flight (what was measured before is forgotten)."""
         self.limit = max(1, min(start, self.ceiling))
         self.peak = max(self.peak, self.limit)
-        self.fastest, self.growing, self.good, self.slow_run = None, True, 0, 0
+        self.fastest, self.growing, self.good = None, True, 0
         self.round += 1
 
     async def acquire(self, room: Callable[[], int] | None = None) -> int:
@@ -95,19 +91,15 @@ class Inflight:
             self.fastest = seconds
         fastest = self.fastest
         slow = bool(seconds and fastest and seconds > max(SLOW * fastest, fastest + SLACK_S))
-        if slow and started_round == self.round:
-            self.slow_run += 1
-        if failed or (slow and self.slow_run >= SLOW_IN_A_ROW):
+        if failed or slow:
             if started_round == self.round:  # once a round: the others started at the old pace
                 self.limit = max(1, self.limit // 2)
                 self.round += 1
                 self.growing = False
                 self.good = 0
-                self.slow_run = 0
             return
-        if slow or seconds is None:
+        if seconds is None:
             return
-        self.slow_run = 0
         self.good += 1
         if self.good >= self.limit and self.limit < self.ceiling:
             self.limit = min(self.ceiling, self.limit * 2 if self.growing else self.limit + 1)
