@@ -13,10 +13,9 @@ import anyio
 import pytest
 from selenium import webdriver
 
-from tests.support import browser
 from tests.support.logged import Logged, serve_logged
 from tests.support.mcp_client import call, mcp_client, payload
-from tests.support.popup import set_sites
+from tests.support.popup import only_site_of
 
 pytestmark = pytest.mark.anyio
 
@@ -48,12 +47,8 @@ def inside(outside: Logged) -> Iterator[Logged]:
 
 @pytest.fixture
 def only_inside(driver: webdriver.Chrome, inside: Logged) -> Iterator[None]:
-    browser.set_pilot(driver, True)
-    set_sites(driver, only=[urlsplit(inside.url).netloc])
-    try:
+    with only_site_of(driver, inside.url):
         yield
-    finally:
-        set_sites(driver, only=None)
 
 
 async def _back_inside(client: Any, tab: int, inside: Logged) -> None:

@@ -21,7 +21,7 @@ from tabpilot import paths
 from tests.support import browser
 from tests.support.logged import Logged, serve_logged
 from tests.support.mcp_client import call, payload
-from tests.support.popup import set_sites
+from tests.support.popup import only_site_of
 
 pytestmark = pytest.mark.anyio
 
@@ -45,22 +45,14 @@ def inside(outside: Logged) -> Iterator[Logged]:
 
 @pytest.fixture
 def only_inside(driver: webdriver.Chrome, inside: Logged) -> Iterator[None]:
-    browser.set_pilot(driver, True)
-    set_sites(driver, only=[urlsplit(inside.url).netloc])
-    try:
+    with only_site_of(driver, inside.url):
         yield
-    finally:
-        set_sites(driver, only=None)
-
-
-def _loads_of_start(inside: Logged) -> int:
-    return sum(1 for method, path, _ in inside.seen() if method == "GET" and path == "/start")
 
 
 async def _taken_back(inside: Logged, before: int) -> None:
     """Wait (bounded) until the tab was taken back: the allowed page is loaded once more."""
     with anyio.fail_after(10):
-        while _loads_of_start(inside) <= before:
+        while inside.gets("/start") <= before:
             await anyio.sleep(0.05)  # polling a condition, bounded above
 
 
@@ -109,7 +101,7 @@ async def test_a_late_script_navigation_is_told_on_the_next_call(
     client: Any, only_inside: None, inside: Logged, outside: Logged
 ) -> None:
     tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
-    before, loads = len(outside.seen()), _loads_of_start(inside)
+    before, loads = len(outside.seen()), inside.gets("/start")
     script = "setTimeout(() => { location.href = document.querySelector('#away').href }, 50); 7"
     assert await call(client, "interact", action="execute_js", script=script, tab_id=tab) is not None
     await _taken_back(inside, loads)
@@ -123,7 +115,7 @@ async def test_a_load_no_call_started_from_outside_the_page_is_stopped_and_told(
     """Another extension page moving a piloted tab (as the agent's own navigate does, but with no call
     running): stopped and taken back like a page's own load."""
     tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
-    before, loads = len(outside.seen()), _loads_of_start(inside)
+    before, loads = len(outside.seen()), inside.gets("/start")
     here = driver.current_window_handle
     driver.switch_to.new_window("tab")
     driver.get(f"{paths.EXTENSION_ORIGIN}popup.css")
@@ -205,7 +197,7 @@ async def test_after_a_worker_restart_a_page_load_outside_is_stopped_and_taken_b
     client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged
 ) -> None:
     tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
-    before, loads = len(outside.seen()), _loads_of_start(inside)
+    before, loads = len(outside.seen()), inside.gets("/start")
     browser.kill_service_worker(driver)
     # The page itself leaves while the worker is stopped (or just restarting): no command of the agent
     # is under way, so only what the worker set up before (or does from its first moment) can act.
@@ -231,7 +223,7 @@ async def test_a_page_going_back_to_a_typed_entry_behind_other_tabs_is_stopped(
         driver.get(f"{inside.url}/start")
         tabs = (await call(client, "observe", what="tabs"))["tabs"]
         [tab] = [t["id"] for t in tabs if t.get("active") and t["url"].startswith(f"{inside.url}/start")]
-        before, loads = len(outside.seen()), _loads_of_start(inside)
+        before, loads = len(outside.seen()), inside.gets("/start")
         # Back to the typed entry as soon as the tab is behind another (no timer to race).
         script = "document.addEventListener('visibilitychange', () => history.back(), { once: true }); 1"
         await call(client, "interact", action="execute_js", script=script, tab_id=tab)
@@ -248,14 +240,14 @@ async def test_a_link_the_person_clicks_goes_through_and_a_script_cannot_ride_on
     client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged
 ) -> None:
     tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
-    before, loads = len(outside.seen()), _loads_of_start(inside)
+    before, loads = len(outside.seen()), inside.gets("/start")
     # A script's click on the link, after its call answered: stopped before its request.
     script = "setTimeout(() => document.querySelector('#away').click(), 50); 1"
     await call(client, "interact", action="execute_js", script=script, tab_id=tab)
     await _taken_back(inside, loads)
     await _told_once(client, tab, outside)
     # A script that turns the person's click on an allowed link into a load outside: stopped too.
-    loads = _loads_of_start(inside)
+    loads = inside.gets("/start")
     script = (
         "document.addEventListener('click', (e) => { e.preventDefault();"
         " location.href = document.querySelector('#away').href; }, true); 1"

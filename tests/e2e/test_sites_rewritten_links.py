@@ -21,7 +21,7 @@ from tabpilot.wire.errors import ErrorCode
 from tests.support import browser
 from tests.support.logged import Logged, serve_logged
 from tests.support.mcp_client import call, payload
-from tests.support.popup import set_sites
+from tests.support.popup import only_site_of
 
 pytestmark = pytest.mark.anyio
 
@@ -56,16 +56,8 @@ def inside(outside: Logged) -> Iterator[Logged]:
 
 @pytest.fixture
 def only_inside(driver: webdriver.Chrome, inside: Logged) -> Iterator[None]:
-    browser.set_pilot(driver, True)
-    set_sites(driver, only=[urlsplit(inside.url).netloc])
-    try:
+    with only_site_of(driver, inside.url):
         yield
-    finally:
-        set_sites(driver, only=None)
-
-
-def _loads_of_start(inside: Logged) -> int:
-    return sum(1 for method, path, _ in inside.seen() if method == "GET" and path == "/start")
 
 
 def _person_clicks(driver: webdriver.Chrome, url: str, link: str, frame: str | None = None) -> None:
@@ -93,7 +85,7 @@ def _person_clicks(driver: webdriver.Chrome, url: str, link: str, frame: str | N
 async def _stopped_and_told(client: Any, inside: Logged, outside: Logged, tab: int, loads: int) -> None:
     """The load was stopped and the tab taken back (the start page loaded again); the next call says so."""
     with anyio.fail_after(10):
-        while _loads_of_start(inside) <= loads:
+        while inside.gets("/start") <= loads:
             await anyio.sleep(0.05)  # polling a condition, bounded above
     result = await client.call_tool("interact", {"action": "execute_js", "script": "1", "tab_id": tab})
     data = payload(result)
@@ -107,7 +99,7 @@ async def test_a_link_a_page_script_rewrote_does_not_carry_the_persons_click_out
     client: Any, driver: webdriver.Chrome, only_inside: None, inside: Logged, outside: Logged, link: str
 ) -> None:
     tab = (await call(client, "interact", action="navigate", url=f"{inside.url}/start"))["tab_id"]
-    before, loads = len(outside.seen()), _loads_of_start(inside)
+    before, loads = len(outside.seen()), inside.gets("/start")
     _person_clicks(driver, f"{inside.url}/start", link)
     await _stopped_and_told(client, inside, outside, tab, loads)
     assert outside.seen()[before:] == []
@@ -123,7 +115,7 @@ async def test_a_link_in_a_document_the_agents_script_ran_in_does_not_carry_the_
         " a.textContent = 'made'; document.body.prepend(a); 1"
     )
     await call(client, "interact", action="execute_js", script=script, tab_id=tab)
-    before, loads = len(outside.seen()), _loads_of_start(inside)
+    before, loads = len(outside.seen()), inside.gets("/start")
     _person_clicks(driver, f"{inside.url}/start", "made")
     await _stopped_and_told(client, inside, outside, tab, loads)
     assert outside.seen()[before:] == []
@@ -140,7 +132,7 @@ async def test_a_link_in_a_frame_the_agents_script_added_does_not_carry_the_clic
         " document.body.prepend(f); 1"
     )
     await call(client, "interact", action="execute_js", script=script, tab_id=tab)
-    before, loads = len(outside.seen()), _loads_of_start(inside)
+    before, loads = len(outside.seen()), inside.gets("/start")
     _person_clicks(driver, f"{inside.url}/start", "inframe", frame="added")
     await _stopped_and_told(client, inside, outside, tab, loads)
     assert outside.seen()[before:] == []

@@ -30,6 +30,10 @@ class Logged:
         with self.lock:
             return list(self.requests)
 
+    def gets(self, path: str) -> int:
+        """How many GET requests for `path` (query included) arrived."""
+        return sum(1 for method, got, _ in self.seen() if method == "GET" and got == path)
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
@@ -80,6 +81,17 @@ def _click(driver: webdriver.Chrome, css: str) -> bool:
     except StaleElementReferenceException:
         return False
     return True
+
+
+@contextmanager
+def only_site_of(driver: webdriver.Chrome, url: str) -> Iterator[None]:
+    """The pilot on for `url`'s site alone (host and port) for the block; every site again after."""
+    browser.set_pilot(driver, True)
+    set_sites(driver, only=[urlsplit(url).netloc])
+    try:
+        yield
+    finally:
+        set_sites(driver, only=None)
 
 
 def set_sites(driver: webdriver.Chrome, *, only: list[str] | None) -> None:
