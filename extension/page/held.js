@@ -4,7 +4,7 @@
 // (worker/lib/consent.js); a secret the agent typed itself it knows already.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('held', {
-    needs: ['secretRoots', 'shadowRootOf'],
+    needs: ['secretRoots', 'treesOf'],
     provides: ['noteTyped', 'commands.secrets_held'],
   });
   if (agent.noteTyped) return;
@@ -24,19 +24,13 @@
 
   // The document, its shadow roots (open and closed) and same-origin frames, as the redaction walks them.
   function* roots(doc) {
-    const stack = [doc];
-    while (stack.length) {
-      const root = stack.pop();
-      yield root;
-      for (const el of root.querySelectorAll('*')) {
-        const shadow = agent.shadowRootOf(el);
-        if (shadow) stack.push(shadow);
-        if (el.localName === 'iframe' || el.localName === 'frame') {
-          try {
-            if (el.contentDocument) stack.push(el.contentDocument);
-          } catch {
-            // another origin: its own document, its own agent
-          }
+    for (const tree of agent.treesOf(doc)) {
+      yield tree;
+      for (const el of tree.querySelectorAll('iframe, frame')) {
+        try {
+          if (el.contentDocument) yield* roots(el.contentDocument);
+        } catch {
+          // another origin: its own document, its own agent
         }
       }
     }

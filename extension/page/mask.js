@@ -5,7 +5,7 @@
 // all find them in place.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('mask', {
-    needs: ['isSensitive', 'patternMatches', 'patternsHit', 'secretRoots', 'shadowRootOf'],
+    needs: ['isSensitive', 'patternMatches', 'patternsHit', 'secretRoots', 'treesOf'],
     provides: ['commands.mask', 'commands.cover_frames', 'commands.unmask', 'commands.mask_settled'],
   });
   if (agent.commands.mask) return;
@@ -13,24 +13,9 @@
   const SILENT = new Set(['script', 'style', 'noscript', 'template', 'title']);
   let layer = null; // {host, root}
 
-  // An extension reaches closed shadow roots too (the page's own scripts cannot).
-  const rootOf = agent.shadowRootOf;
-
-  /** Shadow roots under `root`, open and closed, depth first. */
-  function shadowRoots(root, out = []) {
-    for (const el of root.querySelectorAll('*')) {
-      const inner = rootOf(el);
-      if (inner) {
-        out.push(inner);
-        shadowRoots(inner, out);
-      }
-    }
-    return out;
-  }
-
   /** Boxes (page coordinates of the top document here) over `doc`'s secrets, frames followed. */
   function collect(doc, offset, boxes, foreign) {
-    const scopes = [doc, ...shadowRoots(doc)];
+    const scopes = [...agent.treesOf(doc)]; // closed roots too: the page's own scripts cannot reach those
     const add = (rects, into) => {
       let any = false;
       for (const r of rects) {

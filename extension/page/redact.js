@@ -11,7 +11,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact', {
     needs: ['parentAgent', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
-    provides: ['REDACTED', 'onShadowRoot', 'watchRoots', 'shadowRootOf', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'structural'],
+    provides: ['REDACTED', 'onShadowRoot', 'watchRoots', 'shadowRootOf', 'treesOf', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'structural'],
   });
   if (agent.REDACTED) return;
   const REDACTED = '[REDACTED]';
@@ -197,6 +197,18 @@
   };
   /** `el`'s shadow root, open or closed (what it shows is on the page, whatever its mode), or null. */
   agent.shadowRootOf = rootOf;
+  /** `tree` (a document or a root) and every shadow root in it, open or closed, nested ones included. */
+  agent.treesOf = function* treesOf(tree) {
+    const stack = [tree];
+    while (stack.length) {
+      const next = stack.pop();
+      yield next;
+      for (const el of next.querySelectorAll('*')) {
+        const root = rootOf(el);
+        if (root) stack.push(root);
+      }
+    }
+  };
   const watched = new WeakSet();
   const rootWatchers = [];
   /** Watch the shadow roots in `node`'s tree (`node` itself one, with `isRoot`), and in theirs. */

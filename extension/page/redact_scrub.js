@@ -3,27 +3,14 @@
 // page/redact.js, which decides what is secret: the page-world script runner and the worker ask here.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact_scrub', {
-    needs: ['REDACTED', 'knownValues', 'maskPatterns', 'secretRoots', 'shadowRootOf', 'structural'],
+    needs: ['REDACTED', 'knownValues', 'maskPatterns', 'secretRoots', 'structural', 'treesOf'],
     provides: ['scrubber', 'scrubText', 'commands.scrub', 'commands.secret_values'],
   });
   if (agent.scrubber) return;
 
-  /** `doc` and every shadow root in it, open or closed, nested ones included. */
-  function* treesOf(doc) {
-    const stack = [doc];
-    while (stack.length) {
-      const tree = stack.pop();
-      yield tree;
-      for (const el of tree.querySelectorAll('*')) {
-        const root = agent.shadowRootOf(el);
-        if (root) stack.push(root);
-      }
-    }
-  }
-
   /** Every value and text a secret element in `doc` (its shadow roots included) holds (trimmed, 3+ characters). */
   const secretValues = (doc, into) => {
-    for (const el of [...treesOf(doc)].flatMap((tree) => agent.secretRoots(tree))) {
+    for (const el of [...agent.treesOf(doc)].flatMap((tree) => agent.secretRoots(tree))) {
       for (const secret of [el.value, el.textContent, ...[...el.attributes].filter((a) => !agent.structural.has(a.name)).map((a) => a.value)]) {
         if (typeof secret === 'string' && secret.trim().length >= 3) into.add(secret.trim());
       }
