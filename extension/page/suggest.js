@@ -6,7 +6,7 @@
 // (page/skeleton.js) comes along for an agent that would rather write its own extractor.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('suggest', {
-    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'hasSensitive', 'isVisible', 'maskDeep', 'query', 'rowValues', 'skeleton', 'suggestFields', 'suggestPaging'],
+    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'hasSensitive', 'isVisible', 'maskDeep', 'query', 'rowValues', 'skeleton', 'suggestFields', 'suggestPaging', 'waitForDom'],
     provides: ['commands.suggest'],
   });
   const HTML = 'http://www.w3.org/1999/xhtml';
@@ -18,6 +18,12 @@
   const MIN_ROWS = 3;
   const PRESELECT = 40;
   const SAMPLE_ROWS = 3;
+  // A page that shows no records yet (an app still fetching them, a grid's "Loading…" row) is given this
+  // long to draw them: a change of its DOM within FIRST_CHANGE_MS, then a quiet spell of DRAWN_QUIET_MS,
+  // and it is read again. A page that stays still costs FIRST_CHANGE_MS.
+  const DRAW_WAIT_MS = 3000;
+  const FIRST_CHANGE_MS = 1000;
+  const DRAWN_QUIET_MS = 250;
 
   const normalise = (s) => s.replace(/\s+/g, ' ').trim();
   const esc = (s) => CSS.escape(s);
@@ -210,23 +216,40 @@
     return { el, selector: uniquePath(el, counts) };
   }
 
-  agent.commands.suggest = ({ query = null, css_selector: css = null, max_candidates: max = 5, skeleton_bytes: budget = 8000 }) => {
-    const started = performance.now();
-    let root = document.body || document.documentElement;
-    if (css) {
-      root = agent.query(css);
-      if (!root) throw new agent.PageError('element_not_found', `no element matches css_selector ${JSON.stringify(css)}`, { selector: css });
-    }
+  /** The best `max` structures under `root`: none of them inside a card of a better one. */
+  function best(root, query, max) {
     const { groups, counts, elements } = scan(root);
     const words = queryWords(query);
     const ranked = structures(groups).map((s) => describe(s, counts, words)).filter(Boolean).sort((a, b) => b.score - a.score);
-    // A list inside a card of a better candidate is part of that card, not a structure of its own.
     const kept = [];
     for (const c of ranked) {
       if (kept.length >= max) break;
       if (kept.some((k) => k.parent !== c.parent && k.parent.contains(c.parent))) continue;
       kept.push(c);
     }
+    return { kept, counts, elements };
+  }
+
+  /** Until the DOM changes (within FIRST_CHANGE_MS) and then stays still, or `until`; true: it changed. */
+  async function drawn(until) {
+    let changed = false;
+    await agent.waitForDom(() => (changed = true), () => ({}), Math.max(0, Math.min(FIRST_CHANGE_MS, until - performance.now())), () => {});
+    if (changed) await agent.waitForDom(() => false, () => ({}), Math.max(0, until - performance.now()), () => {}, { quietMs: DRAWN_QUIET_MS });
+    return changed;
+  }
+
+  agent.commands.suggest = async ({ query = null, css_selector: css = null, max_candidates: max = 5, skeleton_bytes: budget = 8000 }) => {
+    const started = performance.now();
+    const scope = () => {
+      if (!css) return document.body || document.documentElement;
+      const el = agent.query(css);
+      if (!el) throw new agent.PageError('element_not_found', `no element matches css_selector ${JSON.stringify(css)}`, { selector: css });
+      return el;
+    };
+    let found = best(scope(), query, max);
+    const until = started + DRAW_WAIT_MS;
+    while (!found.kept.length && performance.now() < until && (await drawn(until))) found = best(scope(), query, max);
+    const { kept, counts, elements } = found;
     const anySecret = agent.hasSensitive(document.documentElement);
     const path = (el) => uniquePath(el, counts);
     const candidates = kept.map((c, i) => {

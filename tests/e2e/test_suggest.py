@@ -199,3 +199,14 @@ async def test_rows_that_come_in_late_are_waited_for_not_skipped(client: Client,
     out = await scrape(client, **{k: v for k, v in proposal["call"].items() if k != "action"})
     assert out["metadata"]["complete_because"] == "grid_end", out["metadata"]
     assert out["data"] == LATE_ROWS
+
+
+async def test_records_drawn_after_the_load_are_waited_for(client: Client, site: Site) -> None:
+    """An agent asks right after navigating, while the app still shows its "Loading data…" row: the
+    records it draws a moment later are what is proposed, and the proposed call reads them all."""
+    await call(client, "interact", action="navigate", url=f"{site.url}/suggest/drawn_late.html")
+    proposal = await scrape(client, operation="suggest")
+    top = proposal["candidates"][0]
+    assert (top["selector"], top["rows"]) == ("#shipments > tbody > tr", 14), top
+    out = await call(client, "interact", **proposal["call"])
+    assert [r["shipment"] for r in out["data"]] == [f"SHP-{n:03d}" for n in range(1, 15)], out
