@@ -178,8 +178,8 @@
       const file = new URL(src);
       const ours = file.origin === location.origin;
       const read = !(ours || loaded.has(file.href)) ? Promise.resolve(null) : fetch(file.href, { credentials: ours ? 'same-origin' : 'omit', cache: 'force-cache', signal: AbortSignal.timeout(timeoutMs) })
-        .then((r) => (r.ok ? r.text() : null))
-        .then((text) => (text === null ? null : agent.scriptVerdict(text, re)), () => null);
+        .then((r) => (r.ok ? agent.scriptVerdict(r, re) : null))
+        .catch(() => null);
       scanned.set(key, read);
       read.then((v) => v === null && scanned.delete(key)); // a failure is asked again next time
     }

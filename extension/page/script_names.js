@@ -176,26 +176,69 @@
   // secure context) or the worker's answer, the text is read here as before.
   const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
 
-  async function verdictKey(text, source) {
+  async function digest(text) {
     if (!globalThis.crypto?.subtle) return null;
-    return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${source}\n${text}`)));
+    return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  }
+
+  const ask = async (key) => {
+    const known = await chrome.runtime.sendMessage({ type: 'script_verdict', key });
+    return known && typeof known.named === 'boolean' ? known.named : null;
+  };
+  const tell = (key, named) => chrome.runtime.sendMessage({ type: 'script_verdict', key, named }).catch(() => {});
+
+  // Even a verdict kept costs reading the file out of the HTTP cache and hashing it, on every new
+  // document (a run that navigates first: ~2 ms a file, a dozen files a page). Which file the cache
+  // holds is told by its headers, before its body is read: the same URL with the same strong validator
+  // (RFC 9110 8.8.1: one that changes whenever the bytes do; an ETag not marked weak, or a
+  // Last-Modified well before the answer's Date) and the same length and encoding is the same file,
+  // however often the browser revalidated it (a 304 moves the entry's Date, not its body). So its
+  // verdict is kept under that entry too. Without a strong validator the text decides, as before.
+  const STRONG_AFTER_MS = 60_000; // RFC 9110 8.8.2.2: when a cache may take a Last-Modified as strong
+  function entryOf(response) {
+    const h = response.headers;
+    const date = Date.parse(h.get('date') || '');
+    const etag = h.get('etag') || '';
+    const modified = Date.parse(h.get('last-modified') || '');
+    if (!response.url || !((etag && !/^W\//i.test(etag)) || modified <= date - STRONG_AFTER_MS)) return null;
+    const parts = ['etag', 'last-modified', 'content-length', 'content-encoding', 'content-type'].map((n) => h.get(n) || '');
+    return [response.url, response.status, ...parts].join('\n');
   }
 
   /**
-   * Whether the script `text` names a marker of `markers` ({source, test}: fetch.js's markers()), from
-   * the worker's verdicts when it has one for that text and those markers, else by `markers.test`.
+   * Whether the script `file` (its text, or the Response the HTTP cache gave for it) names a marker of
+   * `markers` ({source, test}: fetch.js's markers()), from the worker's verdicts when it has one for
+   * that file and those markers, else by `markers.test`.
    */
-  agent.scriptVerdict = async (text, markers) => {
+  agent.scriptVerdict = async (file, markers) => {
+    let byEntry = null;
+    if (typeof file !== 'string') {
+      try {
+        const entry = entryOf(file);
+        byEntry = entry && (await digest(`entry\n${markers.source}\n${entry}`));
+        const known = byEntry && (await ask(byEntry));
+        if (known !== null) {
+          file.body?.cancel().catch(() => {});
+          return known;
+        }
+      } catch {
+        byEntry = null; // no worker to ask: the text is read
+      }
+    }
+    const text = typeof file === 'string' ? file : await file.text();
     let key = null;
     try {
-      key = await verdictKey(text, markers.source);
-      const known = key && (await chrome.runtime.sendMessage({ type: 'script_verdict', key }));
-      if (known && typeof known.named === 'boolean') return known.named;
+      key = await digest(`${markers.source}\n${text}`);
+      const known = key && (await ask(key));
+      if (known !== null) {
+        if (byEntry) tell(byEntry, known);
+        return known;
+      }
     } catch {
       key = null; // no worker to ask (or to tell): read here
     }
     const named = markers.test(text);
-    if (key) chrome.runtime.sendMessage({ type: 'script_verdict', key, named }).catch(() => {});
+    for (const k of [key, byEntry]) if (k) tell(k, named);
     return named;
   };
 })();
