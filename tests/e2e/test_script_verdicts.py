@@ -60,7 +60,7 @@ async def test_a_script_file_that_changes_is_read_again(client: Any, pages: Logg
     assert "LATEV" not in json.dumps(late)
 
 
-async def test_a_file_known_by_its_validator_is_read_again_when_it_changes(client: Any, pages: Logged) -> None:
+async def test_a_file_known_by_its_validator_is_read_when_it_changes(client: Any, pages: Logged) -> None:
     # A strong validator lets a file met again go unread (its verdict kept under that cache entry):
     # a new ETag is a new file, even at the same length and Last-Modified.
     pages.pages["/lib.js"] = HARMLESS.ljust(len(MARK))

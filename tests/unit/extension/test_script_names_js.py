@@ -139,12 +139,14 @@ def test_a_changed_entry_is_read_again() -> None:
         VERDICTS
         + FILES
         + """
-await agent.scriptVerdict(file('lib();', { etag: '"v1"', 'last-modified': OLD }), markers('m1', false));
-const etag = await agent.scriptVerdict(file('mark();', { etag: '"v2"', 'last-modified': OLD }), markers('m1', true));
-await agent.scriptVerdict(file('lib();', { 'last-modified': OLD }, 'https://a.example/b.js'), markers('m1', false));
-const modified = await agent.scriptVerdict(file('mark();', { 'last-modified': 'Fri, 01 Jan 2021 00:00:01 GMT' }, 'https://a.example/b.js'), markers('m1', true));
-const otherUrl = await agent.scriptVerdict(file('mark();', { etag: '"v1"' }, 'https://a.example/c.js'), markers('m1', true));
-const otherList = await agent.scriptVerdict(file('lib();', { etag: '"v1"' }), markers('m2', true));
+const [B, C, LATER] = ['https://a.example/b.js', 'https://a.example/c.js', 'Fri, 01 Jan 2021 00:00:01 GMT'];
+const v = (text, headers, url, m) => agent.scriptVerdict(file(text, headers, url), m);
+await v('lib();', { etag: '"v1"', 'last-modified': OLD }, undefined, markers('m1', false));
+const etag = await v('mark();', { etag: '"v2"', 'last-modified': OLD }, undefined, markers('m1', true));
+await v('lib();', { 'last-modified': OLD }, B, markers('m1', false));
+const modified = await v('mark();', { 'last-modified': LATER }, B, markers('m1', true));
+const otherUrl = await v('mark();', { etag: '"v1"' }, C, markers('m1', true));
+const otherList = await v('lib();', { etag: '"v1"' }, undefined, markers('m2', true));
 console.log(JSON.stringify({ etag, modified, otherUrl, otherList, scans: scans.length }));
 """
     )
