@@ -11,7 +11,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('script_names', {
     needs: [],
-    provides: ['spellsMarker', 'scriptVerdict'],
+    provides: ['spellsMarker', 'scriptVerdict', 'runsNothing'],
   });
   const MIN_PIECE = 2;
   const KEYWORD_BEFORE_REGEX = /(?:^|[^\w$])(?:return|typeof|case|do|else|in|of|new|delete|void|throw|instanceof|yield|await)$/;
@@ -167,6 +167,16 @@
     // A `dataset` key alone is a common word (`private`): only one built from pieces counts.
     return built.some((w) => spells(w, new Set([...pieces].filter((p) => !p.includes(w))), EDGE));
   };
+
+  // What makes a rendered page read otherwise than its served HTML parsed: a script (an element, or a
+  // handler attribute: `<img onerror>` runs at load), a frame or plugin whose document may reach into
+  // it, a noscript (parsed as markup only where scripts do not run), a declarative shadow root
+  // (attached by rendering alone) or a refresh that leaves the page. A page with none of them is its
+  // served HTML, rendered or not.
+  const MAY_DIFFER = 'script, noscript, iframe, frame, object, embed, template[shadowrootmode], template[shadowroot], meta[http-equiv="refresh" i]';
+
+  /** Whether the parsed document `doc` holds nothing that would read otherwise rendered (above). */
+  agent.runsNothing = (doc) => !doc.querySelector(MAY_DIFFER) && doc.evaluate("count(//@*[starts-with(name(), 'on')])", doc, null, XPathResult.NUMBER_TYPE, null).numberValue === 0;
 
   // Whether a script names a marker depends on its text and the markers alone, and reading a library
   // costs a document tens of ms of its main thread (the fetched pages' answers wait behind it). So the

@@ -111,10 +111,13 @@ class ExtractReply(Reply):
 
 class FetchExtractReply(ExtractReply):
     """An extract of a fetched page: `url` is where redirects ended, `status` its HTTP status; `later`:
-    the pages after it along next links that the page agent read ahead (FetchExtract.ahead), in order."""
+    the pages after it along next links that the page agent read ahead (FetchExtract.ahead), in order.
+    `inert`: nothing on the page could make it read otherwise rendered (no script element or handler
+    attribute, no frame, object or embed, no noscript, no declarative shadow root, no refresh)."""
 
     status: int = 0
     redirected: bool = False
+    inert: bool = False
     later: list[FetchExtractReply] = []  # noqa: RUF012 - msgspec copies mutable defaults
 
 
