@@ -11,7 +11,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('script_names', {
     needs: [],
-    provides: ['spellsMarker', 'scriptVerdict', 'runsNothing'],
+    provides: ['spellsMarker', 'scriptVerdict', 'runsNothing', 'decodedAlike'],
   });
   const MIN_PIECE = 2;
   const KEYWORD_BEFORE_REGEX = /(?:^|[^\w$])(?:return|typeof|case|do|else|in|of|new|delete|void|throw|instanceof|yield|await)$/;
@@ -177,6 +177,14 @@
 
   /** Whether the parsed document `doc` holds nothing that would read otherwise rendered (above). */
   agent.runsNothing = (doc) => !doc.querySelector(MAY_DIFFER) && doc.evaluate("count(//@*[starts-with(name(), 'on')])", doc, null, XPathResult.NUMBER_TYPE, null).numberValue === 0;
+
+  /**
+   * Whether a page's text read as UTF-8 (a fetch's text()) is the text a browser shows for it: the
+   * answer's Content-Type says UTF-8, or the text is ASCII, the same in every encoding a page may be
+   * in. Otherwise (another charset, one a meta tag alone names, a byte order mark) rendering may decode
+   * it otherwise.
+   */
+  agent.decodedAlike = (contentType, text) => /;\s*charset\s*=\s*["']?utf-?8["']?\s*(;|$)/i.test(contentType || '') || !/[^\x00-\x7f]/.test(text);
 
   // Whether a script names a marker depends on its text and the markers alone, and reading a library
   // costs a document tens of ms of its main thread (the fetched pages' answers wait behind it). So the

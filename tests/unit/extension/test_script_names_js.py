@@ -171,3 +171,24 @@ console.log(JSON.stringify({ a, b, c, scans: scans.length }));
 """
     )
     assert out == {"a": True, "b": True, "c": True, "scans": 2}
+
+
+@pytest.mark.parametrize(
+    ("content_type", "text", "alike"),
+    [
+        ("text/html; charset=utf-8", "Zoë", True),
+        ('text/html;charset="UTF-8"', "Zoë", True),
+        ("text/html", "Zoe", True),  # ASCII reads the same in any encoding
+        ("text/html; charset=iso-8859-1", "Zoe", True),
+        ("text/html", "Zoë", False),  # undeclared: the browser may take another encoding
+        ("text/html; charset=iso-8859-1", "Zoë", False),
+        ("text/html; charset=utf-16", "Zoë", False),
+    ],
+)
+def test_a_page_read_as_utf8_reads_as_rendered_only_where_nothing_decodes_it_otherwise(
+    content_type: str, text: str, alike: bool
+) -> None:
+    out = node.run_module(
+        AGENT + f"console.log(JSON.stringify(agent.decodedAlike({content_type!r}, {text!r})));"
+    )
+    assert out is alike
