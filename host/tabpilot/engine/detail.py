@@ -46,6 +46,7 @@ from ..wire.replies import ExtractTabReply, FetchExtractReply, FieldWarning, Rep
 from ..wire.scrape import Follow
 from . import inflight
 from .context import Context
+from .detail_batch import Batches
 from .paging import policy
 
 AHEAD_PER_SLOT = 4  # pages fetched ahead of the check, per place in flight (the most fetched for nothing)
@@ -104,6 +105,7 @@ class DetailReader:
         self.checking: asyncio.Event | None = None  # set when the check under way has ended
         self.ahead = 0  # pages fetched while a check ran
         self.ahead_max = AHEAD_PER_SLOT * spec.concurrency
+        self.batches = Batches(self._raw, decode_reply)  # pages fetched together (detail_batch.py)
 
     def checking_now(self) -> bool:
         """Whether the first page's check is under way (the mode undecided)."""
@@ -192,6 +194,7 @@ class DetailReader:
 
     async def close(self) -> None:
         """Close the background tabs this reader kept open (errors ignored: the browser may be gone)."""
+        await self.batches.close()
         if self.letting_go is not None:
             await self.letting_go  # under way since the check chose fetching: over by now, mostly
         if not self.opened:
@@ -290,12 +293,27 @@ class DetailReader:
             limit=1,
             timeout_ms=self.timeout_ms,
         )
-        a = await self._call(FetchExtractReply, command)
+        try:
+            a = await self.batches.fetch(command)
+        except TabPilotError as exc:
+            if not inflight.transient(exc):
+                raise
+            self.info["retried"] = self.info.get("retried", 0) + 1  # tried once more, alone (as _call)
+            a = decode_reply(FetchExtractReply, await self._raw(command))
         rows = [r[: len(self.plans)] for r in a.rows]
         ready = bool(rows) and (not probe or a.rows[0][-1] is not None)
         return Read(
             rows=rows, warnings=a.warnings, landed=a.url, redirected=a.redirected, ready=ready, inert=a.inert
         )
+
+    async def _raw(self, command: Command) -> Any:
+        """The extension's answer to `command`, the run's own URL left as it was."""
+        state = self.ctx.state
+        url, first = state.url, state.first_url
+        try:
+            return await self.ctx.call(command, self.timeout_ms)
+        finally:
+            state.url, state.first_url = url, first
 
     async def _call(self, cls: type[_R], command: Command) -> _R:
         # An answer's `url` would move the run's own URL (the list's page) to the detail page's.
