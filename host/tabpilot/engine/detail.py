@@ -1,20 +1,20 @@
-"""Reading one detail page for `follow`: fetched and parsed in the list's page (`fetch_extract`: no
-rendering, no tab, the page agent's own extract and redaction), or rendered in a background tab
-(`extract_tab`). Fetching is decided once a run, on the first detail page, read both ways: it is used
-when the two read the same (paging/policy.py, the rule paging follows too), and only for pages on the
-list's origin. A first page whose served HTML holds nothing that runs or moves (no script element or
-handler, frame, noscript, declarative shadow root or refresh; served as UTF-8 or ASCII:
-FetchExtractReply.inert) reads the same rendered by construction, and is not rendered: the check's tab
-is a new renderer for the browser to start and draw, the costliest read of the run on a fast site. A
-page whose scripts could make secrets its HTML does not mark, or that could not be fetched, is rendered
-(policy.py: that rule holds per page), but for one whose server dropped the connection on both tries (a
-third request would only load it more: that is its row's error); a page redirected to another origin
-ends the run (`navigation_redirect`), fetched or rendered. A later fetched page that does not read like
-a served page would (no root `selector`, no `wait_for` element, or every field empty where the first
-page had values: its scripts may draw them) is read again rendered, and `metadata.follow.rendered`
-counts those. A rendered page is read once some field has shown up (or shortly before the timeout),
-until a page reads empty even so (`metadata.follow.empty` counts those): from then on such pages are
-taken as they read.
+"""Reading one detail page for `follow`: fetched and parsed in the list's page (`fetch_extract`, or
+`fetch_details` for the pages whose places open together: engine/detail_batch.py; no rendering, no tab,
+the page agent's own extract and redaction), or rendered in a background tab (`extract_tab`). Fetching
+is decided once a run, on the first detail page, read both ways: it is used when the two read the same
+(paging/policy.py, the rule paging follows too), and only for pages on the list's origin. A first page
+whose served HTML holds nothing that runs or moves (no script element or handler, frame, noscript,
+declarative shadow root or refresh; served as UTF-8 or ASCII: FetchExtractReply.inert) reads the same
+rendered by construction, and is not rendered: the check's tab is a new renderer for the browser to
+start and draw, the costliest read of the run on a fast site. A page whose scripts could make secrets
+its HTML does not mark, or that could not be fetched, is rendered (policy.py: that rule holds per page),
+but for one whose server dropped the connection on both tries (a third request would only load it more:
+that is its row's error); a page redirected to another origin ends the run (`navigation_redirect`),
+fetched or rendered. A later fetched page that does not read like a served page would (no root
+`selector`, no `wait_for` element, or every field empty where the first page had values: its scripts may
+draw them) is read again rendered, and `metadata.follow.rendered` counts those. A rendered page is read
+once some field has shown up (or shortly before the timeout), until a page reads empty even so
+(`metadata.follow.empty` counts those): from then on such pages are taken as they read.
 
 The check does not hold the others back: while it renders, the pages after it are fetched already, from
 two in flight beside it (its own place counts against the ceiling, not against the pace until the site
