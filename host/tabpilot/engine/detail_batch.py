@@ -4,8 +4,10 @@ Each fetched detail page was a command of its own: a script injection in the bro
 way on the native pipe and a dispatch in the worker, more than a small page's own reading costs on a
 fast site. So the pages whose places open together are asked for together: a page asked for waits
 while more are asked for in the turns of the loop right after it (the others woken by the same places
-given back), and goes with them as soon as a turn brings none, or BATCH_MOST are waiting. No clock is
-involved: a page alone leaves at once, as a plain `fetch_extract`.
+given back), and goes with them as soon as a turn brings none, or as many are waiting as one command may
+carry (`most()`: follow gives a command half the places in flight, so that one is always under way while
+another's answer travels back). No clock is involved: a page alone leaves at once, as a plain
+`fetch_extract`.
 
 Each page keeps its own answer: its read, or its failure as `fetch_extract` would have raised it (the
 caller retries a transient one alone, as before). An extension without `fetch_details` gets each page
@@ -38,6 +40,7 @@ class Batches:
         self.ticking = False
         self.together = True  # False once the extension said it has no fetch_details
         self.sending: set[asyncio.Task[None]] = set()
+        self.most: Callable[[], int] = lambda: BATCH_MOST  # pages one command may carry now
 
     async def fetch(self, command: FetchExtract) -> FetchExtractReply:
         """The page's read; its failure raises."""
@@ -45,7 +48,7 @@ class Batches:
         answer: asyncio.Future[FetchExtractReply] = loop.create_future()
         self.waiting.append((command, answer))
         self.asked += 1
-        if len(self.waiting) >= BATCH_MOST:
+        if len(self.waiting) >= min(BATCH_MOST, self.most()):
             self._send()
         elif not self.ticking:
             self.ticking = True
