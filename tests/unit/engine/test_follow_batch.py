@@ -1,9 +1,8 @@
 """Detail pages fetched several to a command (engine/detail_batch.py), against a scripted extension: the
-pages whose places open together go in one `fetch_details` (half the places at most), each read once
-and merged into its row; a
-page's own failure costs that page alone (a 503 is read again alone, a 404 is its row's error); a page
-the page agent left out of a big answer is asked for alone; an extension without fetch_details gets
-every page alone."""
+pages whose places open together go in one `fetch_details` (half the places at most), each read once and
+merged into its row; a page's own failure costs that page alone (a 503 is read again alone, a 404 is its
+row's error); a page the page agent left out of a big answer is asked for alone; an extension without
+fetch_details gets every page alone."""
 
 from __future__ import annotations
 
