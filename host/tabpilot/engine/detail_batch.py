@@ -91,12 +91,14 @@ class Batches:
                 await self._together(live)
             else:
                 await asyncio.gather(*(self._one(c, a) for c, a in live))
-        except BaseException as exc:
+        except TabPilotError as exc:  # the command failed as a whole: so did each of its pages
             for _, a in live:
                 if not a.done():
-                    a.set_exception(exc if isinstance(exc, TabPilotError) else asyncio.CancelledError())
-            if not isinstance(exc, TabPilotError):
-                raise
+                    a.set_exception(exc)
+        except BaseException:
+            for _, a in live:
+                a.cancel()
+            raise
 
     async def _together(self, live: list[tuple[FetchExtract, asyncio.Future[FetchExtractReply]]]) -> None:
         first = live[0][0]
