@@ -6,7 +6,7 @@
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
-    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'scriptVerdict', 'secretRoots', 'sensitiveSelector', 'spellsMarker'],
+    needs: ['PageError', 'decodedAlike', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'runsNothing', 'scriptVerdict', 'secretRoots', 'sensitiveSelector', 'spellsMarker'],
     provides: ['nextTarget', 'pagerUrls', 'warmScripts', 'fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
@@ -178,8 +178,8 @@
       const file = new URL(src);
       const ours = file.origin === location.origin;
       const read = !(ours || loaded.has(file.href)) ? Promise.resolve(null) : fetch(file.href, { credentials: ours ? 'same-origin' : 'omit', cache: 'force-cache', signal: AbortSignal.timeout(timeoutMs) })
-        .then((r) => (r.ok ? r.text() : null))
-        .then((text) => (text === null ? null : agent.scriptVerdict(text, re)), () => null);
+        .then((r) => (r.ok ? agent.scriptVerdict(r, re) : null))
+        .catch(() => null);
       scanned.set(key, read);
       read.then((v) => v === null && scanned.delete(key)); // a failure is asked again next time
     }
@@ -335,7 +335,7 @@
       b.setAttribute('href', final);
       doc.head.prepend(b);
     }
-    return { doc, url: final, status: response.status, redirected: response.redirected };
+    return { doc, url: final, status: response.status, redirected: response.redirected, refresh: response.headers.has('refresh'), decoded: agent.decodedAlike(response.headers.get('content-type'), text) };
   };
 
   /**
@@ -358,6 +358,7 @@
     agent.warmScripts(timeoutMs);
     const page = await loading;
     const extra = { status: page.status, redirected: page.redirected };
+    if (page.decoded && !page.refresh && agent.runsNothing(page.doc)) extra.inert = true; // follow's check needs no render
     if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);
     // The page after this one is on its way while this one is checked and read (its own checks are
     // made when it is read: a request reads nothing).

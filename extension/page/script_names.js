@@ -11,7 +11,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('script_names', {
     needs: [],
-    provides: ['spellsMarker', 'scriptVerdict'],
+    provides: ['spellsMarker', 'scriptVerdict', 'runsNothing', 'decodedAlike'],
   });
   const MIN_PIECE = 2;
   const KEYWORD_BEFORE_REGEX = /(?:^|[^\w$])(?:return|typeof|case|do|else|in|of|new|delete|void|throw|instanceof|yield|await)$/;
@@ -168,6 +168,24 @@
     return built.some((w) => spells(w, new Set([...pieces].filter((p) => !p.includes(w))), EDGE));
   };
 
+  // What makes a rendered page read otherwise than its served HTML parsed: a script (an element, or a
+  // handler attribute: `<img onerror>` runs at load), a frame or plugin whose document may reach into
+  // it, a noscript (parsed as markup only where scripts do not run), a declarative shadow root
+  // (attached by rendering alone) or a refresh that leaves the page. A page with none of them is its
+  // served HTML, rendered or not.
+  const MAY_DIFFER = 'script, noscript, iframe, frame, object, embed, template[shadowrootmode], template[shadowroot], meta[http-equiv="refresh" i]';
+
+  /** Whether the parsed document `doc` holds nothing that would read otherwise rendered (above). */
+  agent.runsNothing = (doc) => !doc.querySelector(MAY_DIFFER) && doc.evaluate("count(//@*[starts-with(name(), 'on')])", doc, null, XPathResult.NUMBER_TYPE, null).numberValue === 0;
+
+  /**
+   * Whether a page's text read as UTF-8 (a fetch's text()) is the text a browser shows for it: the
+   * answer's Content-Type says UTF-8, or the text is ASCII, the same in every encoding a page may be
+   * in. Otherwise (another charset, one a meta tag alone names, a byte order mark) rendering may decode
+   * it otherwise.
+   */
+  agent.decodedAlike = (contentType, text) => /;\s*charset\s*=\s*["']?utf-?8["']?\s*(;|$)/i.test(contentType || '') || !/[^\x00-\x7f]/.test(text);
+
   // Whether a script names a marker depends on its text and the markers alone, and reading a library
   // costs a document tens of ms of its main thread (the fetched pages' answers wait behind it). So the
   // worker keeps the verdicts (worker/lib/script_verdicts.js), by a SHA-256 of the markers and the
@@ -176,26 +194,69 @@
   // secure context) or the worker's answer, the text is read here as before.
   const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
 
-  async function verdictKey(text, source) {
+  async function digest(text) {
     if (!globalThis.crypto?.subtle) return null;
-    return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${source}\n${text}`)));
+    return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  }
+
+  const ask = async (key) => {
+    const known = await chrome.runtime.sendMessage({ type: 'script_verdict', key });
+    return known && typeof known.named === 'boolean' ? known.named : null;
+  };
+  const tell = (key, named) => chrome.runtime.sendMessage({ type: 'script_verdict', key, named }).catch(() => {});
+
+  // Even a verdict kept costs reading the file out of the HTTP cache and hashing it, on every new
+  // document (a run that navigates first: ~2 ms a file, a dozen files a page). Which file the cache
+  // holds is told by its headers, before its body is read: the same URL with the same strong validator
+  // (RFC 9110 8.8.1: one that changes whenever the bytes do; an ETag not marked weak, or a
+  // Last-Modified well before the answer's Date) and the same length and encoding is the same file,
+  // however often the browser revalidated it (a 304 moves the entry's Date, not its body). So its
+  // verdict is kept under that entry too. Without a strong validator the text decides, as before.
+  const STRONG_AFTER_MS = 60_000; // RFC 9110 8.8.2.2: when a cache may take a Last-Modified as strong
+  function entryOf(response) {
+    const h = response.headers;
+    const date = Date.parse(h.get('date') || '');
+    const etag = h.get('etag') || '';
+    const modified = Date.parse(h.get('last-modified') || '');
+    if (!response.url || !((etag && !/^W\//i.test(etag)) || modified <= date - STRONG_AFTER_MS)) return null;
+    const parts = ['etag', 'last-modified', 'content-length', 'content-encoding', 'content-type'].map((n) => h.get(n) || '');
+    return [response.url, response.status, ...parts].join('\n');
   }
 
   /**
-   * Whether the script `text` names a marker of `markers` ({source, test}: fetch.js's markers()), from
-   * the worker's verdicts when it has one for that text and those markers, else by `markers.test`.
+   * Whether the script `file` (its text, or the Response the HTTP cache gave for it) names a marker of
+   * `markers` ({source, test}: fetch.js's markers()), from the worker's verdicts when it has one for
+   * that file and those markers, else by `markers.test`.
    */
-  agent.scriptVerdict = async (text, markers) => {
+  agent.scriptVerdict = async (file, markers) => {
+    let byEntry = null;
+    if (typeof file !== 'string') {
+      try {
+        const entry = entryOf(file);
+        byEntry = entry && (await digest(`entry\n${markers.source}\n${entry}`));
+        const known = byEntry && (await ask(byEntry));
+        if (known !== null) {
+          file.body?.cancel().catch(() => {});
+          return known;
+        }
+      } catch {
+        byEntry = null; // no worker to ask: the text is read
+      }
+    }
+    const text = typeof file === 'string' ? file : await file.text();
     let key = null;
     try {
-      key = await verdictKey(text, markers.source);
-      const known = key && (await chrome.runtime.sendMessage({ type: 'script_verdict', key }));
-      if (known && typeof known.named === 'boolean') return known.named;
+      key = await digest(`${markers.source}\n${text}`);
+      const known = key && (await ask(key));
+      if (known !== null) {
+        if (byEntry) tell(byEntry, known);
+        return known;
+      }
     } catch {
       key = null; // no worker to ask (or to tell): read here
     }
     const named = markers.test(text);
-    if (key) chrome.runtime.sendMessage({ type: 'script_verdict', key, named }).catch(() => {});
+    for (const k of [key, byEntry]) if (k) tell(k, named);
     return named;
   };
 })();

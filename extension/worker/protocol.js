@@ -5,7 +5,7 @@ export const EXT_CHUNK_CHARS = 262144;
 export const CHROME_TO_HOST_MAX = 67108864;
 export const MAX_RESULT_BYTES = 268435456;
 export const MAX_TIMER_MS = 2147483647;
-export const COMMANDS = Object.freeze(["add_redaction", "add_secret_pattern", "ask_secret", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "extract_tab", "fetch_extract", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "release_tabs", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
+export const COMMANDS = Object.freeze(["add_redaction", "add_secret_pattern", "ask_secret", "cancel", "check", "click", "close_tab", "count", "execute_js", "extract", "extract_script", "extract_tab", "fetch_details", "fetch_extract", "fill", "fill_form", "highlight", "history", "hover", "main_content", "navigate", "new_tab", "paginate", "ping", "press", "release_tabs", "screenshot", "scroll", "scroll_load", "select", "snapshot", "state", "status", "suggest", "switch_tab", "tabs", "telemetry", "track_tab", "type", "wait_for"]);
 export const ERR = Object.freeze({
   "EXTENSION_NOT_CONNECTED": "extension_not_connected",
   "EXTENSION_DISCONNECTED": "extension_disconnected",
@@ -100,6 +100,9 @@ export const DEFAULTS = Object.freeze({
   },
   "extract_tab": {
     "selector": ":root",
+    "timeout_ms": 10000
+  },
+  "fetch_details": {
     "timeout_ms": 10000
   },
   "fetch_extract": {
@@ -324,7 +327,12 @@ export const DEFAULTS = Object.freeze({
  * @property {(number|null)} [kept_tab_id]
  */
 /**
- * An extract of a fetched page: `url` is where redirects ended, `status` its HTTP status; `later`: the pages after it along next links that the page agent read ahead (FetchExtract.ahead), in order. (answers fetch_extract)
+ * The pages asked for, in order. (answers fetch_details)
+ * @typedef {Object} FetchDetailsReply
+ * @property {Array<FetchedPage>} [pages]
+ */
+/**
+ * An extract of a fetched page: `url` is where redirects ended, `status` its HTTP status; `later`: the pages after it along next links that the page agent read ahead (FetchExtract.ahead), in order. `inert`: nothing on the page could make it read otherwise rendered (no script element or handler attribute, no frame, object or embed, no noscript, no declarative shadow root, no refresh, and its text decoded as the browser would: served as UTF-8, or ASCII). (answers fetch_extract)
  * @typedef {Object} FetchExtractReply
  * @property {Array<Array<*>>} [rows]
  * @property {number} [count]
@@ -336,7 +344,15 @@ export const DEFAULTS = Object.freeze({
  * @property {(ListMore|null)} [more]
  * @property {number} [status]
  * @property {boolean} [redirected]
+ * @property {boolean} [inert]
  * @property {Array<FetchExtractReply>} [later]
+ */
+/**
+ * One page of a `fetch_details`: its read (`ok`), its failure (`error`), or `deferred`: left out of a big answer, to be asked for alone.
+ * @typedef {Object} FetchedPage
+ * @property {(FetchExtractReply|null)} [ok]
+ * @property {(PageFailure|null)} [error]
+ * @property {boolean} [deferred]
  */
 /**
  * One compiled schema field: what the page reads for it from each row. `selector` "" means the row element itself. `take` is text | html | attr | url (an attribute as an absolute URL; `attr` names it, default href/src). `all` gives every match as a list. Type conversions (number, boolean) happen in the host; redaction happens in the page.
@@ -413,6 +429,13 @@ export const DEFAULTS = Object.freeze({
  * @typedef {Object} OpenedTab
  * @property {(number|null)} [tab_id]
  * @property {string} [url]
+ */
+/**
+ * One page's failure in a reply for several: its error code, message and data.
+ * @typedef {Object} PageFailure
+ * @property {string} [code]
+ * @property {string} [message]
+ * @property {(Object<string, *>|null)} [data]
  */
 /**
  * A tab that finished loading (navigate, history, new_tab, switch_tab): its URL and title. (answers history, navigate, new_tab, switch_tab)

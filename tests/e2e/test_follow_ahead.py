@@ -31,10 +31,15 @@ def env(env: dict[str, str]) -> Iterator[dict[str, str]]:
 
 
 def follow_commands(env: dict[str, str]) -> list[dict[str, Any]]:
-    """The trace lines of the last run that read detail pages."""
+    """The trace lines of the last run that read detail pages, a `fetch_details` as one `fetch_extract`
+    line per page it read (when it was asked, how long the pages it went with took)."""
     lines = [json.loads(x) for x in Path(env[ENV_TRACE]).read_text().splitlines() if x.strip()]
     run = max(x["run"] for x in lines if x["cmd"] == "extract_tab")
-    return [x for x in lines if x["run"] == run and x["cmd"] in ("fetch_extract", "extract_tab")]
+    mine = [x for x in lines if x["run"] == run]
+    together = [
+        x | {"cmd": "fetch_extract", "url": u} for x in mine if x["cmd"] == "fetch_details" for u in x["urls"]
+    ]
+    return [x for x in mine if x["cmd"] in ("fetch_extract", "extract_tab")] + together
 
 
 async def test_the_next_pages_are_fetched_while_the_first_is_checked(

@@ -58,3 +58,21 @@ async def test_a_script_file_that_changes_is_read_again(client: Any, pages: Logg
     finally:
         pages.pages["/lib.js"] = HARMLESS
     assert "LATEV" not in json.dumps(late)
+
+
+async def test_a_file_known_by_its_validator_is_read_when_it_changes(client: Any, pages: Logged) -> None:
+    # A strong validator lets a file met again go unread (its verdict kept under that cache entry):
+    # a new ETag is a new file, even at the same length and Last-Modified.
+    pages.pages["/lib.js"] = HARMLESS.ljust(len(MARK))
+    pages.headers.update({"ETag": '"v1"', "Last-Modified": "Fri, 01 Jan 2021 00:00:00 GMT"})
+    try:
+        for _ in range(2):  # read, then answered from the entry's verdict
+            assert await _late(client, pages) == ["LATEV_2", "LATEV_3"]
+        pages.pages["/lib.js"] = MARK
+        pages.headers["ETag"] = '"v2"'
+        for _ in range(2):
+            late = await _late(client, pages)
+            assert late == ["[REDACTED]", "[REDACTED]"], late
+    finally:
+        pages.pages["/lib.js"] = HARMLESS
+        pages.headers.clear()

@@ -12,6 +12,7 @@ import * as executeJs from './execute_js.js';
 import * as extract from './extract.js';
 import * as extractScript from './extract_script.js';
 import * as extractTab from './extract_tab.js';
+import * as fetchDetails from './fetch_details.js';
 import * as fetchExtract from './fetch_extract.js';
 import * as fill from './fill.js';
 import * as fillForm from './fill_form.js';
@@ -44,6 +45,6 @@ export const HANDLERS = new Map([
   cancel, count, executeJs, extract, extractScript, navigate, paginate, ping, scrollLoad, status, tabs,
   snapshot, click, fill, typeText, press, select, check, hover, scroll, waitFor, highlight,
   closeTab, history, newTab, switchTab, trackTab, screenshot, state, telemetry, addRedaction,
-  mainContent, suggest, fillForm, addSecretPattern, extractTab, fetchExtract, releaseTabs,
+  mainContent, suggest, fillForm, addSecretPattern, extractTab, fetchExtract, fetchDetails, releaseTabs,
   askSecret,
 ].map((h) => [h.name, h]));

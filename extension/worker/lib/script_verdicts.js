@@ -1,7 +1,8 @@
 // The page agent's verdicts on script files (page/script_names.js: whether a script's text names a
 // secret marker), kept while the worker lives so that a library met on every document of a site is read
-// once, not once a document. A verdict is keyed by a SHA-256 of the markers and the script's text, and
-// kept per site (the sender's origin; none for an opaque one): one site's pages cannot answer for
+// once, not once a document. A verdict is keyed by a SHA-256 of the markers and the script's text (or of
+// the HTTP cache entry it came from, when a strong validator names it: page/script_names.js), and kept
+// per site (the sender's origin; none for an opaque one): one site's pages cannot answer for
 // another's. Losing them (the worker stopped) only costs reading the files again.
 const KEPT = 2_000;
 const KEY = /^[0-9a-f]{64}$/;

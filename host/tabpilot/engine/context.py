@@ -192,6 +192,9 @@ class Context:
             url = getattr(command, "url", None)
             if isinstance(url, str):
                 line["url"] = trace.safe_url(url)
+            urls = getattr(command, "urls", None)
+            if isinstance(urls, list):
+                line["urls"] = [trace.safe_url(str(u)) for u in urls]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
             if error is not None:
                 line["error"] = error
             into.command(**line)

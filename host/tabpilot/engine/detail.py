@@ -1,16 +1,20 @@
-"""Reading one detail page for `follow`: fetched and parsed in the list's page (`fetch_extract`: no
-rendering, no tab, the page agent's own extract and redaction), or rendered in a background tab
-(`extract_tab`). Fetching is decided once a run, on the first detail page, read both ways: it is used
-when the two read the same (paging/policy.py, the rule paging follows too), and only for pages on the
-list's origin. A page whose scripts could make secrets its HTML does not mark, or that could not be
-fetched, is rendered (policy.py: that rule holds per page), but for one whose server dropped the
-connection on both tries (a third request would only load it more: that is its row's error); a page
-redirected to another origin ends the run (`navigation_redirect`), fetched or rendered. A later fetched
-page that does not read like a served page would (no root `selector`, no `wait_for` element, or every
-field empty where the first page had values: its scripts may draw them) is read again rendered, and
-`metadata.follow.rendered` counts those. A rendered page is read once some field has shown up (or
-shortly before the timeout), until a page reads empty even so (`metadata.follow.empty` counts those):
-from then on such pages are taken as they read.
+"""Reading one detail page for `follow`: fetched and parsed in the list's page (`fetch_extract`, or
+`fetch_details` for the pages whose places open together: engine/detail_batch.py; no rendering, no tab,
+the page agent's own extract and redaction), or rendered in a background tab (`extract_tab`). Fetching
+is decided once a run, on the first detail page, read both ways: it is used when the two read the same
+(paging/policy.py, the rule paging follows too), and only for pages on the list's origin. A first page
+whose served HTML holds nothing that runs or moves (no script element or handler, frame, noscript,
+declarative shadow root or refresh; served as UTF-8 or ASCII: FetchExtractReply.inert) reads the same
+rendered by construction, and is not rendered: the check's tab is a new renderer for the browser to
+start and draw, the costliest read of the run on a fast site. A page whose scripts could make secrets
+its HTML does not mark, or that could not be fetched, is rendered (policy.py: that rule holds per page),
+but for one whose server dropped the connection on both tries (a third request would only load it more:
+that is its row's error); a page redirected to another origin ends the run (`navigation_redirect`),
+fetched or rendered. A later fetched page that does not read like a served page would (no root
+`selector`, no `wait_for` element, or every field empty where the first page had values: its scripts may
+draw them) is read again rendered, and `metadata.follow.rendered` counts those. A rendered page is read
+once some field has shown up (or shortly before the timeout), until a page reads empty even so
+(`metadata.follow.empty` counts those): from then on such pages are taken as they read.
 
 The check does not hold the others back: while it renders, the pages after it are fetched already, from
 two in flight beside it (its own place counts against the ceiling, not against the pace until the site
@@ -42,6 +46,7 @@ from ..wire.replies import ExtractTabReply, FetchExtractReply, FieldWarning, Rep
 from ..wire.scrape import Follow
 from . import inflight
 from .context import Context
+from .detail_batch import Batches
 from .paging import policy
 
 AHEAD_PER_SLOT = 4  # pages fetched ahead of the check, per place in flight (the most fetched for nothing)
@@ -59,6 +64,7 @@ class Read:
     landed: str | None = None
     redirected: bool = False
     ready: bool = True  # fetched: the root and the wait_for element were in the served HTML
+    inert: bool = False  # fetched: nothing on the page would read otherwise rendered (FetchExtractReply)
 
 
 def same_origin(a: str, b: str | None) -> bool:
@@ -99,6 +105,7 @@ class DetailReader:
         self.checking: asyncio.Event | None = None  # set when the check under way has ended
         self.ahead = 0  # pages fetched while a check ran
         self.ahead_max = AHEAD_PER_SLOT * spec.concurrency
+        self.batches = Batches(self._raw, decode_reply)  # pages fetched together (detail_batch.py)
 
     def checking_now(self) -> bool:
         """Whether the first page's check is under way (the mode undecided)."""
@@ -187,6 +194,7 @@ class DetailReader:
 
     async def close(self) -> None:
         """Close the background tabs this reader kept open (errors ignored: the browser may be gone)."""
+        await self.batches.close()
         if self.letting_go is not None:
             await self.letting_go  # under way since the check chose fetching: over by now, mostly
         if not self.opened:
@@ -222,14 +230,19 @@ class DetailReader:
         if not same_origin(url, self.ctx.state.url):
             self._decide("tab", "the detail pages are on another origin than the list")
             return await self._tab(url)
-        if ahead is None:
-            both = await asyncio.gather(self._tab(url), self._fetch(url), return_exceptions=True)
-        else:
-            both = [*await asyncio.gather(self._tab(url), return_exceptions=True), ahead]
-        for got in both:
-            if isinstance(got, BaseException) and not isinstance(got, TabPilotError):
-                raise got
-        rendered, fetched = both
+        fetched = ahead
+        if fetched is None:
+            try:
+                fetched = await self._fetch(url)
+            except TabPilotError as exc:
+                fetched = exc
+        if isinstance(fetched, Read) and fetched.inert and fetched.ready and not fetched.redirected:
+            # Nothing on it runs or moves (policy.py): rendered, it reads its served HTML as fetched.
+            self._decide("fetch", None)
+            return fetched
+        [rendered] = await asyncio.gather(self._tab(url), return_exceptions=True)
+        if isinstance(rendered, BaseException) and not isinstance(rendered, TabPilotError):
+            raise rendered
         if isinstance(rendered, BaseException):
             raise rendered  # this page failed: the next one checks again
         copy = policy.Copy(fetched.rows, ready=fetched.ready) if isinstance(fetched, Read) else fetched
@@ -280,10 +293,27 @@ class DetailReader:
             limit=1,
             timeout_ms=self.timeout_ms,
         )
-        a = await self._call(FetchExtractReply, command)
+        try:
+            a = await self.batches.fetch(command)
+        except TabPilotError as exc:
+            if not inflight.transient(exc):
+                raise
+            self.info["retried"] = self.info.get("retried", 0) + 1  # tried once more, alone (as _call)
+            a = decode_reply(FetchExtractReply, await self._raw(command))
         rows = [r[: len(self.plans)] for r in a.rows]
         ready = bool(rows) and (not probe or a.rows[0][-1] is not None)
-        return Read(rows=rows, warnings=a.warnings, landed=a.url, redirected=a.redirected, ready=ready)
+        return Read(
+            rows=rows, warnings=a.warnings, landed=a.url, redirected=a.redirected, ready=ready, inert=a.inert
+        )
+
+    async def _raw(self, command: Command) -> Any:
+        """The extension's answer to `command`, the run's own URL left as it was."""
+        state = self.ctx.state
+        url, first = state.url, state.first_url
+        try:
+            return await self.ctx.call(command, self.timeout_ms)
+        finally:
+            state.url, state.first_url = url, first
 
     async def _call(self, cls: type[_R], command: Command) -> _R:
         # An answer's `url` would move the run's own URL (the list's page) to the detail page's.

@@ -130,6 +130,9 @@ async def _each(
     # fetched (detail.py); their answers measure the site, from two in flight up. Once tabs are chosen,
     # the pace starts again from two: a rendered page is another load on the site than a fetched one.
     gate = Inflight(spec.concurrency, start=PACE_START)
+    # Half the places in flight to a command at most: two commands or more are under way, so the site
+    # is never left idle while one answer travels back and the next command out (detail_batch.py).
+    reader.batches.most = lambda: max(1, -(-gate.limit // 2))
     loop = asyncio.get_running_loop()
     paced: list[bool] = []  # the mode's choice was seen
 

@@ -103,3 +103,92 @@ console.log(JSON.stringify({ a, b, scans: scans.length }));
 """
     )
     assert out == {"a": True, "b": False, "scans": 2}
+
+
+# A file as the HTTP cache gives it: a Response with its headers and URL (fetch.js hands these over).
+FILES = """
+const OLD = 'Fri, 01 Jan 2021 00:00:00 GMT';
+const NOW = 'Fri, 27 Nov 2026 12:00:00 GMT';
+const file = (text, headers, url = 'https://a.example/lib.js') => {
+  const r = new Response(text, { headers: { 'content-type': 'text/javascript', date: NOW, ...headers } });
+  Object.defineProperty(r, 'url', { value: url });
+  return r;
+};
+"""
+
+
+def test_the_same_cache_entry_is_answered_without_reading_its_text() -> None:
+    out = node.run_module(
+        VERDICTS
+        + FILES
+        + """
+const first = await agent.scriptVerdict(file('lib();', { etag: '"v1"' }), markers('m1', true));
+const again = file('lib();', { etag: '"v1"', date: 'Sat, 28 Nov 2026 12:00:00 GMT' });
+let bodyRead = false;
+again.text = async () => { bodyRead = true; return 'lib();'; };
+const second = await agent.scriptVerdict(again, markers('m1', false));
+console.log(JSON.stringify({ first, second, scans, bodyRead }));
+"""
+    )
+    # A revalidated entry (a later Date) is the same file; its body is left unread.
+    assert out == {"first": True, "second": True, "scans": ["lib();"], "bodyRead": False}
+
+
+def test_a_changed_entry_is_read_again() -> None:
+    out = node.run_module(
+        VERDICTS
+        + FILES
+        + """
+const [B, C, LATER] = ['https://a.example/b.js', 'https://a.example/c.js', 'Fri, 01 Jan 2021 00:00:01 GMT'];
+const v = (text, headers, url, m) => agent.scriptVerdict(file(text, headers, url), m);
+await v('lib();', { etag: '"v1"', 'last-modified': OLD }, undefined, markers('m1', false));
+const etag = await v('mark();', { etag: '"v2"', 'last-modified': OLD }, undefined, markers('m1', true));
+await v('lib();', { 'last-modified': OLD }, B, markers('m1', false));
+const modified = await v('mark();', { 'last-modified': LATER }, B, markers('m1', true));
+const otherUrl = await v('mark();', { etag: '"v1"' }, C, markers('m1', true));
+const otherList = await v('lib();', { etag: '"v1"' }, undefined, markers('m2', true));
+console.log(JSON.stringify({ etag, modified, otherUrl, otherList, scans: scans.length }));
+"""
+    )
+    # Each verdict differs from the one kept under the old entry; texts met before go by their hash.
+    assert out == {"etag": True, "modified": True, "otherUrl": True, "otherList": True, "scans": 3}
+
+
+def test_without_a_strong_validator_the_text_decides() -> None:
+    out = node.run_module(
+        VERDICTS
+        + FILES
+        + """
+const weak = { etag: 'W/"v1"' };
+const recent = { 'last-modified': NOW }; // changed within the second it was served: no proof of the bytes
+await agent.scriptVerdict(file('lib();', weak), markers('m1', false));
+const a = await agent.scriptVerdict(file('mark();', weak), markers('m1', true));
+await agent.scriptVerdict(file('lib();', recent, 'https://a.example/b.js'), markers('m1', false));
+const b = await agent.scriptVerdict(file('mark();', recent, 'https://a.example/b.js'), markers('m1', true));
+await agent.scriptVerdict(file('lib();', {}, 'https://a.example/c.js'), markers('m1', false));
+const c = await agent.scriptVerdict(file('mark();', {}, 'https://a.example/c.js'), markers('m1', true));
+console.log(JSON.stringify({ a, b, c, scans: scans.length }));
+"""
+    )
+    assert out == {"a": True, "b": True, "c": True, "scans": 2}
+
+
+@pytest.mark.parametrize(
+    ("content_type", "text", "alike"),
+    [
+        ("text/html; charset=utf-8", "Zoë", True),
+        ('text/html;charset="UTF-8"', "Zoë", True),
+        ("text/html", "Zoe", True),  # ASCII reads the same in any encoding
+        ("text/html; charset=iso-8859-1", "Zoe", True),
+        ("text/html", "Zoë", False),  # undeclared: the browser may take another encoding
+        ("text/html; charset=iso-8859-1", "Zoë", False),
+        ("text/html; charset=utf-16", "Zoë", False),
+    ],
+)
+def test_a_page_read_as_utf8_reads_as_rendered_only_where_nothing_decodes_it_otherwise(
+    content_type: str, text: str, alike: bool
+) -> None:
+    out = node.run_module(
+        AGENT + f"console.log(JSON.stringify(agent.decodedAlike({content_type!r}, {text!r})));"
+    )
+    assert out is alike

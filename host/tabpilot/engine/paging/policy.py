@@ -4,7 +4,11 @@ Fetching a page (the page agent parses its HTML: no tab, no rendering) is an ord
 cheaper than loading it, and reads the same only when the server sends what the rendered page shows.
 So a walk or a follow fetches only once one page, read both ways, reads the same: the same rows, no
 redirect on the way, the same next link, and whatever the read waits for present in the served HTML.
-Anything else means the page's scripts draw what is read: it is rendered.
+Anything else means the page's scripts draw what is read: it is rendered. A detail page whose served
+HTML holds nothing that runs or moves (no script element or handler attribute, no frame, object or
+embed, no noscript, no declarative shadow root, no refresh) and whose text the browser decodes as the
+fetch did (served as UTF-8, or ASCII: the page agent's `inert`) is that HTML rendered too, so follow
+takes its fetched read without rendering it (engine/detail.py).
 
 That check holds for the page it was made on; what a later page's scripts do to that page's own
 content it cannot tell (a column marked sensitive by a script, a field turned into a password, where

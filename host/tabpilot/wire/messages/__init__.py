@@ -36,7 +36,7 @@ from .base import (
     Message,
     tag_of,
 )
-from .detail import ExtractTab, ReleaseTabs
+from .detail import ExtractTab, FetchDetails, ReleaseTabs
 from .envelope import Chunk, Error, Event, Hello, Progress, Result, ResultChunk, Welcome, result_value
 from .reading import (
     Count,
@@ -112,6 +112,7 @@ __all__ = [
     "ExtractScript",
     "ExtractTab",
     "ExtractionOp",
+    "FetchDetails",
     "FetchExtract",
     "FieldPlan",
     "Fill",

@@ -1,5 +1,6 @@
-"""Reading detail pages in background tabs, for extract's `follow`: one page a command, in tabs a run
-keeps (`pool`) and reuses, released together at the end."""
+"""Reading detail pages for extract's `follow`: fetched several to a command from the list's page, or
+in background tabs, one page a command, in tabs a run keeps (`pool`) and reuses, released together at
+the end."""
 
 from __future__ import annotations
 
@@ -41,3 +42,23 @@ class ReleaseTabs(Command, tag="release_tabs"):
     after a failure or a cancel). Result: `{"closed": number of tabs closed}`."""
 
     pool: str
+
+
+class FetchDetails(Command, tag="fetch_details"):
+    """Fetch several same-origin pages from the tab's page at once, each read as `fetch_extract` reads
+    one (parsed inertly, its scripts searched, redacted): one trip for several detail pages.
+
+    Result: `{"pages": [...]}`, one entry per URL in the order of `urls`: `{"ok": <fetch_extract's
+    result>}` or `{"error": {"code", "message", "data"}}` (that page's failure, as fetch_extract would
+    raise it; a final URL outside the allowed sites is site_not_allowed). A page whose answer would
+    make the reply too big is `{"deferred": true}`: ask for it alone. Errors of the command
+    itself: invalid_params (no URL, more than 32, a URL that is no string), and what reaching the tab
+    fails with.
+    """
+
+    urls: list[str]
+    fields: list[FieldPlan]
+    selector: str | None = None
+    limit: int | None = None
+    tab_id: int | None = None
+    timeout_ms: TimeoutMs = 10_000

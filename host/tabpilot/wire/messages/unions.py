@@ -20,7 +20,7 @@ from .actions import (
 )
 from .ask import AskSecret
 from .base import Command
-from .detail import ExtractTab, ReleaseTabs
+from .detail import ExtractTab, FetchDetails, ReleaseTabs
 from .envelope import Chunk, Error, Event, Hello, Progress, Result, ResultChunk, Welcome
 from .reading import Count, Extract, FetchExtract, MainContent, Paginate, ScrollLoad, Snapshot, Suggest
 from .scripts import ExecuteJs, ExtractScript
@@ -49,6 +49,7 @@ ExtensionCommand = (
     | Count
     | Extract
     | ExtractTab
+    | FetchDetails
     | ReleaseTabs
     | Suggest
     | Paginate
@@ -96,6 +97,7 @@ EXTENSION_COMMANDS: tuple[type[Command], ...] = (
     Count,
     Extract,
     ExtractTab,
+    FetchDetails,
     ReleaseTabs,
     Suggest,
     Paginate,

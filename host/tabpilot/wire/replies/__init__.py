@@ -9,7 +9,7 @@ from .. import messages as m
 from .actions import ActionReply, Bounds, FillFormReply, OpenedTab, ScreenshotReply, WaitForReply
 from .ask import AskSecretReply
 from .base import Reply, TabReply, decode_reply
-from .detail import ExtractTabReply, ReleaseTabsReply
+from .detail import ExtractTabReply, FetchDetailsReply, FetchedPage, PageFailure, ReleaseTabsReply
 from .reading import (
     Candidate,
     CountReply,
@@ -52,6 +52,7 @@ REPLIES: dict[type[m.Command], type[Reply]] = {
     m.Extract: ExtractReply,
     m.ExtractTab: ExtractTabReply,
     m.ReleaseTabs: ReleaseTabsReply,
+    m.FetchDetails: FetchDetailsReply,
     m.Suggest: SuggestReply,
     m.Paginate: PaginateReply,
     m.FetchExtract: FetchExtractReply,
@@ -98,13 +99,16 @@ __all__ = [
     "ExtractReply",
     "ExtractScriptReply",
     "ExtractTabReply",
+    "FetchDetailsReply",
     "FetchExtractReply",
+    "FetchedPage",
     "FieldWarning",
     "FillFormReply",
     "ListMore",
     "MainContentReply",
     "NextTarget",
     "OpenedTab",
+    "PageFailure",
     "PageLoadedReply",
     "PaginateReply",
     "PingReply",

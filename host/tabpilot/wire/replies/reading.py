@@ -111,10 +111,14 @@ class ExtractReply(Reply):
 
 class FetchExtractReply(ExtractReply):
     """An extract of a fetched page: `url` is where redirects ended, `status` its HTTP status; `later`:
-    the pages after it along next links that the page agent read ahead (FetchExtract.ahead), in order."""
+    the pages after it along next links that the page agent read ahead (FetchExtract.ahead), in order.
+    `inert`: nothing on the page could make it read otherwise rendered (no script element or handler
+    attribute, no frame, object or embed, no noscript, no declarative shadow root, no refresh, and its
+    text decoded as the browser would: served as UTF-8, or ASCII)."""
 
     status: int = 0
     redirected: bool = False
+    inert: bool = False
     later: list[FetchExtractReply] = []  # noqa: RUF012 - msgspec copies mutable defaults
 
 

@@ -1,0 +1,133 @@
+"""Detail pages fetched several to a command (`fetch_details`), for `follow`.
+
+Each fetched detail page was a command of its own: a script injection in the browser, a message each
+way on the native pipe and a dispatch in the worker, more than a small page's own reading costs on a
+fast site. So the pages whose places open together are asked for together: a page asked for waits
+while more are asked for in the turns of the loop right after it (the others woken by the same places
+given back), and goes with them as soon as a turn brings none, or as many are waiting as one command may
+carry (`most()`: follow gives a command half the places in flight, so that one is always under way while
+another's answer travels back). No clock is involved: a page alone leaves at once, as a plain
+`fetch_extract`.
+
+Each page keeps its own answer: its read, or its failure as `fetch_extract` would have raised it (the
+caller retries a transient one alone, as before). An extension without `fetch_details` gets each page
+alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..wire.errors import ErrorCode, TabPilotError
+from ..wire.messages import Command, FetchDetails, FetchExtract
+from ..wire.replies import FetchDetailsReply, FetchExtractReply
+
+BATCH_MOST = 16  # pages one command asks for at most
+
+Call = Callable[[Command], Awaitable[Any]]
+
+
+class Batches:
+    """Gathers `fetch(command)`s (FetchExtract commands that differ in their URL alone) into
+    `fetch_details` commands sent with `call`."""
+
+    def __init__(self, call: Call, decode: Callable[[type[Any], Any], Any]) -> None:
+        self.call, self.decode = call, decode
+        self.waiting: list[tuple[FetchExtract, asyncio.Future[FetchExtractReply]]] = []
+        self.asked = 0  # pages asked for so far (a turn that brought none sends the waiting ones)
+        self.ticking = False
+        self.together = True  # False once the extension said it has no fetch_details
+        self.sending: set[asyncio.Task[None]] = set()
+        self.most: Callable[[], int] = lambda: BATCH_MOST  # pages one command may carry now
+
+    async def fetch(self, command: FetchExtract) -> FetchExtractReply:
+        """The page's read; its failure raises."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[FetchExtractReply] = loop.create_future()
+        self.waiting.append((command, answer))
+        self.asked += 1
+        if len(self.waiting) >= min(BATCH_MOST, self.most()):
+            self._send()
+        elif not self.ticking:
+            self.ticking = True
+            loop.call_soon(self._turn, self.asked)
+        return await answer
+
+    def _turn(self, seen: int) -> None:
+        if self.waiting and self.asked != seen:
+            asyncio.get_running_loop().call_soon(self._turn, self.asked)  # more came: one more turn
+            return
+        self.ticking = False
+        self._send()
+
+    def _send(self) -> None:
+        batch, self.waiting = self.waiting, []
+        if batch:
+            task = asyncio.ensure_future(self._answer(batch))
+            self.sending.add(task)
+            task.add_done_callback(self.sending.discard)
+
+    async def close(self) -> None:
+        """Call off what is still being sent (the run ended)."""
+        for task in list(self.sending):
+            task.cancel()
+
+    async def _one(self, command: FetchExtract, answer: asyncio.Future[FetchExtractReply]) -> None:
+        try:
+            got = self.decode(FetchExtractReply, await self.call(command))
+        except TabPilotError as exc:
+            if not answer.done():
+                answer.set_exception(exc)
+            return
+        if not answer.done():
+            answer.set_result(got)
+
+    async def _answer(self, batch: list[tuple[FetchExtract, asyncio.Future[FetchExtractReply]]]) -> None:
+        live = [(c, a) for c, a in batch if not a.done()]  # a page whose run gave up is not asked for
+        try:
+            if len(live) > 1 and self.together:
+                await self._together(live)
+            else:
+                await asyncio.gather(*(self._one(c, a) for c, a in live))
+        except TabPilotError as exc:  # the command failed as a whole: so did each of its pages
+            for _, a in live:
+                if not a.done():
+                    a.set_exception(exc)
+        except BaseException:
+            for _, a in live:
+                a.cancel()
+            raise
+
+    async def _together(self, live: list[tuple[FetchExtract, asyncio.Future[FetchExtractReply]]]) -> None:
+        first = live[0][0]
+        command = FetchDetails(
+            id=0,
+            urls=[c.url for c, _ in live],
+            fields=first.fields,
+            selector=first.selector,
+            limit=first.limit,
+            timeout_ms=first.timeout_ms,
+        )
+        try:
+            reply: FetchDetailsReply = self.decode(FetchDetailsReply, await self.call(command))
+        except TabPilotError as exc:
+            if exc.code != ErrorCode.UNKNOWN_COMMAND:
+                raise
+            self.together = False  # an extension without fetch_details: every page alone from now on
+            await asyncio.gather(*(self._one(c, a) for c, a in live))
+            return
+        alone: list[tuple[FetchExtract, asyncio.Future[FetchExtractReply]]] = []
+        for i, (c, a) in enumerate(live):
+            page = reply.pages[i] if i < len(reply.pages) else None
+            if a.done():
+                continue
+            if page is not None and page.ok is not None:
+                a.set_result(page.ok)
+            elif page is not None and page.error is not None and not page.deferred:
+                e = page.error
+                a.set_exception(TabPilotError(e.code or ErrorCode.SCRIPT_ERROR, e.message, data=e.data))
+            else:
+                alone.append((c, a))
+        await asyncio.gather(*(self._one(c, a) for c, a in alone))
