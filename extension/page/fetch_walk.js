@@ -5,7 +5,11 @@
 // page (same origin, scripts searched, redaction), and handed over with the answer for a page before
 // it, or to the fetch_extract asking for it. A read for other rows, fields or redaction lists is not
 // used; a page is fetched ahead once per walk at most. A walk that stops (its run cancelled while a page
-// was asked for) stops its reads ahead: `fetch_walk_stop` aborts them, and nothing more is fetched.
+// was asked for) stops its reads ahead: `fetch_walk_stop` aborts them, and nothing more is fetched. A
+// walk whose host died (`fetch_walk_stop` with `keep`) starts no more reads ahead, but keeps those read
+// or on their way for their time: the same walk resumed from this page takes them without a request.
+// Nothing kept outlives the document (pagehide), the pilot, or the sites allowed (the worker stops
+// every walk then).
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch_walk', {
     needs: ['fetchExtract'],
@@ -29,6 +33,20 @@
 
   let walksSeen = 0;
   let era = new AbortController(); // aborted (and replaced) when the walks stop: every read ahead ends
+  let paused = false; // the host is gone: no read ahead starts until a walk asks for a page again
+  let pauses = 0;
+  // [key, read] of the pages the last two answers took: put back when their host goes, which may not
+  // have read (nor journaled) them, so that the walk resumed takes them again without a request.
+  let recent = [];
+
+  /** Keep `e` (the read of `key`) for a walk to ask for, for AHEAD_TTL_MS. */
+  function keepFor(key, e) {
+    clearTimeout(e.timer);
+    e.timer = setTimeout(() => {
+      if (ahead.get(key) === e) ahead.delete(key);
+    }, AHEAD_TTL_MS);
+    ahead.set(key, e);
+  }
 
   function walkId(what) {
     if (!walks.has(what)) {
@@ -47,15 +65,13 @@
       signal: e.stop,
       onNext: (next) => {
         e.next = next;
-        if (e.allow > 0 && !e.stop.aborted) want(walk, next, opts, e.allow - 1);
+        if (paused) e.allow = 0; // nothing after it is wanted yet: a walk resumed here asks again
+        else if (e.allow > 0 && !e.stop.aborted) want(walk, next, opts, e.allow - 1);
       },
     });
     // A failure is the answer of whoever asks for the page (or nobody's).
     e.done.then((v) => { e.value = v; }, () => {});
-    e.timer = setTimeout(() => {
-      if (ahead.get(key) === e) ahead.delete(key);
-    }, AHEAD_TTL_MS);
-    ahead.set(key, e);
+    keepFor(key, e);
     return e;
   }
 
@@ -97,6 +113,9 @@
     if (!e) return agent.fetchExtract({ ...opts, url });
     ahead.delete(key);
     clearTimeout(e.timer);
+    const mine = [[key, e]];
+    const since = pauses;
+    recent = [recent[recent.length - 1] || [], mine];
     const first = await e.done;
     // The pages after it go with it, each whole and in order: one trip for several. Those on their way
     // are waited for up to half the pages wanted, so that trips carry several pages while the other
@@ -113,10 +132,12 @@
         if (!(await readWithin(f, until - Date.now()))) break;
         f = ahead.get(k);
       }
-      if (!f || !f.value || size + f.value.json.length > BATCH_CHARS) break;
+      // After a pause (the host went meanwhile) nothing more is taken: this answer reaches no one.
+      if (!f || !f.value || size + f.value.json.length > BATCH_CHARS || since !== pauses) break;
       ahead.delete(k);
       clearTimeout(f.timer);
       taken.add(k);
+      mine.push([k, f]);
       later.push(f.value);
       size += f.value.json.length;
       next = f.value.next;
@@ -127,15 +148,31 @@
   }
 
   /** Every read ahead, the one being waited for included, is aborted and forgotten (the walk asking for
-   * them stopped); a later walk starts afresh. */
-  agent.commands.fetch_walk_stop = () => {
+   * them stopped); a later walk starts afresh. `keep` (the host that asked went): none is aborted nor
+   * forgotten before its time, and none more starts. */
+  function stopWalks(keep = false) {
     const stopped = ahead.size;
+    if (keep) {
+      paused = true;
+      pauses += 1;
+      for (const [k, e] of recent.flat()) {
+        if (ahead.has(k)) continue;
+        taken.delete(k);
+        keepFor(k, e);
+      }
+      recent = [];
+      return { stopped: 0, kept: ahead.size };
+    }
     era.abort();
     era = new AbortController();
     for (const e of ahead.values()) clearTimeout(e.timer);
     ahead.clear();
+    recent = [];
     return { stopped };
-  };
+  }
+  agent.commands.fetch_walk_stop = ({ keep = false } = {}) => stopWalks(keep === true);
+  // A document left (kept in the back-forward cache, perhaps) holds no page read for a walk.
+  globalThis.addEventListener?.('pagehide', () => stopWalks(), { capture: true });
 
   // `fetch_ms`: the fetch's own limit, inside the command's `timeout_ms`, so a slow server is `timeout`.
   agent.commands.fetch_extract = async ({ url, selector, fields, limit, max_chars: maxChars, next_selector: nextSelector = null, fetch_ms: fetchMs, timeout_ms: timeoutMs, cache_first: cacheFirst = false, ahead: allow = 0, redact = null, patterns = null }) => {
@@ -144,6 +181,7 @@
     if (cacheFirst === true) return agent.fetchExtract({ ...opts, url, cacheFirst: true });
     const n = Number.isInteger(allow) ? Math.max(0, Math.min(AHEAD_MAX, allow)) : 0;
     const walk = walkId(JSON.stringify([selector, fields, maxChars, nextSelector, redact, patterns]));
+    paused = false;
     const { json, final_url: finalUrl, later_urls: laterUrls = [] } = await walkPage(walk, url, opts, n);
     return { json, final_url: finalUrl, later_urls: laterUrls };
   };

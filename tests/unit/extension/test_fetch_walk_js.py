@@ -1,7 +1,8 @@
 """The page agent's walk along next links (page/fetch_walk.js) under node, over a stub fetchExtract:
 pages read ahead only as far as the walk says it will ask, each fetched once, handed over in order with
 the page asked for (those on their way waited for, up to half as many as the walk will ask for), and
-never reused for another redaction list."""
+never reused for another redaction list; a walk whose host went keeps what it read for the walk resumed,
+and a document left keeps nothing."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ STUB = """
 globalThis.__tabpilotAgent = { commands: Object.create(null), use() { return this; } };
 const agent = globalThis.__tabpilotAgent;
 globalThis.location = new URL('https://x.example/list?page=1');
+const heard = {};
+globalThis.addEventListener = (type, listener) => { heard[type] = listener; };
 const fetched = [];
 const at = (n) => `https://x.example/list?page=${n}`;
 const pending = new Set();
@@ -157,3 +160,40 @@ def test_a_stopped_walk_fetches_nothing_more() -> None:
         """
     )
     assert out["fetched"] == ["https://x.example/list?page=1"], out
+
+
+def test_a_walk_whose_host_went_starts_no_more_reads_and_keeps_those_it_made_for_the_walk_resumed() -> None:
+    out = _run(
+        """
+        const first = pages(await ask(1, 4));
+        agent.commands.fetch_walk_stop({ keep: true });
+        await settle();
+        const before = [...fetched];
+        // The run resumed asks for the page after the last it was handed, with the same call.
+        const again = pages(await ask(first[first.length - 1] + 1, 2));
+        await settle();
+        console.log(JSON.stringify({ first, before, again, fetched }));
+        """
+    )
+    n = out["first"][-1] + 1
+    assert out["first"] == list(range(1, n))
+    assert out["before"] == [f"https://x.example/list?page={p}" for p in range(1, len(out["before"]) + 1)]
+    assert len(out["before"]) <= 5, "no read ahead past what the walk had asked for"
+    assert len(out["before"]) > len(out["first"]), "a page read ahead was kept"
+    assert out["again"][0] == n
+    assert sorted(out["fetched"]) == sorted(set(out["fetched"])), "no page fetched twice"
+    assert len(out["fetched"]) == n + 2
+
+
+def test_a_document_left_keeps_no_page_read_ahead() -> None:
+    out = _run(
+        """
+        await ask(1, 2);
+        agent.commands.fetch_walk_stop({ keep: true });
+        await settle();
+        heard.pagehide();
+        await ask(3, 0);
+        console.log(JSON.stringify({ fetched }));
+        """
+    )
+    assert out["fetched"].count("https://x.example/list?page=3") == 2, out
