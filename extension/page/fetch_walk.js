@@ -56,21 +56,109 @@
     return walks.get(what);
   }
 
+  // ---- the next link's URL from the HTML as it comes -------------------------------------------------
+  // Along next links the site would idle while a page is parsed and its next link read. A list's pages
+  // write their next link alike: once a page's next link is known, its opening tag (the URL left out,
+  // found once in that page's HTML) is looked for in the next page's HTML as soon as it comes. Found
+  // once, its URL (same origin, not the page itself) is fetched at once as the page after; the parse
+  // confirms it, or that fetch is dropped (aborted, with whatever it started) and the walk goes on
+  // from the next link the parse read, and learns the tag again.
+  const shapes = new Map(); // walk -> RegExp of the next link's opening tag, its href value a group
+  const TAG = /<a\b[^>]*>/gi;
+  const HREF = /(\shref\s*=\s*)("([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/i;
+  const CHARS = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
+  const ESCAPED = /&(amp|quot|apos|lt|gt|#\d+|#x[0-9a-f]+);/gi;
+  const reEscape = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  /** The absolute URL (no fragment) an href value in the HTML leads to from `base`, or null when this
+   * cannot tell it as the parser would (a character reference it does not know, a <base>). */
+  function resolve(value, base) {
+    if (value.replace(ESCAPED, '').includes('&')) return null;
+    const text = value.replace(ESCAPED, (_, c) => CHARS[c.toLowerCase()] ?? String.fromCodePoint(c[1] === 'x' || c[1] === 'X' ? parseInt(c.slice(2), 16) : Number(c.slice(1))));
+    try {
+      const u = bare(new URL(text.trim(), base).href);
+      return /^https?:$/.test(u.protocol) ? u.href : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The tag of `next` (the next link the parse read) in a page's HTML `text`, as a pattern for the next page's. */
+  function learn(walk, text, base, next) {
+    shapes.delete(walk);
+    if (/<base[\s>]/i.test(text)) return;
+    const found = [];
+    for (const [tag] of text.matchAll(TAG)) {
+      const h = HREF.exec(tag);
+      if (!h || resolve(h[3] ?? h[4] ?? h[5], base) !== next) continue;
+      const q = h[2][0] === '"' || h[2][0] === "'" ? h[2][0] : '';
+      const value = q ? `${q}([^${q}]*)${q}` : '([^\\s"\'=<>`]+)';
+      const re = new RegExp(reEscape(tag.slice(0, h.index + h[1].length)) + value + reEscape(tag.slice(h.index + h[0].length)), 'g');
+      if (!found.some((r) => r.source === re.source)) found.push(re);
+    }
+    const once = found.filter((re) => [...text.matchAll(re)].length === 1);
+    if (once.length === 1) shapes.set(walk, once[0]);
+  }
+
+  /** The next page's URL read from a page's HTML by the tag learnt, or null. */
+  function guess(walk, text, base) {
+    const re = shapes.get(walk);
+    if (!re || /<base[\s>]/i.test(text)) return null;
+    const seen = [...text.matchAll(re)];
+    if (seen.length !== 1) return null;
+    const url = resolve(seen[0][1], base);
+    if (!url || url === bare(base).href || new URL(url).origin !== location.origin) return null;
+    return url;
+  }
+
+  /** A page fetched early on a guess the parse did not confirm: dropped, and what it started. */
+  function drop(walk, url) {
+    const key = `${walk}\n${url}`;
+    const e = ahead.get(key);
+    if (!e) return;
+    ahead.delete(key);
+    clearTimeout(e.timer);
+    e.abort();
+    for (const onward of new Set([e.early, e.next])) if (onward) drop(walk, onward);
+  }
+
   function fetchAhead(walk, url, opts, allow) {
     const key = `${walk}\n${url}`;
-    const e = { allow, next: null, timer: null, stop: era.signal };
+    const ctl = new AbortController();
+    const abort = () => ctl.abort();
+    const from = era.signal;
+    from.addEventListener('abort', abort, { once: true });
+    const e = { allow, next: null, early: null, text: null, base: null, timer: null, stop: ctl.signal, abort };
     e.done = agent.fetchExtract({
       ...opts,
       url,
       signal: e.stop,
+      onText: (text, base) => {
+        if (paused || e.allow <= 0 || e.stop.aborted) return;
+        e.text = text;
+        e.base = base;
+        const early = guess(walk, text, base);
+        if (!early || taken.has(`${walk}\n${early}`)) return;
+        e.early = early;
+        want(walk, early, opts, e.allow - 1);
+      },
       onNext: (next) => {
         e.next = next;
+        if (e.early !== next) {
+          if (e.early) drop(walk, e.early);
+          if (e.text !== null) learn(walk, e.text, e.base, next);
+        }
+        e.text = null;
         if (paused) e.allow = 0; // nothing after it is wanted yet: a walk resumed here asks again
         else if (e.allow > 0 && !e.stop.aborted) want(walk, next, opts, e.allow - 1);
       },
     });
     // A failure is the answer of whoever asks for the page (or nobody's).
-    e.done.then((v) => { e.value = v; }, () => {});
+    e.done.then((v) => { e.value = v; }, () => {}).finally(() => {
+      from.removeEventListener('abort', abort);
+      e.text = null;
+      if (e.early && e.early !== e.next) drop(walk, e.early); // the parse read no next link, or another
+    });
     keepFor(key, e);
     return e;
   }
@@ -92,7 +180,8 @@
     }
     if (allow <= e.allow) return;
     e.allow = allow;
-    if (e.next) want(walk, e.next, opts, allow - 1);
+    const onward = e.next || e.early;
+    if (onward) want(walk, onward, opts, allow - 1);
   }
 
   /** fetchExtract of `url`, from a read made ahead when there is one; `allow` pages after it are

@@ -1,7 +1,8 @@
 """The page agent's walk along next links (page/fetch_walk.js) under node, over a stub fetchExtract:
 pages read ahead only as far as the walk says it will ask, each fetched once, handed over in order with
 the page asked for (those on their way waited for, up to half as many as the walk will ask for), and
-never reused for another redaction list; a walk whose host went keeps what it read for the walk resumed,
+never reused for another redaction list; the next page fetched as soon as a page's HTML comes when its next
+link's tag is the one the page before wrote (dropped when the parse reads another); a walk whose host went keeps what it read for the walk resumed,
 and a document left keeps nothing."""
 
 from __future__ import annotations
@@ -25,12 +26,21 @@ const at = (n) => `https://x.example/list?page=${n}`;
 const pending = new Set();
 const failing = new Set(); // page numbers whose fetch fails once its next link is read
 const stalled = new Map(); // page number -> its release: the site holds that page until then
-agent.fetchExtract = ({ url, onNext, limit }) => {
+// A page's HTML as it comes, handed to onText before the parse (none unless a test writes it), and
+// what happened in order: `fetch n`, `next n` (its next link read by the parse), `abort n`.
+let html = null;
+const events = [];
+agent.fetchExtract = ({ url, onNext, onText, limit, signal }) => {
   fetched.push(url);
   const n = Number(new URL(url).searchParams.get('page'));
   const next = n < 10 ? at(n + 1) : null;
+  events.push(`fetch ${n}`);
+  signal?.addEventListener('abort', () => events.push(`abort ${n}`));
   const done = (async () => {
     await new Promise((ok) => setTimeout(ok, 1));
+    if (html && onText) onText(html(n), url);
+    await new Promise((ok) => setTimeout(ok, 1));
+    if (next) events.push(`next ${n}`);
     if (next && onNext) onNext(next);
     await new Promise((ok) => setTimeout(ok, 1));
     if (failing.has(n)) throw new Error(`page ${n} failed`);
@@ -197,3 +207,59 @@ def test_a_document_left_keeps_no_page_read_ahead() -> None:
         """
     )
     assert out["fetched"].count("https://x.example/list?page=3") == 2, out
+
+
+# Rows, a pager's numbered link to the next page (another tag), then the next link itself.
+PAGE_HTML = """
+html = (n, to = n + 1) => `<table>${'<tr><td><a href="/item/1">x</a></td></tr>'.repeat(3)}</table>`
+  + `<nav><a href="/list?page=${n + 1}">${n + 1}</a> ${n < 10 ? `<a class="next" href="/list?page=${to}">Next</a>` : ''}</nav>`;
+"""
+
+
+def test_the_next_page_is_fetched_as_its_link_comes_before_the_page_is_parsed() -> None:
+    out = _run(
+        PAGE_HTML
+        + """
+        const got = [];
+        for (let n = 1; n <= 10;) {
+          const answer = pages(await ask(n, 4));
+          got.push(...answer);
+          n += answer.length;
+        }
+        await settle();
+        console.log(JSON.stringify({ got, events, fetched }));
+        """
+    )
+    events = out["events"]
+    assert out["got"] == list(range(1, 11))
+    assert sorted(out["fetched"]) == sorted(set(out["fetched"])) and len(out["fetched"]) == 10
+    assert not [e for e in events if e.startswith("abort")]
+    # Page 1's next link taught the tag; from page 2 on, a next page read ahead is asked for before the
+    # parse of the page before read its next link (those the walk asks for itself, once the pages it
+    # said it would ask for are read, come after).
+    early = [n for n in range(3, 11) if events.index(f"fetch {n}") < events.index(f"next {n - 1}")]
+    assert early[:3] == [3, 4, 5] and len(early) >= 5, events
+
+
+def test_a_next_page_fetched_early_that_the_parse_does_not_confirm_is_dropped() -> None:
+    out = _run(
+        PAGE_HTML
+        + """
+        const written = html;
+        // Page 4's HTML has the tag lead elsewhere (what the parse reads is another link): page 9.
+        html = (n) => written(n, n === 4 ? 9 : n + 1);
+        const got = [];
+        for (let n = 1; n <= 10;) {
+          const answer = pages(await ask(n, 2));
+          got.push(...answer);
+          n += answer.length;
+          await settle();
+        }
+        console.log(JSON.stringify({ got, events, fetched }));
+        """
+    )
+    assert out["got"] == list(range(1, 11)), "every page once, in order, the guess aside"
+    events = out["events"]
+    assert events.index("fetch 9") < events.index("next 4") < events.index("abort 9"), events
+    assert out["fetched"].count("https://x.example/list?page=9") == 2, "the guess, then page 9 in turn"
+    assert len(out["fetched"]) == 11
