@@ -12,7 +12,7 @@
 // every walk then).
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch_walk', {
-    needs: ['fetchExtract'],
+    needs: ['fetchExtract', 'pagerUrls'],
     provides: ['commands.fetch_extract', 'commands.fetch_walk_stop'],
   });
   const bare = (url) => {
@@ -60,10 +60,11 @@
   // Along next links the site would idle while a page is parsed and its next link read. A list's pages
   // write their next link alike: once a page's next link is known, its opening tag (the URL left out,
   // found once in that page's HTML) is looked for in the next page's HTML as soon as it comes. Found
-  // once, its URL (same origin, not the page itself) is fetched at once as the page after; the parse
-  // confirms it, or that fetch is dropped (aborted, with whatever it started) and the walk goes on
-  // from the next link the parse read, and learns the tag again.
-  const shapes = new Map(); // walk -> RegExp of the next link's opening tag, its href value a group
+  // once, its URL is fetched at once as the page after when it is the last next link's URL with one
+  // number changed (same origin, nothing in it new but the number); the parse confirms it, or that
+  // fetch is dropped (aborted, with whatever it started) and the walk goes on from the next link the
+  // parse read, and learns the tag again.
+  const shapes = new Map(); // walk -> {re: the next link's opening tag, its href a group; last: its URL}
   const TAG = /<a\b[^>]*>/gi;
   const HREF = /(\shref\s*=\s*)("([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/i;
   const CHARS = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
@@ -97,18 +98,18 @@
       if (!found.some((r) => r.source === re.source)) found.push(re);
     }
     const once = found.filter((re) => [...text.matchAll(re)].length === 1);
-    if (once.length === 1) shapes.set(walk, once[0]);
+    if (once.length === 1) shapes.set(walk, { re: once[0], last: next });
   }
 
   /** The next page's URL read from a page's HTML by the tag learnt, or null. */
   function guess(walk, text, base) {
-    const re = shapes.get(walk);
-    if (!re || /<base[\s>]/i.test(text)) return null;
-    const seen = [...text.matchAll(re)];
+    const shape = shapes.get(walk);
+    if (!shape || /<base[\s>]/i.test(text)) return null;
+    const seen = [...text.matchAll(shape.re)];
     if (seen.length !== 1) return null;
     const url = resolve(seen[0][1], base);
     if (!url || url === bare(base).href || new URL(url).origin !== location.origin) return null;
-    return url;
+    return agent.pagerUrls(shape.last, [url]).length === 1 ? url : null;
   }
 
   /** A page fetched early on a guess the parse did not confirm: dropped, and what it started. */
@@ -137,7 +138,12 @@
         if (paused || e.allow <= 0 || e.stop.aborted) return;
         e.text = text;
         e.base = base;
-        const early = guess(walk, text, base);
+        let early = null;
+        try {
+          early = guess(walk, text, base);
+        } catch {
+          return; // no guess: the walk goes the usual way
+        }
         if (!early || taken.has(`${walk}\n${early}`)) return;
         e.early = early;
         want(walk, early, opts, e.allow - 1);
@@ -147,7 +153,7 @@
         if (e.early !== next) {
           if (e.early) drop(walk, e.early);
           if (e.text !== null) learn(walk, e.text, e.base, next);
-        }
+        } else if (shapes.has(walk)) shapes.get(walk).last = next;
         e.text = null;
         if (paused) e.allow = 0; // nothing after it is wanted yet: a walk resumed here asks again
         else if (e.allow > 0 && !e.stop.aborted) want(walk, next, opts, e.allow - 1);
