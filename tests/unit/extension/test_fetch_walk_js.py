@@ -51,6 +51,13 @@ agent.fetchExtract = ({ url, onNext, onText, limit, signal }) => {
   done.finally(() => pending.delete(done));
   return done;
 };
+// The URLs among `hrefs` that differ from `next` in exactly one number (fetch.js's).
+agent.pagerUrls = (next, hrefs) => hrefs.filter((href) => {
+  const a = next.split(/(\\d+)/);
+  const b = href.split(/(\\d+)/);
+  if (a.length !== b.length || a.some((part, i) => i % 2 === 0 && part !== b[i])) return false;
+  return a.filter((part, i) => i % 2 === 1 && part !== b[i]).length === 1;
+});
 await import('./page/fetch_walk.js');
 const ask = (n, ahead, redact = ['.secret']) => agent.commands.fetch_extract({
   url: at(n), selector: 'tr', fields: [{ name: 'a' }], limit: 5, ahead, redact, patterns: [],
@@ -263,3 +270,21 @@ def test_a_next_page_fetched_early_that_the_parse_does_not_confirm_is_dropped() 
     assert events.index("fetch 9") < events.index("next 4") < events.index("abort 9"), events
     assert out["fetched"].count("https://x.example/list?page=9") == 2, "the guess, then page 9 in turn"
     assert len(out["fetched"]) == 11
+
+
+def test_a_next_link_that_is_more_than_the_last_one_with_a_number_changed_is_not_fetched_early() -> None:
+    out = _run(
+        PAGE_HTML
+        + """
+        const written = html;
+        // Page 3's next link's tag leads to another path: only the parse's next link is fetched.
+        html = (n) => (n === 3 ? written(n).replace('next" href="/list?', 'next" href="/other?') : written(n));
+        const got = pages(await ask(1, 4));
+        await settle();
+        console.log(JSON.stringify({ got, events, fetched }));
+        """
+    )
+    events = out["events"]
+    assert events.index("fetch 3") < events.index("next 2"), "page 3 was fetched early"
+    assert not [u for u in out["fetched"] if "/other" in u], out["fetched"]
+    assert events.index("next 3") < events.index("fetch 4")
