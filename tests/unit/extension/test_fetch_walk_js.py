@@ -1,9 +1,10 @@
 """The page agent's walk along next links (page/fetch_walk.js) under node, over a stub fetchExtract:
 pages read ahead only as far as the walk says it will ask, each fetched once, handed over in order with
 the page asked for (those on their way waited for, up to half as many as the walk will ask for), and
-never reused for another redaction list; the next page fetched as soon as a page's HTML comes when its next
-link's tag is the one the page before wrote (dropped when the parse reads another); a walk whose host went keeps what it read for the walk resumed,
-and a document left keeps nothing."""
+never reused for another redaction list; the next page fetched as soon as a page's HTML comes when its
+next link's tag is the one the page before wrote and its URL the last one's with a number changed
+(dropped when the parse reads another); a walk whose host went keeps what it read for the walk
+resumed, and a document left keeps nothing."""
 
 from __future__ import annotations
 
@@ -219,7 +220,8 @@ def test_a_document_left_keeps_no_page_read_ahead() -> None:
 # Rows, a pager's numbered link to the next page (another tag), then the next link itself.
 PAGE_HTML = """
 html = (n, to = n + 1) => `<table>${'<tr><td><a href="/item/1">x</a></td></tr>'.repeat(3)}</table>`
-  + `<nav><a href="/list?page=${n + 1}">${n + 1}</a> ${n < 10 ? `<a class="next" href="/list?page=${to}">Next</a>` : ''}</nav>`;
+  + `<nav><a href="/list?page=${n + 1}">${n + 1}</a> `
+  + `${n < 10 ? `<a class="next" href="/list?page=${to}">Next</a>` : ''}</nav>`;
 """
 
 
@@ -278,7 +280,8 @@ def test_a_next_link_that_is_more_than_the_last_one_with_a_number_changed_is_not
         + """
         const written = html;
         // Page 3's next link's tag leads to another path: only the parse's next link is fetched.
-        html = (n) => (n === 3 ? written(n).replace('next" href="/list?', 'next" href="/other?') : written(n));
+        const other = (text) => text.replace('next" href="/list?', 'next" href="/other?');
+        html = (n) => (n === 3 ? other(written(n)) : written(n));
         const got = pages(await ask(1, 4));
         await settle();
         console.log(JSON.stringify({ got, events, fetched }));
