@@ -180,14 +180,17 @@ def table(r: dict[str, Any]) -> str:
     lines = [
         f"{r['rows']:,} rows over {r['pages']:,} linked pages, one `interact scrape extract` call:",
         "",
-        "| run | one call s | plain HTTP in series s | ratio | rows, exact | answer bytes "
-        "| host RSS start → peak MB | bridge RSS start → peak MB |",
-        "|---|---|---|---|---|---|---|---|",
+        "| run | one call s | plain HTTP in series s | ratio | site idle s (median ms between requests) "
+        "| rows, exact | answer bytes | host RSS start → peak MB | bridge RSS start → peak MB |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for n, v in enumerate(r["runs"], 1):
         st, pk = v["rss_start_mb"], v["rss_peak_mb"]
+        idle = v.get("site_idle_ms") or {}
         lines.append(
-            f"| {n} | {v['s']} | {v['http_s']} | {v['ratio']} | {v['rows']:,}, {v['exact']} | "
+            f"| {n} | {v['s']} | {v['http_s']} | {v['ratio']} | "
+            f"{round(idle.get('total', 0) / 1000, 2)} ({idle.get('median', '–')}) | "
+            f"{v['rows']:,}, {v['exact']} | "
             f"{v['answer_bytes']:,} | {st['host']} → {pk['host']} | {st['bridge']} → {pk['bridge']} |"
         )
     return "\n".join(lines + scale_faults.table(r.get("host_killed"), r.get("grid")))
