@@ -152,7 +152,11 @@
         e.next = next;
         if (e.early !== next) {
           if (e.early) drop(walk, e.early);
-          if (e.text !== null) learn(walk, e.text, e.base, next);
+          try {
+            if (e.text !== null) learn(walk, e.text, e.base, next);
+          } catch {
+            shapes.delete(walk); // nothing learnt: no page is fetched early
+          }
         } else if (shapes.has(walk)) shapes.get(walk).last = next;
         e.text = null;
         if (paused) e.allow = 0; // nothing after it is wanted yet: a walk resumed here asks again
