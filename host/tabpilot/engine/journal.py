@@ -89,14 +89,16 @@ def path_of(root: Path, correlation_id: str) -> Path | None:
 
 
 Tab = str | None  # the tab's page while a page was fetched without moving it (None: not so)
-_KINDS: tuple[tuple[type, str], ...] = (
-    (type(None), "null"), (bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
-    (list, "array"),
-)  # fmt: skip
+# By the value's own type: one look-up per value (a page's every value is looked at); a subclass (a
+# bool is an int) is matched in this order.
+_KINDS: dict[type, str] = {
+    type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string", list: "array"
+}  # fmt: skip
 
 
 def _kind(value: Any) -> str:
-    return next((name for kind, name in _KINDS if isinstance(value, kind)), "object")
+    found = _KINDS.get(value.__class__)
+    return found or next((name for kind, name in _KINDS.items() if isinstance(value, kind)), "object")
 
 
 def origin_of(url: str | None) -> str | None:
