@@ -94,7 +94,9 @@
       if (!h || resolve(h[3] ?? h[4] ?? h[5], base) !== next) continue;
       const q = h[2][0] === '"' || h[2][0] === "'" ? h[2][0] : '';
       const value = q ? `${q}([^${q}]*)${q}` : '([^\\s"\'=<>`]+)';
-      const re = new RegExp(reEscape(tag.slice(0, h.index + h[1].length)) + value + reEscape(tag.slice(h.index + h[0].length)), 'g');
+      // Numbers around the URL (a data-page, an aria-label's "page 3") change from page to page too.
+      const around = (part) => reEscape(part).replace(/\d+/g, '\\d+');
+      const re = new RegExp(around(tag.slice(0, h.index + h[1].length)) + value + around(tag.slice(h.index + h[0].length)), 'g');
       if (!found.some((r) => r.source === re.source)) found.push(re);
     }
     const once = found.filter((re) => [...text.matchAll(re)].length === 1);

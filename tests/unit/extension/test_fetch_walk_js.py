@@ -221,7 +221,7 @@ def test_a_document_left_keeps_no_page_read_ahead() -> None:
 PAGE_HTML = """
 html = (n, to = n + 1) => `<table>${'<tr><td><a href="/item/1">x</a></td></tr>'.repeat(3)}</table>`
   + `<nav><a href="/list?page=${n + 1}">${n + 1}</a> `
-  + `${n < 10 ? `<a class="next" href="/list?page=${to}">Next</a>` : ''}</nav>`;
+  + `${n < 10 ? `<a class="next" data-page="${to}" href="/list?page=${to}">Next</a>` : ''}</nav>`;
 """
 
 
@@ -280,7 +280,7 @@ def test_a_next_link_that_is_more_than_the_last_one_with_a_number_changed_is_not
         + """
         const written = html;
         // Page 3's next link's tag leads to another path: only the parse's next link is fetched.
-        const other = (text) => text.replace('next" href="/list?', 'next" href="/other?');
+        const other = (text) => text.replace(/(class="next"[^>]*href=")\\/list\\?/, '$1/other?');
         html = (n) => (n === 3 ? other(written(n)) : written(n));
         const got = pages(await ask(1, 4));
         await settle();
