@@ -18,7 +18,7 @@ import { scriptVerdict } from './worker/lib/script_verdicts.js';
 import { loadFailed, normalizePattern, requestFailed, rescope } from './worker/lib/sites.js';
 import { KEY, applyStorageChanges, getPilot, getRedaction, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './worker/lib/state.js';
 import { syncTelemetry } from './worker/lib/telemetry.js';
-import { stopWalks } from './worker/lib/walks.js';
+import { pauseWalks, stopWalks } from './worker/lib/walks.js';
 
 const POPUP_URL = chrome.runtime.getURL('popup.html');
 
@@ -131,6 +131,8 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (area !== 'local') return;
   applyStorageChanges(changes);
   if (changes[KEY.SITES]) rescope().catch((err) => console.warn('TabPilot: cannot apply the new sites:', err));
+  // Pages read ahead for a walk outlive neither the pilot nor the sites they were read under.
+  if (changes[KEY.SITES] || (changes[KEY.PILOT] && changes[KEY.PILOT].newValue !== true)) stopWalks();
   if ((changes[KEY.REDACT] || changes[KEY.REDACT_EXTRA]) && !changes[KEY.PILOT]) getPilot().then(syncGuard, () => {});
   if (changes[KEY.SITES] || changes[KEY.PILOT]) {
     const off = changes[KEY.PILOT] && changes[KEY.PILOT].newValue !== true;
@@ -178,7 +180,7 @@ chrome.runtime.onInstalled.addListener(() => {});
 onCommand(dispatch);
 onClosed(() => {
   abortAll();
-  stopWalks();
+  pauseWalks();
 });
 loadState().catch((err) => console.warn('TabPilot: cannot read settings:', err));
 getPilot().then((on) => {

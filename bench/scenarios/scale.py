@@ -58,6 +58,15 @@ def plain_http(base: str, pages: int) -> float:
     return elapsed
 
 
+def _idle(gaps: list[float]) -> dict[str, float]:
+    """The server's idle time between requests: in all, and its median and 90th percentile (ms)."""
+    if not gaps:
+        return {}
+    ordered = sorted(gaps)
+    at = lambda share: round(ordered[min(len(ordered) - 1, int(share * len(ordered)))], 2)  # noqa: E731
+    return {"total": round(sum(gaps), 1), "median": at(0.5), "p90": at(0.9)}
+
+
 class Peaks:
     """The most resident memory each process had while sampling (every 50 ms), in MiB."""
 
@@ -118,6 +127,7 @@ async def measure(s: Session, catalogue: scale.Catalogue, runs: int, grid_rows: 
             http_s = plain_http(catalogue.url, pages)
             await call_ok(client, "interact", {"action": "navigate", "url": catalogue.first()})
             progress(f"run {n + 1}/{runs}: {pages} pages x {catalogue.per_page} rows in one call")
+            mark = catalogue.mark()
             with Peaks({"host": host, "bridge": bridge}) as peaks:
                 started = time.perf_counter()
                 heard = scale_faults.Heard(started)
@@ -144,6 +154,8 @@ async def measure(s: Session, catalogue: scale.Catalogue, runs: int, grid_rows: 
                     "rss_start_mb": {k: round(v, 1) for k, v in peaks.start.items()},
                     "rss_peak_mb": {k: round(v, 1) for k, v in peaks.peak.items()},
                     "progress": heard.summary(took),
+                    "site_idle_ms": _idle(catalogue.idle_ms(mark)),
+                    "requested_twice": catalogue.twice(mark),
                 }
             )
             progress(f"  {out['runs'][-1]}")
@@ -168,14 +180,17 @@ def table(r: dict[str, Any]) -> str:
     lines = [
         f"{r['rows']:,} rows over {r['pages']:,} linked pages, one `interact scrape extract` call:",
         "",
-        "| run | one call s | plain HTTP in series s | ratio | rows, exact | answer bytes "
-        "| host RSS start → peak MB | bridge RSS start → peak MB |",
-        "|---|---|---|---|---|---|---|---|",
+        "| run | one call s | plain HTTP in series s | ratio | site idle s (median ms between requests) "
+        "| rows, exact | answer bytes | host RSS start → peak MB | bridge RSS start → peak MB |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for n, v in enumerate(r["runs"], 1):
         st, pk = v["rss_start_mb"], v["rss_peak_mb"]
+        idle = v.get("site_idle_ms") or {}
         lines.append(
-            f"| {n} | {v['s']} | {v['http_s']} | {v['ratio']} | {v['rows']:,}, {v['exact']} | "
+            f"| {n} | {v['s']} | {v['http_s']} | {v['ratio']} | "
+            f"{round(idle.get('total', 0) / 1000, 2)} ({idle.get('median', '–')}) | "
+            f"{v['rows']:,}, {v['exact']} | "
             f"{v['answer_bytes']:,} | {st['host']} → {pk['host']} | {st['bridge']} → {pk['bridge']} |"
         )
     return "\n".join(lines + scale_faults.table(r.get("host_killed"), r.get("grid")))

@@ -279,9 +279,10 @@
   /**
    * Fetch `url` (same origin as this page) and parse it: {doc, url, status, redirected}. `cacheFirst`:
    * a copy in the HTTP cache, fresh or stale, is taken without asking the server (re-reading the
-   * page the tab shows, whose copy it is when the page let it be stored).
+   * page the tab shows, whose copy it is when the page let it be stored). `onText(text, url)`: the HTML
+   * as it came, before it is parsed (a walk learns the next link's URL from it early: fetch_walk.js).
    */
-  agent.fetchDocument = async (raw, timeoutMs, cacheFirst = false, signal = null) => {
+  agent.fetchDocument = async (raw, timeoutMs, cacheFirst = false, signal = null, onText = null) => {
     let url;
     try {
       url = bare(new URL(String(raw), location.href).href);
@@ -326,6 +327,7 @@
       clearTimeout(timer);
     }
     const final = response.url || url.href;
+    onText?.(text, final);
     const doc = new DOMParser().parseFromString(text, 'text/html');
     // A parsed document's URL is this page's: links and images must resolve against the fetched one.
     const base = doc.querySelector('base[href]');
@@ -344,7 +346,7 @@
    * `next_selector`, `next` (see nextTarget). `final_url` travels beside the JSON for the worker's
    * site check.
    */
-  agent.fetchExtract = async ({ url, selector = null, fields, limit = null, maxChars, nextSelector = null, timeoutMs = 10_000, cacheFirst = false, onNext = null, signal = null }) => {
+  agent.fetchExtract = async ({ url, selector = null, fields, limit = null, maxChars, nextSelector = null, timeoutMs = 10_000, cacheFirst = false, onNext = null, onText = null, signal = null }) => {
     const rows = typeof selector === 'string' && selector.trim() ? selector : ':root';
     if (nextSelector !== null && (typeof nextSelector !== 'string' || !nextSelector.trim())) {
       throw new agent.PageError('invalid_params', 'next_selector must be a CSS selector');
@@ -352,7 +354,7 @@
     const plans = agent.fieldPlans(fields);
     agent.queryAll(rows, document); // an invalid selector is invalid_selector before anything is fetched
     if (nextSelector) agent.queryAll(nextSelector, document);
-    const loading = agent.fetchDocument(url, timeoutMs, cacheFirst, signal);
+    const loading = agent.fetchDocument(url, timeoutMs, cacheFirst, signal, onText);
     loading.catch(() => {}); // awaited below; a failure is not "unhandled" if the line between throws
     // The page's request leaves first; the scripts its checks need are read while it travels.
     agent.warmScripts(timeoutMs);

@@ -5,10 +5,14 @@
 // page (same origin, scripts searched, redaction), and handed over with the answer for a page before
 // it, or to the fetch_extract asking for it. A read for other rows, fields or redaction lists is not
 // used; a page is fetched ahead once per walk at most. A walk that stops (its run cancelled while a page
-// was asked for) stops its reads ahead: `fetch_walk_stop` aborts them, and nothing more is fetched.
+// was asked for) stops its reads ahead: `fetch_walk_stop` aborts them, and nothing more is fetched. A
+// walk whose host died (`fetch_walk_stop` with `keep`) starts no more reads ahead, but keeps those read
+// or on their way for their time: the same walk resumed from this page takes them without a request.
+// Nothing kept outlives the document (pagehide), the pilot, or the sites allowed (the worker stops
+// every walk then).
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch_walk', {
-    needs: ['fetchExtract'],
+    needs: ['fetchExtract', 'pagerUrls'],
     provides: ['commands.fetch_extract', 'commands.fetch_walk_stop'],
   });
   const bare = (url) => {
@@ -29,6 +33,20 @@
 
   let walksSeen = 0;
   let era = new AbortController(); // aborted (and replaced) when the walks stop: every read ahead ends
+  let paused = false; // the host is gone: no read ahead starts until a walk asks for a page again
+  let pauses = 0;
+  // [key, read] of the pages the last two answers took: put back when their host goes, which may not
+  // have read (nor journaled) them, so that the walk resumed takes them again without a request.
+  let recent = [];
+
+  /** Keep `e` (the read of `key`) for a walk to ask for, for AHEAD_TTL_MS. */
+  function keepFor(key, e) {
+    clearTimeout(e.timer);
+    e.timer = setTimeout(() => {
+      if (ahead.get(key) === e) ahead.delete(key);
+    }, AHEAD_TTL_MS);
+    ahead.set(key, e);
+  }
 
   function walkId(what) {
     if (!walks.has(what)) {
@@ -38,24 +56,122 @@
     return walks.get(what);
   }
 
+  // ---- the next link's URL from the HTML as it comes -------------------------------------------------
+  // Along next links the site would idle while a page is parsed and its next link read. A list's pages
+  // write their next link alike: once a page's next link is known, its opening tag (the URL left out,
+  // found once in that page's HTML) is looked for in the next page's HTML as soon as it comes. Found
+  // once, its URL is fetched at once as the page after when it is the last next link's URL with one
+  // number changed (same origin, nothing in it new but the number); the parse confirms it, or that
+  // fetch is dropped (aborted, with whatever it started) and the walk goes on from the next link the
+  // parse read, and learns the tag again.
+  const shapes = new Map(); // walk -> {re: the next link's opening tag, its href a group; last: its URL}
+  const TAG = /<a\b[^>]*>/gi;
+  const HREF = /(\shref\s*=\s*)("([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/i;
+  const CHARS = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
+  const ESCAPED = /&(amp|quot|apos|lt|gt|#\d+|#x[0-9a-f]+);/gi;
+  const reEscape = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  /** The absolute URL (no fragment) an href value in the HTML leads to from `base`, or null when this
+   * cannot tell it as the parser would (a character reference it does not know, a <base>). */
+  function resolve(value, base) {
+    if (value.replace(ESCAPED, '').includes('&')) return null;
+    const text = value.replace(ESCAPED, (_, c) => CHARS[c.toLowerCase()] ?? String.fromCodePoint(c[1] === 'x' || c[1] === 'X' ? parseInt(c.slice(2), 16) : Number(c.slice(1))));
+    try {
+      const u = bare(new URL(text.trim(), base).href);
+      return /^https?:$/.test(u.protocol) ? u.href : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The tag of `next` (the next link the parse read) in a page's HTML `text`, as a pattern for the next page's. */
+  function learn(walk, text, base, next) {
+    shapes.delete(walk);
+    if (/<base[\s>]/i.test(text)) return;
+    const found = [];
+    for (const [tag] of text.matchAll(TAG)) {
+      const h = HREF.exec(tag);
+      if (!h || resolve(h[3] ?? h[4] ?? h[5], base) !== next) continue;
+      const q = h[2][0] === '"' || h[2][0] === "'" ? h[2][0] : '';
+      const value = q ? `${q}([^${q}]*)${q}` : '([^\\s"\'=<>`]+)';
+      // Numbers around the URL (a data-page, an aria-label's "page 3") change from page to page too.
+      const around = (part) => reEscape(part).replace(/\d+/g, '\\d+');
+      const re = new RegExp(around(tag.slice(0, h.index + h[1].length)) + value + around(tag.slice(h.index + h[0].length)), 'g');
+      if (!found.some((r) => r.source === re.source)) found.push(re);
+    }
+    const once = found.filter((re) => [...text.matchAll(re)].length === 1);
+    if (once.length === 1) shapes.set(walk, { re: once[0], last: next });
+  }
+
+  /** The next page's URL read from a page's HTML by the tag learnt, or null. */
+  function guess(walk, text, base) {
+    const shape = shapes.get(walk);
+    if (!shape || /<base[\s>]/i.test(text)) return null;
+    const seen = [...text.matchAll(shape.re)];
+    if (seen.length !== 1) return null;
+    const url = resolve(seen[0][1], base);
+    if (!url || url === bare(base).href || new URL(url).origin !== location.origin) return null;
+    return agent.pagerUrls(shape.last, [url]).length === 1 ? url : null;
+  }
+
+  /** A page fetched early on a guess the parse did not confirm: dropped, and what it started. */
+  function drop(walk, url) {
+    const key = `${walk}\n${url}`;
+    const e = ahead.get(key);
+    if (!e) return;
+    ahead.delete(key);
+    clearTimeout(e.timer);
+    e.abort();
+    for (const onward of new Set([e.early, e.next])) if (onward) drop(walk, onward);
+  }
+
   function fetchAhead(walk, url, opts, allow) {
     const key = `${walk}\n${url}`;
-    const e = { allow, next: null, timer: null, stop: era.signal };
+    const ctl = new AbortController();
+    const abort = () => ctl.abort();
+    const from = era.signal;
+    from.addEventListener('abort', abort, { once: true });
+    const e = { allow, next: null, early: null, text: null, base: null, timer: null, stop: ctl.signal, abort };
     e.done = agent.fetchExtract({
       ...opts,
       url,
       signal: e.stop,
+      onText: (text, base) => {
+        if (paused || e.allow <= 0 || e.stop.aborted) return;
+        e.text = text;
+        e.base = base;
+        let early = null;
+        try {
+          early = guess(walk, text, base);
+        } catch {
+          return; // no guess: the walk goes the usual way
+        }
+        if (!early || taken.has(`${walk}\n${early}`)) return;
+        e.early = early;
+        want(walk, early, opts, e.allow - 1);
+      },
       onNext: (next) => {
         e.next = next;
-        if (e.allow > 0 && !e.stop.aborted) want(walk, next, opts, e.allow - 1);
+        if (e.early !== next) {
+          if (e.early) drop(walk, e.early);
+          try {
+            if (e.text !== null) learn(walk, e.text, e.base, next);
+          } catch {
+            shapes.delete(walk); // nothing learnt: no page is fetched early
+          }
+        } else if (shapes.has(walk)) shapes.get(walk).last = next;
+        e.text = null;
+        if (paused) e.allow = 0; // nothing after it is wanted yet: a walk resumed here asks again
+        else if (e.allow > 0 && !e.stop.aborted) want(walk, next, opts, e.allow - 1);
       },
     });
     // A failure is the answer of whoever asks for the page (or nobody's).
-    e.done.then((v) => { e.value = v; }, () => {});
-    e.timer = setTimeout(() => {
-      if (ahead.get(key) === e) ahead.delete(key);
-    }, AHEAD_TTL_MS);
-    ahead.set(key, e);
+    e.done.then((v) => { e.value = v; }, () => {}).finally(() => {
+      from.removeEventListener('abort', abort);
+      e.text = null;
+      if (e.early && e.early !== e.next) drop(walk, e.early); // the parse read no next link, or another
+    });
+    keepFor(key, e);
     return e;
   }
 
@@ -76,7 +192,8 @@
     }
     if (allow <= e.allow) return;
     e.allow = allow;
-    if (e.next) want(walk, e.next, opts, allow - 1);
+    const onward = e.next || e.early;
+    if (onward) want(walk, onward, opts, allow - 1);
   }
 
   /** fetchExtract of `url`, from a read made ahead when there is one; `allow` pages after it are
@@ -97,6 +214,9 @@
     if (!e) return agent.fetchExtract({ ...opts, url });
     ahead.delete(key);
     clearTimeout(e.timer);
+    const mine = [[key, e]];
+    const since = pauses;
+    recent = [recent[recent.length - 1] || [], mine];
     const first = await e.done;
     // The pages after it go with it, each whole and in order: one trip for several. Those on their way
     // are waited for up to half the pages wanted, so that trips carry several pages while the other
@@ -113,10 +233,12 @@
         if (!(await readWithin(f, until - Date.now()))) break;
         f = ahead.get(k);
       }
-      if (!f || !f.value || size + f.value.json.length > BATCH_CHARS) break;
+      // After a pause (the host went meanwhile) nothing more is taken: this answer reaches no one.
+      if (!f || !f.value || size + f.value.json.length > BATCH_CHARS || since !== pauses) break;
       ahead.delete(k);
       clearTimeout(f.timer);
       taken.add(k);
+      mine.push([k, f]);
       later.push(f.value);
       size += f.value.json.length;
       next = f.value.next;
@@ -127,15 +249,31 @@
   }
 
   /** Every read ahead, the one being waited for included, is aborted and forgotten (the walk asking for
-   * them stopped); a later walk starts afresh. */
-  agent.commands.fetch_walk_stop = () => {
+   * them stopped); a later walk starts afresh. `keep` (the host that asked went): none is aborted nor
+   * forgotten before its time, and none more starts. */
+  function stopWalks(keep = false) {
     const stopped = ahead.size;
+    if (keep) {
+      paused = true;
+      pauses += 1;
+      for (const [k, e] of recent.flat()) {
+        if (ahead.has(k)) continue;
+        taken.delete(k);
+        keepFor(k, e);
+      }
+      recent = [];
+      return { stopped: 0, kept: ahead.size };
+    }
     era.abort();
     era = new AbortController();
     for (const e of ahead.values()) clearTimeout(e.timer);
     ahead.clear();
+    recent = [];
     return { stopped };
-  };
+  }
+  agent.commands.fetch_walk_stop = ({ keep = false } = {}) => stopWalks(keep === true);
+  // A document left (kept in the back-forward cache, perhaps) holds no page read for a walk.
+  globalThis.addEventListener?.('pagehide', () => stopWalks(), { capture: true });
 
   // `fetch_ms`: the fetch's own limit, inside the command's `timeout_ms`, so a slow server is `timeout`.
   agent.commands.fetch_extract = async ({ url, selector, fields, limit, max_chars: maxChars, next_selector: nextSelector = null, fetch_ms: fetchMs, timeout_ms: timeoutMs, cache_first: cacheFirst = false, ahead: allow = 0, redact = null, patterns = null }) => {
@@ -144,6 +282,7 @@
     if (cacheFirst === true) return agent.fetchExtract({ ...opts, url, cacheFirst: true });
     const n = Number.isInteger(allow) ? Math.max(0, Math.min(AHEAD_MAX, allow)) : 0;
     const walk = walkId(JSON.stringify([selector, fields, maxChars, nextSelector, redact, patterns]));
+    paused = false;
     const { json, final_url: finalUrl, later_urls: laterUrls = [] } = await walkPage(walk, url, opts, n);
     return { json, final_url: finalUrl, later_urls: laterUrls };
   };

@@ -30,7 +30,11 @@ export async function run(msg, { signal }) {
   // The page fetches only its own origin; the URL asked for meets the sites allowed before that too.
   if (/^https?:/i.test(msg.url)) await checkUrl(msg.url, msg.tab_id ?? null);
   // A walk cancelled while it waits for a page stops the page's reads ahead too: no request after it.
-  if (args.ahead > 0) signal?.addEventListener('abort', () => { inPage({ tab_id: msg.tab_id ?? null }, 'fetch_walk_stop', {}).catch(() => {}); }, { once: true });
+  // A host gone is no cancel: the walk keeps what it read for the run resumed (lib/walks.js).
+  const stop = () => {
+    if (signal.reason?.code !== ERR.EXTENSION_DISCONNECTED) inPage({ tab_id: msg.tab_id ?? null }, 'fetch_walk_stop', {}).catch(() => {});
+  };
+  if (args.ahead > 0) signal?.addEventListener('abort', stop, { once: true });
   const out = await inPage({ ...msg, timeout_ms: timeoutMs + MARGIN_MS }, 'fetch_extract', { ...args, fetch_ms: timeoutMs }, { signal });
   if (args.ahead > 0) walkIn(out.tab_id);
   // Every page's final URL, the pages read ahead that come with this one too (`later`).

@@ -64,10 +64,17 @@ class RunState:
     total_of: Callable[[], tuple[str, int, int] | None] | None = None
 
     def add_rows(
-        self, rows: list[dict[str, Any]], url: str | None, *, page: bool = True, after: str | None = None
+        self,
+        rows: list[dict[str, Any]],
+        url: str | None,
+        *,
+        page: bool = True,
+        after: str | None = None,
+        tab: str | None = None,
     ) -> None:
         """A page's rows join the run's data, and its journal the moment they are read (`after`: the URL
-        the page's next link leads to, where a resumed run goes on)."""
+        the page's next link leads to, where a resumed run goes on; `tab`: the tab's page, when this one
+        was fetched without moving it)."""
         if self.journal is None:
             self.data += rows
         elif len(self.data) < DATA_KEPT:  # the rest are on disk only: memory stays flat as rows grow
@@ -75,7 +82,7 @@ class RunState:
         self.rows += len(rows)
         self.pages += page
         if self.journal is not None:
-            self.journal.page(self.step or 0, url, rows, self.secrets, after)
+            self.journal.page(self.step or 0, url, rows, self.secrets, after, tab)
 
     def resume_point(self, max_pages: int | None = None) -> Point | None:
         """Where the running step goes on when this run resumes one that stopped part way (`max_pages`:

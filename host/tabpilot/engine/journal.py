@@ -4,11 +4,11 @@ A host or browser that dies mid-run loses at most the page in flight; `resume` c
 page written; a result too big to answer inline is read back from here (resources/read, `tabpilot
 results export`). The host keeps no list of the run's rows beyond the first `budget` bytes of them.
 
-Lines: `{"k":"run", cid, owner, digest}` first; `{"k":"page", step, url, n, rows, next?}` (`next`: where
-its next link leads); `{"k":"done", step}` when an extract step finished; `{"k":"end", result}` (the
-answer without its data). A resumed run appends `{"k":"resume"}` and goes on in the same file: an end
-line with lines after it is no end.
-A last line cut short (the process died writing it) is ignored.
+Lines: `{"k":"run", cid, owner, digest}` first; `{"k":"page", step, url, n, rows, next?, tab?}` (`next`:
+where its next link leads; `tab`: the tab's page, when this one was fetched without moving it);
+`{"k":"done", step}` when an extract step finished; `{"k":"end", result}` (the answer without its
+data). A resumed run appends `{"k":"resume"}` and goes on in the same file: an end line with lines
+after it is no end. A last line cut short (the process died writing it) is ignored.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ class _Line(msgspec.Struct, omit_defaults=True):
     step: int = -1
     url: str | None = None
     next: str | None = None
+    tab: str | None = None
     n: int = 0
     rows: msgspec.Raw = msgspec.Raw(b"[]")
     cid: str = ""
@@ -87,18 +88,17 @@ def path_of(root: Path, correlation_id: str) -> Path | None:
     return root / "results" / f"{correlation_id}.journal"
 
 
+Tab = str | None  # the tab's page while a page was fetched without moving it (None: not so)
+# By the value's own type: one look-up per value (a page's every value is looked at); a subclass (a
+# bool is an int) is matched in this order.
+_KINDS: dict[type, str] = {
+    type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string", list: "array"
+}  # fmt: skip
+
+
 def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
+    found = _KINDS.get(value.__class__)
+    return found or next((name for kind, name in _KINDS.items() if isinstance(value, kind)), "object")
 
 
 def origin_of(url: str | None) -> str | None:
@@ -153,6 +153,10 @@ class Point:
     skip: int
     first: int
     rows: int  # rows the step journaled before
+    # Pages fetched while the tab stayed on `tab`: a tab still there fetches `url` (what it read ahead for
+    # the run that stopped is in it a while); `last` (the last page journaled) is where it goes to render.
+    tab: str | None = None
+    last: str | None = None
 
 
 @dataclass
@@ -168,6 +172,7 @@ class Recovered:
     done: set[int]
     end: dict[str, Any] | None
     next: dict[int, str] = field(default_factory=dict[int, str])
+    tab: dict[int, str] = field(default_factory=dict[int, str])  # by step: the tab's page (lines' `tab`)
 
     def point(self, step: int, max_pages: int | None = None) -> Point | None:
         """Where step `step` goes on, if it read pages but did not finish (`max_pages`: a walk's cap)."""
@@ -176,10 +181,11 @@ class Recovered:
             return None
         rows = sum(n for _, n in mine)
         after = self.next.get(step) if max_pages is not None and len(mine) < max_pages else None
+        last, tab = mine[-1][0], self.tab.get(step)
         if after and urlscrub.REDACTED not in after:
             # The page the last one links to is the first not journaled: none is read twice for its link.
-            return Point(after, 0, len(mine) + 1, rows)
-        last = mine[-1][0]
+            fetched = bool(tab and last) and urlscrub.REDACTED not in f"{tab} {last}"
+            return Point(after, 0, len(mine) + 1, rows, *((tab, last) if fetched else (None, None)))
         redacted = last is not None and urlscrub.REDACTED in last
         # A URL that names the page (a link pager's) is loaded again: one page read twice at most. Pages
         # redrawn in place share one URL: the walk starts over and drops what it had.
@@ -246,26 +252,28 @@ class Journal:
         return journal
 
     def _write(self, value: Any) -> None:
-        if self._fd is None:
-            return
-        line = _encoder.encode(value) + b"\n"
+        self._put(_encoder.encode(value) + b"\n")
+
+    def _put(self, line: bytes) -> None:
         # One write per line: a process killed mid-run leaves whole lines and at most one cut short.
-        written = os.write(self._fd, line)
-        if written != len(line):
+        written = 0 if self._fd is None else os.write(self._fd, line)
+        if self._fd is not None and written != len(line):
             os.write(self._fd, line[written:])
 
-    def page(self, step: int, url: str | None, rows: list[Any], secrets: list[str], to: str | None) -> None:
-        """One page's rows, scrubbed as answers are, appended and counted (`to`: its next link's URL)."""
+    def page(
+        self, step: int, url: str | None, rows: list[Any], secrets: list[str], to: str | None, tab: Tab = None
+    ) -> None:
+        """One page's rows, scrubbed as answers are, appended and counted (`to`: its next link's URL;
+        `tab`: the tab's page, when this one was fetched without moving it)."""
         url = urlscrub.scrub_url(url) if url else url
         rows = cast(list[Any], urlscrub.scrub_value(scrub(rows, secrets)))
         raw = _encoder.encode(rows)
         if self._fd is not None:
             onward = {"next": urlscrub.scrub_url(to)} if to else {}
+            if tab:
+                onward["tab"] = urlscrub.scrub_url(tab)
             head = _encoder.encode({"k": "page", "step": step, "url": url, "n": len(rows), **onward})
-            line = head[:-1] + b',"rows":' + raw + b"}\n"
-            written = os.write(self._fd, line)
-            if written != len(line):
-                os.write(self._fd, line[written:])
+            self._put(head[:-1] + b',"rows":' + raw + b"}\n")
         self.tally.add(url, len(rows), len(raw), rows)
         if not self._over:
             self._rows += rows
@@ -317,13 +325,7 @@ def load(root: Path, correlation_id: str, *, fields: bool = True) -> Recovered |
         f = path.open("rb")
     except OSError:
         return None
-    tally = Tally()
-    pages: list[tuple[int, str | None, int]] = []
-    after: dict[int, str] = {}
-    done: set[int] = set()
-    end: dict[str, Any] | None = None
-    owner = digest = ""
-    budget = 0
+    found = Recovered("", "", 0, Tally(), [], set(), None)
     with f:
         for raw in f:
             if not raw.endswith(b"\n"):
@@ -333,22 +335,21 @@ def load(root: Path, correlation_id: str, *, fields: bool = True) -> Recovered |
             except msgspec.DecodeError:
                 break
             if line.k == "run":
-                owner, digest, budget = line.owner, line.digest, line.budget
+                found.owner, found.digest, found.budget = line.owner, line.digest, line.budget
                 continue
-            end = line.result if line.k == "end" else None
+            found.end = line.result if line.k == "end" else None
             if line.k == "page":
                 rows = _rows_decoder.decode(line.rows) if fields and line.n else None
-                tally.add(line.url, line.n, len(line.rows), rows)
-                pages.append((line.step, line.url, line.n))
-                after[line.step] = line.next or ""
+                found.tally.add(line.url, line.n, len(line.rows), rows)
+                found.pages.append((line.step, line.url, line.n))
+                found.next[line.step], found.tab[line.step] = line.next or "", line.tab or ""
             elif line.k == "done":
-                done.add(line.step)
-    return Recovered(owner, digest, budget, tally, pages, done, end, after)
+                found.done.add(line.step)
+    return found
 
 
 def rows_of(root: Path, correlation_id: str, offset: int, limit: int) -> Iterator[dict[str, Any]]:
-    """Rows `offset` .. `offset + limit` of a run, read from its journal (only the pages that hold them
-    are decoded)."""
+    """Rows `offset` .. `offset + limit` of a run, read from its journal (decoding only their pages)."""
     path = path_of(root, correlation_id)
     if path is None or limit <= 0:
         return

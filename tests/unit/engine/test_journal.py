@@ -218,3 +218,24 @@ def test_a_resumed_walk_starts_at_the_page_the_last_one_journaled_links_to(tmp_p
     last = journal.load(tmp_path, cid)
     assert last is not None and last.next[0].endswith("token=[REDACTED]")
     assert last.point(0, max_pages=50) == journal.Point("https://data.example/t?page=4", 1, 4, 4)
+
+
+def test_a_walk_that_fetched_from_the_tabs_page_names_it_for_the_resumed_walk(tmp_path: Path) -> None:
+    cid = "corr-0123456789ac"
+    tab = "https://data.example/t?page=1"
+    run = journal.Journal.create(tmp_path, cid, "me", "d", 1_000_000)
+    run.page(0, tab, [{"n": 1}], [], "https://data.example/t?page=2")
+    run.page(0, "https://data.example/t?page=2", [{"n": 2}], [], "https://data.example/t?page=3", tab)
+    run.close()
+    found = journal.load(tmp_path, cid)
+    assert found is not None
+    page3 = "https://data.example/t?page=3"
+    assert found.point(0, max_pages=50) == journal.Point(page3, 0, 3, 2, tab, "https://data.example/t?page=2")
+    # A page rendered last (the walk went on in the tab) names none; nor does a tab's page with a secret.
+    for last_tab, named in ((None, None), ("https://data.example/t?page=1&token=s3cr3t", None)):
+        run = journal.Journal.reopen(tmp_path, found, cid)
+        run.page(0, page3, [{"n": 3}], [], "https://data.example/t?page=4", last_tab)
+        run.close()
+        again = journal.load(tmp_path, cid)
+        point = None if again is None else again.point(0, max_pages=50)
+        assert point is not None and point.tab == named and point.url == "https://data.example/t?page=4"

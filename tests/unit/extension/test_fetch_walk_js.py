@@ -1,7 +1,10 @@
 """The page agent's walk along next links (page/fetch_walk.js) under node, over a stub fetchExtract:
 pages read ahead only as far as the walk says it will ask, each fetched once, handed over in order with
 the page asked for (those on their way waited for, up to half as many as the walk will ask for), and
-never reused for another redaction list."""
+never reused for another redaction list; the next page fetched as soon as a page's HTML comes when its
+next link's tag is the one the page before wrote and its URL the last one's with a number changed
+(dropped when the parse reads another); a walk whose host went keeps what it read for the walk
+resumed, and a document left keeps nothing."""
 
 from __future__ import annotations
 
@@ -17,17 +20,28 @@ STUB = """
 globalThis.__tabpilotAgent = { commands: Object.create(null), use() { return this; } };
 const agent = globalThis.__tabpilotAgent;
 globalThis.location = new URL('https://x.example/list?page=1');
+const heard = {};
+globalThis.addEventListener = (type, listener) => { heard[type] = listener; };
 const fetched = [];
 const at = (n) => `https://x.example/list?page=${n}`;
 const pending = new Set();
 const failing = new Set(); // page numbers whose fetch fails once its next link is read
 const stalled = new Map(); // page number -> its release: the site holds that page until then
-agent.fetchExtract = ({ url, onNext, limit }) => {
+// A page's HTML as it comes, handed to onText before the parse (none unless a test writes it), and
+// what happened in order: `fetch n`, `next n` (its next link read by the parse), `abort n`.
+let html = null;
+const events = [];
+agent.fetchExtract = ({ url, onNext, onText, limit, signal }) => {
   fetched.push(url);
   const n = Number(new URL(url).searchParams.get('page'));
   const next = n < 10 ? at(n + 1) : null;
+  events.push(`fetch ${n}`);
+  signal?.addEventListener('abort', () => events.push(`abort ${n}`));
   const done = (async () => {
     await new Promise((ok) => setTimeout(ok, 1));
+    if (html && onText) onText(html(n), url);
+    await new Promise((ok) => setTimeout(ok, 1));
+    if (next) events.push(`next ${n}`);
     if (next && onNext) onNext(next);
     await new Promise((ok) => setTimeout(ok, 1));
     if (failing.has(n)) throw new Error(`page ${n} failed`);
@@ -38,6 +52,13 @@ agent.fetchExtract = ({ url, onNext, limit }) => {
   done.finally(() => pending.delete(done));
   return done;
 };
+// The URLs among `hrefs` that differ from `next` in exactly one number (fetch.js's).
+agent.pagerUrls = (next, hrefs) => hrefs.filter((href) => {
+  const a = next.split(/(\\d+)/);
+  const b = href.split(/(\\d+)/);
+  if (a.length !== b.length || a.some((part, i) => i % 2 === 0 && part !== b[i])) return false;
+  return a.filter((part, i) => i % 2 === 1 && part !== b[i]).length === 1;
+});
 await import('./page/fetch_walk.js');
 const ask = (n, ahead, redact = ['.secret']) => agent.commands.fetch_extract({
   url: at(n), selector: 'tr', fields: [{ name: 'a' }], limit: 5, ahead, redact, patterns: [],
@@ -157,3 +178,116 @@ def test_a_stopped_walk_fetches_nothing_more() -> None:
         """
     )
     assert out["fetched"] == ["https://x.example/list?page=1"], out
+
+
+def test_a_walk_whose_host_went_starts_no_more_reads_and_keeps_those_it_made_for_the_walk_resumed() -> None:
+    out = _run(
+        """
+        const first = pages(await ask(1, 4));
+        agent.commands.fetch_walk_stop({ keep: true });
+        await settle();
+        const before = [...fetched];
+        // The run resumed asks for the page after the last it was handed, with the same call.
+        const again = pages(await ask(first[first.length - 1] + 1, 2));
+        await settle();
+        console.log(JSON.stringify({ first, before, again, fetched }));
+        """
+    )
+    n = out["first"][-1] + 1
+    assert out["first"] == list(range(1, n))
+    assert out["before"] == [f"https://x.example/list?page={p}" for p in range(1, len(out["before"]) + 1)]
+    assert len(out["before"]) <= 5, "no read ahead past what the walk had asked for"
+    assert len(out["before"]) > len(out["first"]), "a page read ahead was kept"
+    assert out["again"][0] == n
+    assert sorted(out["fetched"]) == sorted(set(out["fetched"])), "no page fetched twice"
+    assert len(out["fetched"]) == n + 2
+
+
+def test_a_document_left_keeps_no_page_read_ahead() -> None:
+    out = _run(
+        """
+        await ask(1, 2);
+        agent.commands.fetch_walk_stop({ keep: true });
+        await settle();
+        heard.pagehide();
+        await ask(3, 0);
+        console.log(JSON.stringify({ fetched }));
+        """
+    )
+    assert out["fetched"].count("https://x.example/list?page=3") == 2, out
+
+
+# Rows, a pager's numbered link to the next page (another tag), then the next link itself.
+PAGE_HTML = """
+html = (n, to = n + 1) => `<table>${'<tr><td><a href="/item/1">x</a></td></tr>'.repeat(3)}</table>`
+  + `<nav><a href="/list?page=${n + 1}">${n + 1}</a> `
+  + `${n < 10 ? `<a class="next" data-page="${to}" href="/list?page=${to}">Next</a>` : ''}</nav>`;
+"""
+
+
+def test_the_next_page_is_fetched_as_its_link_comes_before_the_page_is_parsed() -> None:
+    out = _run(
+        PAGE_HTML
+        + """
+        const got = [];
+        for (let n = 1; n <= 10;) {
+          const answer = pages(await ask(n, 4));
+          got.push(...answer);
+          n += answer.length;
+        }
+        await settle();
+        console.log(JSON.stringify({ got, events, fetched }));
+        """
+    )
+    events = out["events"]
+    assert out["got"] == list(range(1, 11))
+    assert sorted(out["fetched"]) == sorted(set(out["fetched"])) and len(out["fetched"]) == 10
+    assert not [e for e in events if e.startswith("abort")]
+    # Page 1's next link taught the tag; from page 2 on, a next page read ahead is asked for before the
+    # parse of the page before read its next link (those the walk asks for itself, once the pages it
+    # said it would ask for are read, come after).
+    early = [n for n in range(3, 11) if events.index(f"fetch {n}") < events.index(f"next {n - 1}")]
+    assert early[:3] == [3, 4, 5] and len(early) >= 5, events
+
+
+def test_a_next_page_fetched_early_that_the_parse_does_not_confirm_is_dropped() -> None:
+    out = _run(
+        PAGE_HTML
+        + """
+        const written = html;
+        // Page 4's HTML has the tag lead elsewhere (what the parse reads is another link): page 9.
+        html = (n) => written(n, n === 4 ? 9 : n + 1);
+        const got = [];
+        for (let n = 1; n <= 10;) {
+          const answer = pages(await ask(n, 2));
+          got.push(...answer);
+          n += answer.length;
+          await settle();
+        }
+        console.log(JSON.stringify({ got, events, fetched }));
+        """
+    )
+    assert out["got"] == list(range(1, 11)), "every page once, in order, the guess aside"
+    events = out["events"]
+    assert events.index("fetch 9") < events.index("next 4") < events.index("abort 9"), events
+    assert out["fetched"].count("https://x.example/list?page=9") == 2, "the guess, then page 9 in turn"
+    assert len(out["fetched"]) == 11
+
+
+def test_a_next_link_that_is_more_than_the_last_one_with_a_number_changed_is_not_fetched_early() -> None:
+    out = _run(
+        PAGE_HTML
+        + """
+        const written = html;
+        // Page 3's next link's tag leads to another path: only the parse's next link is fetched.
+        const other = (text) => text.replace(/(class="next"[^>]*href=")\\/list\\?/, '$1/other?');
+        html = (n) => (n === 3 ? other(written(n)) : written(n));
+        const got = pages(await ask(1, 4));
+        await settle();
+        console.log(JSON.stringify({ got, events, fetched }));
+        """
+    )
+    events = out["events"]
+    assert events.index("fetch 3") < events.index("next 2"), "page 3 was fetched early"
+    assert not [u for u in out["fetched"] if "/other" in u], out["fetched"]
+    assert events.index("next 3") < events.index("fetch 4")

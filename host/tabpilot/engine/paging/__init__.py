@@ -36,6 +36,7 @@ class Walk:
         filtered: bool = False,
         key_fields: list[str] | None = None,
         first_page: int = 1,
+        fetch_from: tuple[str, str] | None = None,
     ) -> None:
         self.ctx, self.selector, self.fields = ctx, selector, fields
         self.paginate, self.scroll, self.virtual = paginate, scroll, virtual
@@ -47,6 +48,8 @@ class Walk:
         self._handed = False
         self._last_linked: tuple[int | None, int] = (None, 0)  # the pager's last page, first seen at
         self._pager = None if paginate is None else self._make_pager(paginate)
+        # Resumed where pages were fetched from the tab's page: (the next page's URL, the last one read).
+        self._fetch_from = fetch_from
         self.stop: stop.Stop | None = None  # why the walk ended (None: a plain one-page extract)
         if self._pager is not None:
             ctx.state.total_of = self.total
@@ -60,6 +63,11 @@ class Walk:
             timeout_ms=self.timeout_ms,
             virtual=self.virtual,
         )
+
+    @property
+    def tab(self) -> str | None:
+        """The tab's page while this walk reads pages by fetching them from it (None: it does not)."""
+        return None if self._pager is None else self._pager.tab_url
 
     def kept(self, total_rows_kept: int) -> None:
         """The rows the step kept so far, this page's included."""
@@ -89,6 +97,11 @@ class Walk:
             if self.scroll is not None:
                 self.stop = await feed.load(ctx, self.selector, self.scroll, self.limit, t)
             answer: ExtractReply | None = None  # the next page's rows, when they came with the move to it
+            if self._fetch_from is not None and self._pager is not None:
+                answer = await self._pager.resume(*self._fetch_from, self.count, self._remaining())
+                if answer is None:
+                    self.stop = self._pager.stop
+                    return
             while True:
                 command = self._command()
                 if answer is None:

@@ -1,15 +1,13 @@
 """From one page of a paginated extract to the next, with the next page's rows in the same answer.
 
-A next control that is a same-origin link (or a GET form) is followed without rendering: the page
-agent fetches and parses the next page (`fetch_extract`), once fetching page 1 again has read the same
-rows and the same next link as the rendered page 1 (page 1 is taken from the HTTP cache when the page
-let the browser keep it: no second download). Otherwise (or when that check fails) the control is
-clicked as before (`paginate`). Fetched pages never move the tab: it stays on page 1. When the pager
-beside the next link numbers its pages (`?page=3`, `/p/3`), the pages after the one being read are
-fetched ahead, up to IN_FLIGHT at once and never past the last page linked, and read in order
-(numbered.py); otherwise the page agent reads up to LINKED_AHEAD pages ahead along the next links
-(page/fetch_walk.js) and hands those it has read over with the page asked for: each is still a page of
-its own here. Whether page 1 fetched reads like page 1 rendered is policy.py's call."""
+A same-origin next link (or GET form) is followed without rendering: the page agent fetches and parses
+the next page (`fetch_extract`), once page 1 fetched again (from the HTTP cache when the page let it be
+kept) read the rows and next link of the rendered page 1 (policy.py's call); else the control is
+clicked (`paginate`). Fetched pages never move the tab: it stays on page 1. When the pager beside the
+next link numbers its pages (`?page=3`, `/p/3`), the pages after the one being read are fetched ahead,
+up to IN_FLIGHT at once, never past the last page linked, and read in order (numbered.py); otherwise
+the page agent reads up to LINKED_AHEAD pages ahead along the next links (page/fetch_walk.js) and hands
+those it has read over with the page asked for: each is still a page of its own here."""
 
 from __future__ import annotations
 
@@ -65,7 +63,7 @@ class Pager:
         self.virtual = virtual
         self.mode: Mode | None = None
         self.redirected: str | None = None  # where the last next link was redirected to
-        self._tab_url: str | None = None  # the tab's page while pages are fetched (it stays there)
+        self.tab_url: str | None = None  # the tab's page while pages are fetched (it stays there)
         self._next = NextTarget()  # where the last fetched page's next control leads
         self._asked: list[str] = []  # URLs of the pages fetched, in order
         self._ahead: dict[str, asyncio.Task[FetchExtractReply]] = {}
@@ -98,7 +96,7 @@ class Pager:
             return None
         if nxt is None and batch is not None and batch.end is not None:
             nxt = await self._probe() if batch.end == "missing" else NextTarget(end=batch.end)
-        elif nxt is None and self._tab_url is None:
+        elif nxt is None and self.tab_url is None:
             nxt = await self._probe()
         return stop.next_end(nxt, self.options.next_selector, self._pager_run(), url)
 
@@ -124,17 +122,16 @@ class Pager:
             task.cancel()
         self._ahead.clear()
         self._read.clear()
-        if self._tab_url is not None:
-            self.ctx.state.url = self._tab_url  # where the tab is: fetched pages did not move it
+        if self.tab_url is not None:
+            self.ctx.state.url = self.tab_url  # where the tab is: fetched pages did not move it
 
     async def advance(self, answer: ExtractReply, pages: int, remaining: int | None) -> ExtractReply | None:
         """The next page's extract answer after `answer` (page `pages`), or None when the walk ended
         (its reason recorded)."""
-        if self.mode == "fetch":
-            if self.options.delay_ms:
-                await asyncio.sleep(self.options.delay_ms / 1000)  # rate limit, not a wait
-        else:
+        if self.mode != "fetch":
             await pace.before_next(self.ctx, self.options, self._redraws, self.timeout_ms)
+        elif self.options.delay_ms:
+            await asyncio.sleep(self.options.delay_ms / 1000)  # rate limit, not a wait
         if self.mode is None:
             self.mode = await self._decide(answer, remaining)
         if self.mode == "fetch":
@@ -165,16 +162,13 @@ class Pager:
             # key a page's own fetch uses): ask the server once before giving up on fetching.
             self._ahead.pop(here, None)
             why = await self._compare(self._start(here, remaining), answer, here, target)
-        self.ctx.state.url = here
-        self._named = True
+        self.ctx.state.url, self._named = here, True
         if why is not None:
             self.close()
             self.ctx.state.meta["pagination_mode"] = "navigate"
             self.ctx.state.meta["pagination_note"] = f"pages were loaded in the tab: {why}"
             return "navigate"
-        self._tab_url = here
-        self._asked = [here]
-        self._next = nxt
+        self.tab_url, self._asked, self._next = here, [here], nxt
         self.ctx.state.meta["pagination_mode"] = "fetch"
         return "fetch"
 
@@ -191,6 +185,14 @@ class Pager:
         return policy.mismatch(fetched, policy.Copy(answer.rows, here, target), "page 1")
 
     # ---- fetched pages ---------------------------------------------------------------------------
+
+    async def resume(self, url: str, last: str, pages: int, remaining: int | None) -> ExtractReply | None:
+        """Fetch on at `url` (after page `pages`, `last`) from the tab's page, as the run resumed did (it
+        checked fetching on this very page); the page agent may still hold what it read ahead for it."""
+        self.mode, self.tab_url, self._asked, self._named = "fetch", self.ctx.state.url, [last], True
+        self._next = NextTarget(url=url, same_origin=True)
+        self.ctx.state.meta["pagination_mode"] = "fetch"
+        return await self._fetch_next(pages, remaining)
 
     async def _fetch(self, command: FetchExtract) -> FetchExtractReply:
         return decode_reply(FetchExtractReply, await self.ctx.call(command, self.timeout_ms))
@@ -263,7 +265,7 @@ class Pager:
                 return await self._fetch_failed(exc, url, pages, remaining)
             finally:
                 self._ahead.pop(url, None)
-                self.ctx.state.url = self._tab_url
+                self.ctx.state.url = self.tab_url
             self._keep_later(value)
         landed = value.url
         self.redirected = None
@@ -274,12 +276,10 @@ class Pager:
                     self.ctx, "redirected", pages + 1, f"the next page redirected to {landed}"
                 )
             check_redirect(url, landed)
-        self._next = value.next or NextTarget()
-        self._pager_seen = self._pager_seen or bool(self._next.pager)
-        if self._next.url is not None:
-            self._run = numbered.merge(
-                self._run, numbered.learn(landed or url, self._next.url, self._next.pager)
-            )
+        self._next = nxt = value.next or NextTarget()
+        self._pager_seen = self._pager_seen or bool(nxt.pager)
+        if nxt.url is not None:
+            self._run = numbered.merge(self._run, numbered.learn(landed or url, nxt.url, nxt.pager))
         self._per_page = len(value.rows)
         return value
 
@@ -326,7 +326,7 @@ class Pager:
     async def _to_tab(self, pages: int, remaining: int | None) -> ExtractReply | None:
         """Go on in the tab: load the last page read (unless it is the tab's), then click its next control."""
         self.close()
-        last, self._tab_url = self._asked[-1], None
+        last, self.tab_url = self._asked[-1], None
         if last != self.ctx.state.url:
             await self.ctx.call(Navigate(id=0, url=last, timeout_ms=self.timeout_ms), self.timeout_ms)
         self.mode = "navigate"

@@ -14,11 +14,12 @@ from typing import Annotated, Any, ClassVar
 import msgspec
 from msgspec import Meta
 
-from ...wire.messages import WaitFor
+from ...wire.errors import TabPilotError
+from ...wire.messages import Extract, FieldPlan, WaitFor
 from ...wire.replies import ExtractReply
 from ...wire.scrape import ExtractOptions, Follow, PaginateOptions, ScrollOptions
 from .. import outschema
-from ..context import Context
+from ..context import Context, obj
 from ..convert import Conversions
 from ..follow import check as check_follow
 from ..follow import follow_rows
@@ -133,9 +134,13 @@ class ExtractStep(StepBase, tag="extract"):
         t = self.timeout()
         # Resuming a run that stopped in this step: where it was.
         point = ctx.state.resume_point(None if self.paginate is None else self.paginate.max_pages)
+        fetch_from: tuple[str, str] | None = None
         if point is not None:
             ctx.state.meta["resumed"] = {"from_page": point.first, "pages_read_again": point.skip}
-            if point.url is not None:
+            if point.url is not None and point.tab and point.last and await _tab_shows(ctx, point.tab, t):
+                # Fetched from the tab's page as before: the page keeps what it read ahead a while.
+                fetch_from = (point.url, point.last)
+            elif point.url is not None:
                 await NavigateStep(url=point.url, timeout_ms=t).run(ctx)
         if self.wait_for:
             await ctx.call(WaitFor(id=0, selector=self.wait_for, timeout_ms=t), t)
@@ -151,6 +156,7 @@ class ExtractStep(StepBase, tag="extract"):
             filtered=keep is not None,
             key_fields=self.key_fields,
             first_page=1 if point is None else point.first,
+            fetch_from=fetch_from,
         )
         rows: list[dict[str, Any]] = []
         # The rows are in the run's journal: the step holds them too only for whoever reads its output.
@@ -164,7 +170,7 @@ class ExtractStep(StepBase, tag="extract"):
                     if skip:
                         skip -= 1
                         continue
-                    page = await self._page(ctx, conv, keep, check, answer, before + taken)
+                    page = await self._page(ctx, conv, keep, check, answer, before + taken, walk.tab)
                     taken += len(page)
                     if hold:
                         rows += page
@@ -186,9 +192,11 @@ class ExtractStep(StepBase, tag="extract"):
         check: outschema.RowCheck | None,
         answer: ExtractReply,
         before: int,
+        tab: str | None,
     ) -> list[dict[str, Any]]:
         """One page's rows converted, filtered, cut at the limit, followed and checked, joined to the
-        run's data (`before`: rows this step kept from the pages before)."""
+        run's data (`before`: rows this step kept from the pages before; `tab`: the tab's page, when this
+        one was fetched from it)."""
         page = await _off_loop(conv.rows, answer.rows)
         read = len(page)
         if keep is not None:
@@ -204,6 +212,17 @@ class ExtractStep(StepBase, tag="extract"):
         for w in answer.warnings:
             ctx.state.warn({"field": w.field, "message": w.message})
         nxt = answer.next
-        ctx.state.add_rows(page, answer.url, after=nxt.url if nxt is not None and nxt.same_origin else None)
+        onward = nxt.url if nxt is not None and nxt.same_origin else None
+        ctx.state.add_rows(page, answer.url, after=onward, tab=tab)
         ctx.progress()
         return page
+
+
+async def _tab_shows(ctx: Context, url: str, timeout_ms: int) -> bool:
+    """Whether the run's tab shows `url` (asked of the page: one command that reads no rows)."""
+    probe = Extract(id=0, selector=":root", fields=[FieldPlan(name="_", take="text")], limit=0)
+    try:
+        shown = obj(await ctx.call(probe, timeout_ms)).get("url")
+    except TabPilotError:
+        return False
+    return isinstance(shown, str) and shown.split("#")[0] == url.split("#")[0]
