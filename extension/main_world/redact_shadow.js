@@ -1,58 +1,115 @@
 // Runs in the page's own world from document_start (worker/lib/guard.js), before any page script: it
 // tells the redaction part of the page agent (page/redact.js, in the extension's isolated world) of
-// each shadow root the moment a page script attaches one, so that what a script changes inside it
-// (a password shown as text, a marker removed) is seen as it is done, as in the document itself. A
-// MutationObserver on the document does not reach into shadow roots, and the isolated world cannot
-// wrap the page's functions itself.
+// each shadow root the moment a page script makes one (attachShadow, markup with declarative roots, a
+// copy of a host whose root is clonable), so that what a script changes inside it (a password shown
+// as text, a marker removed) is seen as it is done, as in the document itself. A MutationObserver on
+// the document does not reach into shadow roots, and the isolated world cannot wrap the page's
+// functions itself.
 // The news travels as an event on the document whose relatedTarget is the host (an element reaches
 // another world, a property of the event would not). redact.js listens first (on window, capturing,
 // from document_start), so no page listener can stop it first. Only what this file keeps from the
 // start is used (the page may replace dispatchEvent or MouseEvent later); the event itself tells the
 // page nothing it did not do.
+// A frame sandboxed without allow-scripts runs no script in this world, this file included, yet a
+// same-origin document above it can call its functions: this file, in the documents above, puts the
+// same wrappers into such a frame's world, when redact.js in the frame asks (at its document_start)
+// and whenever a script here takes hold of a frame's window or document.
 (() => {
-  if (globalThis.__tabpilotShadowHook) return;
-  Object.defineProperty(globalThis, '__tabpilotShadowHook', { value: true });
+  const MARK = '__tabpilotShadowHook';
   const { apply } = Reflect;
+  const { defineProperty, getOwnPropertyDescriptor } = Object;
+  const hasOwn = Object.prototype.hasOwnProperty;
   const dispatch = EventTarget.prototype.dispatchEvent;
   const Mouse = MouseEvent;
-  const hostOf = Object.getOwnPropertyDescriptor(ShadowRoot.prototype, 'host').get;
+  const hostOf = getOwnPropertyDescriptor(ShadowRoot.prototype, 'host').get;
   // The host's own document: a page may call this frame's functions on another frame's element.
-  const ownerOf = Object.getOwnPropertyDescriptor(Node.prototype, 'ownerDocument').get;
-  const viewOf = Object.getOwnPropertyDescriptor(Document.prototype, 'defaultView').get;
-  const own = document;
+  const ownerOf = getOwnPropertyDescriptor(Node.prototype, 'ownerDocument').get;
+  const viewOf = getOwnPropertyDescriptor(Document.prototype, 'defaultView').get;
+  const rootOf = getOwnPropertyDescriptor(Document.prototype, 'documentElement').get;
+  const typeOf = getOwnPropertyDescriptor(Node.prototype, 'nodeType').get;
+  const firstOf = getOwnPropertyDescriptor(DocumentFragment.prototype, 'firstElementChild').get;
   const NEWS = 'tabpilot-shadow-root';
+  const REALM = 'tabpilot-frame-realm';
 
-  const tell = (node) => {
+  /** Put the wrappers into window `win`'s world (once; nothing for another origin's window). */
+  const install = (win) => {
     try {
-      // A document with no window (one made with createHTMLDocument, a template's content, a parsed
-      // one) has no page agent to hear it, and its nodes may be adopted here: this frame's agent hears.
-      const doc = apply(ownerOf, node, []);
-      apply(dispatch, apply(viewOf, doc, []) ? doc : own, [new Mouse(NEWS, { relatedTarget: node })]);
+      if (!win || apply(hasOwn, win, [MARK])) return;
+      defineProperty(win, MARK, { value: true });
     } catch {
-      // nothing to tell from here: the roots are found when their hosts are added
+      return; // another origin: its scripts cannot reach this page's secrets, nor ours its functions
     }
-  };
+    const own = win.document;
+    const tell = (node) => {
+      if (!node) return;
+      try {
+        // A document with no window (one made with createHTMLDocument, a template's content, a parsed
+        // one) has no page agent to hear it, and its nodes may be adopted here: this frame's agent hears.
+        const doc = apply(ownerOf, node, []);
+        apply(dispatch, apply(viewOf, doc, []) ? doc : own, [new Mouse(NEWS, { relatedTarget: node })]);
+      } catch {
+        // nothing to tell from here: the roots are found when their hosts are added
+      }
+    };
 
-  /** Replace `owner[name]` with a function that calls it, then tells of the host `hostFrom` names. */
-  const wrap = (owner, name, hostFrom) => {
-    const d = owner && Object.getOwnPropertyDescriptor(owner, name);
-    if (!d || typeof d.value !== 'function') return;
-    const original = d.value;
-    const wrapped = {
-      [name](...args) {
-        const out = apply(original, this, args);
-        tell(hostFrom(this, out));
-        return out;
-      },
-    }[name];
-    Object.defineProperty(owner, name, { ...d, value: wrapped });
-  };
+    /** Replace `owner[name]` with a function that calls it, then tells of the host `hostFrom` names. */
+    const wrap = (owner, name, hostFrom) => {
+      const d = owner && getOwnPropertyDescriptor(owner, name);
+      if (!d || typeof d.value !== 'function') return;
+      const original = d.value;
+      const wrapped = {
+        [name](...args) {
+          const out = apply(original, this, args);
+          tell(hostFrom(this, out));
+          return out;
+        },
+      }[name];
+      defineProperty(owner, name, { ...d, value: wrapped });
+    };
 
-  wrap(Element.prototype, 'attachShadow', (el) => el);
-  // Markup set with declarative shadow roots in it (`<template shadowrootmode>`) attaches them too.
-  wrap(Element.prototype, 'setHTMLUnsafe', (el) => el);
-  wrap(ShadowRoot.prototype, 'setHTMLUnsafe', (root) => apply(hostOf, root, []));
-  // A document parsed with declarative roots in it: the agent looks through all of it.
-  const rootOf = Object.getOwnPropertyDescriptor(Document.prototype, 'documentElement').get;
-  wrap(Document, 'parseHTMLUnsafe', (_, doc) => apply(rootOf, doc, []));
+    wrap(win.Element.prototype, 'attachShadow', (el) => el);
+    // Markup set with declarative shadow roots in it (`<template shadowrootmode>`) attaches them too.
+    wrap(win.Element.prototype, 'setHTMLUnsafe', (el) => el);
+    wrap(win.ShadowRoot.prototype, 'setHTMLUnsafe', (root) => apply(hostOf, root, []));
+    // A document parsed with declarative roots in it: the agent looks through all of it.
+    wrap(win.Document, 'parseHTMLUnsafe', (_, doc) => apply(rootOf, doc, []));
+    // A copy of a host whose root is clonable gets a root of its own, made by the copy, not by
+    // attachShadow: the copy (an element, or a fragment of them) is told of as it is made. A copy with
+    // no element in it has no root to tell of.
+    const copied = (_, out) => {
+      const type = out ? apply(typeOf, out, []) : 0;
+      return type === 1 || (type === 11 && apply(firstOf, out, [])) ? out : null;
+    };
+    wrap(win.Node.prototype, 'cloneNode', copied);
+    wrap(win.Document.prototype, 'importNode', copied);
+    wrap(win.Range.prototype, 'cloneContents', copied);
+    // A frame's window or document taken hold of from here: its world gets the wrappers first.
+    for (const Frame of [win.HTMLIFrameElement, win.HTMLFrameElement, win.HTMLObjectElement]) {
+      for (const [name, toWin] of [['contentWindow', (w) => w], ['contentDocument', (d) => apply(viewOf, d, [])]]) {
+        const d = Frame && getOwnPropertyDescriptor(Frame.prototype, name);
+        if (!d || typeof d.get !== 'function') continue;
+        const get = d.get;
+        defineProperty(Frame.prototype, name, {
+          ...d,
+          get: {
+            [name]() {
+              const out = apply(get, this, []);
+              if (out) install(toWin(out));
+              return out;
+            },
+          }[name],
+        });
+      }
+    }
+    // redact.js in a frame below asks as its document starts (relatedTarget: that document).
+    win.addEventListener(REALM, (e) => {
+      try {
+        const doc = e.relatedTarget;
+        if (doc && apply(typeOf, doc, []) === 9) install(apply(viewOf, doc, []));
+      } catch {
+        // not a document of this origin
+      }
+    }, true);
+  };
+  install(globalThis);
 })();

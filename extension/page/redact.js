@@ -232,12 +232,20 @@
   // reads this frame too): those agents watch it from now on as well, this frame may be gone by then.
   globalThis.addEventListener?.('tabpilot-shadow-root', (e) => {
     const host = e.relatedTarget;
-    if (!host || host.nodeType !== 1) return;
+    // An element, or a fragment a copy made (its elements may be hosts of copied roots).
+    if (!host || (host.nodeType !== 1 && host.nodeType !== 11)) return;
     watchShadows(host);
     for (let up = agent.parentAgent(); up && up.watchRoots; up = up.parentAgent()) up.watchRoots(host);
   }, true);
   /** Watch the shadow roots in `node`'s tree (a frame below tells of roots attached there). */
   agent.watchRoots = (node) => watchShadows(node);
+  // A frame sandboxed without allow-scripts runs no page-world script (the guard's included), yet a
+  // same-origin document above can call its functions: each puts its wrappers here (main_world/redact_shadow.js).
+  for (let w = globalThis.window, up = w?.parent; w && up && up !== w; w = up, up = up.parent) {
+    try {
+      up.document.dispatchEvent(new MouseEvent('tabpilot-frame-realm', { relatedTarget: document }));
+    } catch { /* another origin: it cannot reach in here (one above it may) */ }
+  }
   if (document.readyState !== 'loading') watchShadows(document); // injected late: roots attached already
   // What the person (or a page script) types into a secret field is remembered as it is typed.
   const typed = (e) => {

@@ -1,0 +1,28 @@
+"""Markdown reads what a page shows in its shadow roots, open and closed (slotted light content where
+its slot is), as snapshot and extract do, and every redaction holds there: a marked span, a secret
+cell of a table, a secret inside a code block, secret-shaped text, and a password's value the page
+copied into plain text before showing the field as text. Real Chromium, the real MCP client."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from tests.support.mcp_client import call
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
+
+SECRETS = ("ECHOOPENSPAN5", "AKIAIOSFODNN7EXAMPLE", "FOXTROTCOPY6", "GOLFCLOSED7", "HOTELCODE8")
+
+
+async def test_markdown_reads_roots_and_masks_their_secrets(client: Client, site: str) -> None:
+    url = f"{site}/secrets/markdown_roots.html"
+    tab = (await call(client, "interact", action="navigate", url=url))["tab_id"]
+    out = await call(client, "observe", what="page", format="markdown", tab_id=tab)
+    text = out["markdown"]
+    for shown in ("LIMA OPEN HEADING", "Open text [REDACTED] ends", "OSCAR SLOTTED", "Key [REDACTED] here",
+                  "copied [REDACTED]", "MIKE CLOSED TEXT", "NOVEMBER ROW", "line [REDACTED] end", "VICTOR PUBLIC"):  # fmt: skip
+        assert shown in text, (shown, text)
+    assert text.index("LIMA OPEN HEADING") < text.index("OSCAR SLOTTED") < text.index("MIKE CLOSED TEXT"), text
+    for secret in SECRETS:
+        assert secret not in str(out), (secret, text)
