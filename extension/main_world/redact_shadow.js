@@ -74,32 +74,45 @@
     // A document parsed with declarative roots in it: the agent looks through all of it.
     wrap(win.Document, 'parseHTMLUnsafe', (_, doc) => apply(rootOf, doc, []));
     // A copy of a host whose root is clonable gets a root of its own, made by the copy, not by
-    // attachShadow: the copy (an element, or a fragment of them) is told of as it is made. A copy with
-    // no element in it has no root to tell of.
+    // attachShadow: the copy (an element, or a fragment of them) is told of as it is made when a page
+    // script can reach into a root in it. A closed one it cannot (the copy hands out no reference), so
+    // what it holds stays as copied until the agent finds it; asking each element for an open root
+    // costs a copy a fraction of what telling would (copies are made by the thousand).
+    const openOf = getOwnPropertyDescriptor(win.Element.prototype, 'shadowRoot').get;
+    const all = win.Element.prototype.querySelectorAll;
+    const fragAll = win.DocumentFragment.prototype.querySelectorAll;
+    const lengthOf = getOwnPropertyDescriptor(win.NodeList.prototype, 'length').get;
     const copied = (_, out) => {
       const type = out ? apply(typeOf, out, []) : 0;
-      return type === 1 || (type === 11 && apply(firstOf, out, [])) ? out : null;
+      if (type !== 1 && !(type === 11 && apply(firstOf, out, []))) return null;
+      if (type === 1 && apply(openOf, out, [])) return out;
+      const els = type === 1 ? apply(all, out, ['*']) : apply(fragAll, out, ['*']);
+      for (let i = 0, n = apply(lengthOf, els, []); i < n; i++) if (apply(openOf, els[i], [])) return out;
+      return null;
     };
     wrap(win.Node.prototype, 'cloneNode', copied);
     wrap(win.Document.prototype, 'importNode', copied);
     wrap(win.Range.prototype, 'cloneContents', copied);
+    /** Replace getter `owner[name]` with one that calls `after` with what it answers. */
+    const wrapGetter = (owner, name, after) => {
+      const d = owner && getOwnPropertyDescriptor(owner, name);
+      if (!d || typeof d.get !== 'function') return;
+      const get = d.get;
+      const wrapped = {
+        get [name]() {
+          const out = apply(get, this, []);
+          if (out) after(out);
+          return out;
+        },
+      };
+      defineProperty(owner, name, { ...d, get: getOwnPropertyDescriptor(wrapped, name).get });
+    };
+    // A custom element reaches its copied root, closed or not, through its internals.
+    wrapGetter(win.ElementInternals?.prototype, 'shadowRoot', (root) => tell(apply(hostOf, root, [])));
     // A frame's window or document taken hold of from here: its world gets the wrappers first.
     for (const Frame of [win.HTMLIFrameElement, win.HTMLFrameElement, win.HTMLObjectElement]) {
-      for (const [name, toWin] of [['contentWindow', (w) => w], ['contentDocument', (d) => apply(viewOf, d, [])]]) {
-        const d = Frame && getOwnPropertyDescriptor(Frame.prototype, name);
-        if (!d || typeof d.get !== 'function') continue;
-        const get = d.get;
-        defineProperty(Frame.prototype, name, {
-          ...d,
-          get: {
-            [name]() {
-              const out = apply(get, this, []);
-              if (out) install(toWin(out));
-              return out;
-            },
-          }[name],
-        });
-      }
+      wrapGetter(Frame?.prototype, 'contentWindow', install);
+      wrapGetter(Frame?.prototype, 'contentDocument', (doc) => install(apply(viewOf, doc, [])));
     }
     // redact.js in a frame below asks as its document starts (relatedTarget: that document).
     win.addEventListener(REALM, (e) => {

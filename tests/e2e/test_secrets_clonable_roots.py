@@ -1,5 +1,6 @@
 """Shadow roots made by copying a clonable one (`attachShadow({clonable: true})`, then cloneNode,
-document.importNode or a range's cloneContents, a root within a root included): the copy's root is not
+document.importNode or a range's cloneContents, a root within a root included, and a custom element's
+closed one its copy reaches through its internals): the copy's root is not
 made by attachShadow, and the page unmarks the secret in the copy (a marker taken off, a password
 shown as text) before it puts the copy in the page, after emptying the original. The page agent
 watches each copied root from its making, so none of them shows in snapshot, markdown, extract,
@@ -16,7 +17,7 @@ from tests.support.mcp_client import call, payload, scrape
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
-SECRETS = ("ALPHACLONE1", "BRAVOIMPORT2", "CHARLIERANGE3", "DELTANESTED4")
+SECRETS = ("ALPHACLONE1", "BRAVOIMPORT2", "CHARLIERANGE3", "DELTANESTED4", "ECHOINTERNALS5")
 
 
 async def test_copied_roots_keep_their_secrets(client: Client, site: str) -> None:
@@ -34,8 +35,8 @@ async def test_copied_roots_keep_their_secrets(client: Client, site: str) -> Non
         "interact",
         {
             "action": "execute_js",
-            "script": "return [...document.querySelectorAll('#h > *')].map((h) =>"
-            " [h.shadowRoot.innerHTML, [...h.shadowRoot.querySelectorAll('input')].map((i) => i.value)])",
+            "script": "return [...document.querySelectorAll('#h > *')].map((h) => h.shadowRoot"
+            " || h.internals.shadowRoot).map((r) => [r.innerHTML, [...r.querySelectorAll('input')].map((i) => i.value)])",
             "tab_id": tab,
         },
     )
