@@ -28,6 +28,10 @@
   const rootOf = getOwnPropertyDescriptor(Document.prototype, 'documentElement').get;
   const typeOf = getOwnPropertyDescriptor(Node.prototype, 'nodeType').get;
   const firstOf = getOwnPropertyDescriptor(DocumentFragment.prototype, 'firstElementChild').get;
+  const toText = String;
+  const { indexOf, slice, toLowerCase: lower } = String.prototype;
+  const Weak = WeakMap;
+  const { get: getTail, set: setTail } = WeakMap.prototype;
   const NEWS = 'tabpilot-shadow-root';
   const REALM = 'tabpilot-frame-realm';
 
@@ -93,6 +97,29 @@
     wrap(win.Node.prototype, 'cloneNode', copied);
     wrap(win.Document.prototype, 'importNode', copied);
     wrap(win.Range.prototype, 'cloneContents', copied);
+    // Markup written while a page is parsed may declare roots the parser attaches at once, and the
+    // writing script may change them before any observer runs. The attribute name may be split over
+    // writes (never escaped, never spaced), so the last letters of the previous write count too.
+    const MARKER = 'shadowrootmode';
+    const tails = new Weak();
+    for (const name of ['write', 'writeln']) {
+      const d = getOwnPropertyDescriptor(win.Document.prototype, name);
+      if (!d || typeof d.value !== 'function') continue;
+      const original = d.value;
+      const wrapped = {
+        [name](...args) {
+          // Each argument made a string once, here: a page's toString could answer the check otherwise.
+          let text = apply(getTail, tails, [this]) || '';
+          for (let i = 0; i < args.length; i++) text += args[i] = toText(args[i]);
+          const out = apply(original, this, args);
+          if (apply(indexOf, apply(lower, text, []), [MARKER]) >= 0) tell(apply(rootOf, this, []));
+          apply(setTail, tails, [this, apply(slice, text, [-(MARKER.length - 1)])]);
+          return out;
+        },
+      }[name];
+      defineProperty(win.Document.prototype, name, { ...d, value: wrapped });
+    }
+
     /** Replace getter `owner[name]` with one that calls `after` with what it answers. */
     const wrapGetter = (owner, name, after) => {
       const d = owner && getOwnPropertyDescriptor(owner, name);
