@@ -35,8 +35,9 @@ async def test_copied_roots_keep_their_secrets(client: Client, site: str) -> Non
         "interact",
         {
             "action": "execute_js",
-            "script": "return [...document.querySelectorAll('#h > *')].map((h) => h.shadowRoot"
-            " || h.internals.shadowRoot).map((r) => [r.innerHTML, [...r.querySelectorAll('input')].map((i) => i.value)])",
+            "script": "return [...document.querySelectorAll('#h > *')]"
+            ".map((h) => h.shadowRoot || h.internals.shadowRoot)"
+            ".map((r) => [r.innerHTML, [...r.querySelectorAll('input')].map((i) => i.value)])",
             "tab_id": tab,
         },
     )
@@ -44,6 +45,7 @@ async def test_copied_roots_keep_their_secrets(client: Client, site: str) -> Non
     assert seen is not None, meta
     assert norm("WHISKEY CLONES") in seen, seen
     for secret in SECRETS:
-        for name, out in (("snapshot", text), ("markdown", markdown), ("extract", rows), ("js", payload(ran))):
+        outs = (("snapshot", text), ("markdown", markdown), ("extract", rows), ("js", payload(ran)))
+        for name, out in outs:
             assert secret not in str(out), (secret, name, out)
         assert norm(secret[:8]) not in seen, (secret, seen)

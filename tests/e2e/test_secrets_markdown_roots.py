@@ -12,6 +12,17 @@ from tests.support.mcp_client import call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
+SHOWN = (
+    "LIMA OPEN HEADING",
+    "Open text [REDACTED] ends",
+    "OSCAR SLOTTED",
+    "Key [REDACTED] here",
+    "copied [REDACTED]",
+    "MIKE CLOSED TEXT",
+    "NOVEMBER ROW",
+    "line [REDACTED] end",
+    "VICTOR PUBLIC",
+)
 SECRETS = ("ECHOOPENSPAN5", "AKIAIOSFODNN7EXAMPLE", "FOXTROTCOPY6", "GOLFCLOSED7", "HOTELCODE8")
 
 
@@ -20,9 +31,9 @@ async def test_markdown_reads_roots_and_masks_their_secrets(client: Client, site
     tab = (await call(client, "interact", action="navigate", url=url))["tab_id"]
     out = await call(client, "observe", what="page", format="markdown", tab_id=tab)
     text = out["markdown"]
-    for shown in ("LIMA OPEN HEADING", "Open text [REDACTED] ends", "OSCAR SLOTTED", "Key [REDACTED] here",
-                  "copied [REDACTED]", "MIKE CLOSED TEXT", "NOVEMBER ROW", "line [REDACTED] end", "VICTOR PUBLIC"):  # fmt: skip
+    for shown in SHOWN:
         assert shown in text, (shown, text)
-    assert text.index("LIMA OPEN HEADING") < text.index("OSCAR SLOTTED") < text.index("MIKE CLOSED TEXT"), text
+    order = [text.index(s) for s in ("LIMA OPEN HEADING", "OSCAR SLOTTED", "MIKE CLOSED TEXT")]
+    assert order == sorted(order), text
     for secret in SECRETS:
         assert secret not in str(out), (secret, text)

@@ -16,6 +16,14 @@ from tests.support.mcp_client import call, payload
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
+SHOWN = (
+    "YANKEE INNER",
+    "one [REDACTED]",
+    "two [REDACTED]",
+    "three [REDACTED]",
+    "TANGO BLANK",
+    "four [REDACTED]",
+)
 SECRETS = ("PAPASANDBOX1", "QUEBECSANDBOX2", "ROMEOSANDBOX3", "UNIFORMBLANK4")
 
 
@@ -24,7 +32,7 @@ async def test_secrets_in_a_frame_without_scripts_stay_secret(client: Client, si
     tab = (await call(client, "interact", action="navigate", url=url))["tab_id"]
     await call(client, "interact", action="wait_for", text="SIERRA DONE", tab_id=tab, timeout_ms=5000)
     text = (await call(client, "observe", what="page", tab_id=tab))["text"]
-    for shown in ("YANKEE INNER", "one [REDACTED]", "two [REDACTED]", "three [REDACTED]", "TANGO BLANK", "four [REDACTED]"):
+    for shown in SHOWN:
         assert shown in text, (shown, text)
     ran = await client.call_tool(
         "interact",
