@@ -6,7 +6,7 @@
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
-    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'scriptVerdict', 'secretRoots', 'sensitiveSelector', 'spellsMarker'],
+    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'scriptVerdict', 'secretRoots', 'secretsSeen', 'sensitiveSelector', 'spellsMarker'],
     provides: ['nextTarget', 'pagerUrls', 'warmScripts', 'fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
@@ -366,7 +366,7 @@
     // shows): where the page's own scripts made secrets the HTML does not mark (a data-sensitive set
     // later, a field turned into a password), the fetched copies would show them in clear.
     if (bare(page.url).href === bare(location.href).href) {
-      const live = agent.secretRoots(document).length;
+      const live = Math.max(agent.secretRoots(document).length, agent.secretsSeen());
       const fetched = agent.secretRoots(page.doc).length;
       if (live > fetched) {
         throw new agent.PageError('secret_unmaskable', `${live - fetched} secret element(s) on this page are made secret by its scripts, which a fetched page does not run: pages must be rendered`, { reason: 'secrets_by_script' });

@@ -11,7 +11,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact', {
     needs: ['parentAgent', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
-    provides: ['REDACTED', 'onShadowRoot', 'watchRoots', 'shadowRootOf', 'treesOf', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'structural'],
+    provides: ['REDACTED', 'secretsSeen', 'onShadowRoot', 'watchRoots', 'shadowRootOf', 'treesOf', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'structural'],
   });
   if (agent.REDACTED) return;
   const REDACTED = '[REDACTED]';
@@ -38,6 +38,8 @@
   // Elements that were secret once, whatever the page changed since (type, class, attributes).
   const once = new WeakSet();
   const onceLive = new Set(); // the same, while in a document (containment tests need a list)
+  let seen = 0; // this document's elements ever secret (a script may take one away as it makes one)
+  agent.secretsSeen = () => seen;
 
   agent.REDACTED = REDACTED;
   agent.structural = STRUCTURAL;
@@ -67,6 +69,7 @@
     if (!once.has(el)) {
       once.add(el);
       onceLive.add(el);
+      if (el.ownerDocument === document) seen += 1; // not a fetched page's parsed copy
     }
     if (FIELDS.has(el.localName)) {
       let grew = false;
