@@ -2,8 +2,10 @@
 page-world hook either; its same-origin parent's script still reaches into it. That script copies
 each secret out (into a plain paragraph of the frame), then unmarks it: a password shown as text
 under a new id, a marker taken off, a password in a closed root attached by the frame's own
-attachShadow shown as text. None of them shows in snapshot, execute_js or the screenshot's pixels
-(OCR), while the frame's plain text does. Real Chromium, the real MCP client."""
+attachShadow shown as text; also in frames of no address reached as window[i] (no frame element's
+getter called), one the script makes and reaches at once among them. None of them shows in
+snapshot, execute_js or the screenshot's pixels (OCR), while the frames' plain text does. Real
+Chromium, the real MCP client."""
 
 from __future__ import annotations
 
@@ -23,8 +25,10 @@ SHOWN = (
     "three [REDACTED]",
     "TANGO BLANK",
     "four [REDACTED]",
+    "UNIFORM MADE",
+    "five [REDACTED]",
 )
-SECRETS = ("PAPASANDBOX1", "QUEBECSANDBOX2", "ROMEOSANDBOX3", "UNIFORMBLANK4")
+SECRETS = ("PAPASANDBOX1", "QUEBECSANDBOX2", "ROMEOSANDBOX3", "UNIFORMBLANK4", "VICTORMADE5")
 
 
 async def test_secrets_in_a_frame_without_scripts_stay_secret(client: Client, site: str) -> None:
