@@ -72,11 +72,15 @@
     };
 
     wrap(win.Element.prototype, 'attachShadow', (el) => el);
-    // Markup set with declarative shadow roots in it (`<template shadowrootmode>`) attaches them too.
-    wrap(win.Element.prototype, 'setHTMLUnsafe', (el) => el);
-    wrap(win.ShadowRoot.prototype, 'setHTMLUnsafe', (root) => apply(hostOf, root, []));
+    // Markup set with declarative shadow roots in it (`<template shadowrootmode>`) attaches them too,
+    // and so does the Sanitizer API's (setHTML, parseHTML) with a sanitizer that lets them through.
+    for (const name of ['setHTMLUnsafe', 'setHTML']) {
+      wrap(win.Element.prototype, name, (el) => el);
+      wrap(win.ShadowRoot.prototype, name, (root) => apply(hostOf, root, []));
+    }
     // A document parsed with declarative roots in it: the agent looks through all of it.
     wrap(win.Document, 'parseHTMLUnsafe', (_, doc) => apply(rootOf, doc, []));
+    wrap(win.Document, 'parseHTML', (_, doc) => apply(rootOf, doc, []));
     // A copy of a host whose root is clonable gets a root of its own, made by the copy, not by
     // attachShadow: the copy (an element, or a fragment of them) is told of as it is made when a page
     // script can reach into a root in it. A closed one it cannot (the copy hands out no reference), so

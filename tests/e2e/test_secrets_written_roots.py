@@ -1,7 +1,8 @@
 """Shadow roots the parser attaches from markup a script writes while the page is parsed
-(document.write with declarative roots, the attribute split over two writes): the script copies each
+(document.write with declarative roots, the attribute split over two writes) or hands to the
+Sanitizer API with a sanitizer that keeps them (setHTML, Document.parseHTML): the script copies each
 secret out and unmarks it in the same task, before any observer runs. The page agent learns of those
-roots as the write returns, so neither secret shows in snapshot, extract, execute_js or the
+roots as the call returns, so neither secret shows in snapshot, extract, execute_js or the
 screenshot's pixels (OCR). Real Chromium, the real MCP client."""
 
 from __future__ import annotations
@@ -15,14 +16,15 @@ from tests.support.mcp_client import call, payload, scrape
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
-SECRETS = ("ALPHAWRITTEN1", "BRAVOSPLIT2")
+SECRETS = ("ALPHAWRITTEN1", "BRAVOSPLIT2", "CHARLIESAFE3", "DELTAPARSE4")
 
 
 async def test_roots_written_while_parsing_keep_their_secrets(client: Client, site: str) -> None:
     url = f"{site}/secrets/written_roots.html"
     tab = (await call(client, "interact", action="navigate", url=url))["tab_id"]
     text = (await call(client, "observe", what="page", tab_id=tab))["text"]
-    assert "VICTOR PUBLIC" in text and "one [REDACTED] two [REDACTED]" in text, text
+    for shown in ("VICTOR PUBLIC", "one [REDACTED] two [REDACTED]", "three [REDACTED] four [REDACTED]"):
+        assert shown in text, (shown, text)
     rows = await scrape(
         client, operation="extract", selector="main", tab_id=tab,
         schema={"text": ":scope", "fields": "input | all"},
@@ -31,7 +33,7 @@ async def test_roots_written_while_parsing_keep_their_secrets(client: Client, si
         "interact",
         {
             "action": "execute_js",
-            "script": "return ['w1', 'w2'].map((id) => document.getElementById(id).shadowRoot.innerHTML)"
+            "script": "return [...document.querySelectorAll('main div')].map((h) => h.shadowRoot?.innerHTML)"
             ".concat(document.getElementById('w1').shadowRoot.firstChild.value, document.body.innerText)",
             "tab_id": tab,
         },
