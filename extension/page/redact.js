@@ -145,15 +145,17 @@
 
   const added = new Set();
   const WATCH = {
-    subtree: true, childList: true, attributes: true, attributeOldValue: true,
+    subtree: true, childList: true, attributes: true, attributeOldValue: true, characterData: true, characterDataOldValue: true,
     attributeFilter: ['type', 'class', 'data-sensitive', 'data-private', 'value', 'name', 'id', 'autocomplete'],
   };
   // Watching from document_start: a password shown as text, an attribute removed, a field swapped for
   // a new one, all happen after this observer has seen the secret, and its callback runs before the
   // next page script (a microtask checkpoint comes between scripts).
   const observer = new MutationObserver((records) => {
+    const texts = [];
     for (const r of records) {
-      if (r.type === 'attributes') {
+      if (r.type === 'characterData') texts.push(r);
+      else if (r.type === 'attributes') {
         const t = r.target;
         if (once.has(t)) remember(t);
         else if ((r.attributeName === 'type' && (r.oldValue || '').toLowerCase() === 'password') || t.matches(joined)) remember(t);
@@ -181,6 +183,10 @@
       }
     }
     added.clear();
+    // Text a secret held before a script changed it in place (judged last: the same records may have
+    // just made its element known as a secret, or unmarked it). A document with no secret known pays nothing.
+    if (!texts.length || !(onceLive.size || agent.isSensitive(document.documentElement))) return;
+    for (const r of texts) if (r.oldValue?.trim().length > 3 && agent.isSensitive(r.target.parentElement)) agent.rememberValue(r.oldValue);
   });
   observer.observe(document, WATCH);
 
@@ -202,14 +208,10 @@
   agent.shadowRootOf = rootOf;
   /** `tree` (a document or a root) and every shadow root in it, open or closed, nested ones included. */
   agent.treesOf = function* treesOf(tree) {
-    const stack = [tree];
-    while (stack.length) {
+    for (const stack = [tree]; stack.length;) {
       const next = stack.pop();
       yield next;
-      for (const el of next.querySelectorAll('*')) {
-        const root = rootOf(el);
-        if (root) stack.push(root);
-      }
+      for (const el of next.querySelectorAll('*')) if (rootOf(el)) stack.push(rootOf(el));
     }
   };
   const watched = new WeakSet();
@@ -223,10 +225,7 @@
       scan(node);
     }
     const els = node.nodeType === 1 ? [node, ...node.querySelectorAll('*')] : node.querySelectorAll('*');
-    for (const el of els) {
-      const root = rootOf(el);
-      if (root) watchShadows(root, true);
-    }
+    for (const el of els) if (rootOf(el)) watchShadows(rootOf(el), true);
   };
   /** Call `fn` with each shadow root watched from now on (page/redact_early.js watches them too). */
   agent.onShadowRoot = (fn) => rootWatchers.push(fn);
