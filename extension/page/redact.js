@@ -218,7 +218,8 @@
   const rootWatchers = [];
   /** Watch the shadow roots in `node`'s tree (`node` itself one, with `isRoot`), and in theirs. */
   const watchShadows = (node, isRoot = false) => {
-    if (isRoot && !watched.has(node)) {
+    if (isRoot) {
+      if (watched.has(node)) return; // its observer finds what is added in it, roots included
       watched.add(node);
       observer.observe(node, WATCH);
       for (const w of rootWatchers) w(node);
