@@ -6,7 +6,7 @@
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
-    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'scriptVerdict', 'secretRoots', 'secretsSeen', 'sensitiveSelector', 'spellsMarker'],
+    needs: ['PageError', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isSensitive', 'isVisible', 'queryAll', 'rowsAnswer', 'scriptVerdict', 'secretRoots', 'secretsSeen', 'sensitiveSelector', 'spellsMarker'],
     provides: ['nextTarget', 'pagerUrls', 'warmScripts', 'fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
@@ -112,6 +112,7 @@
     }
     if (!url || !/^https?:$/.test(url.protocol) || url.href === here.href) return { kind: 'button' };
     const out = { url: url.href, same_origin: url.origin === here.origin };
+    if (agent.isSensitive(link || shown)) out.sensitive = true; // followed, its query written nowhere
     const pager = link ? pagerNear(link, url.href) : [];
     if (pager.length) out.pager = pager;
     return out;
