@@ -43,14 +43,16 @@
     } catch {
       return; // another origin: its scripts cannot reach this page's secrets, nor ours its functions
     }
-    const own = win.document;
+    // Read at each telling: a window kept from its first blank document shows a new one later
+    // (`document` is unforgeable: no page script can redefine it).
+    const own = () => win.document;
     const tell = (node) => {
       if (!node) return;
       try {
         // A document with no window (one made with createHTMLDocument, a template's content, a parsed
         // one) has no page agent to hear it, and its nodes may be adopted here: this frame's agent hears.
         const doc = apply(ownerOf, node, []);
-        apply(dispatch, apply(viewOf, doc, []) ? doc : own, [new Mouse(NEWS, { relatedTarget: node })]);
+        apply(dispatch, apply(viewOf, doc, []) ? doc : own(), [new Mouse(NEWS, { relatedTarget: node })]);
       } catch {
         // nothing to tell from here: the roots are found when their hosts are added
       }
