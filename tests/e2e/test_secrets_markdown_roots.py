@@ -1,7 +1,9 @@
 """Markdown reads what a page shows in its shadow roots, open and closed (slotted light content where
 its slot is), as snapshot and extract do, and every redaction holds there: a marked span, a secret
-cell of a table, a secret inside a code block, secret-shaped text, and a password's value the page
-copied into plain text before showing the field as text. Real Chromium, the real MCP client."""
+cell of a table, a secret inside a code block, secret-shaped text, a password's value the page
+copied into plain text before showing the field as text, a closed root within a closed root, a host
+that is itself a secret, and a secret light element slotted into a root. Real Chromium, the real MCP
+client."""
 
 from __future__ import annotations
 
@@ -22,8 +24,19 @@ SHOWN = (
     "NOVEMBER ROW",
     "line [REDACTED] end",
     "VICTOR PUBLIC",
+    "QUEBEC NESTED [REDACTED]",
+    "ROMEO AROUND [REDACTED] PAPA LIGHT",
 )
-SECRETS = ("ECHOOPENSPAN5", "AKIAIOSFODNN7EXAMPLE", "FOXTROTCOPY6", "GOLFCLOSED7", "HOTELCODE8")
+SECRETS = (
+    "ECHOOPENSPAN5",
+    "AKIAIOSFODNN7EXAMPLE",
+    "FOXTROTCOPY6",
+    "GOLFCLOSED7",
+    "HOTELCODE8",
+    "INDIASLOTTED9",
+    "JULIETNESTED10",
+    "KILOINHOST11",
+)
 
 
 async def test_markdown_reads_roots_and_masks_their_secrets(client: Client, site: str) -> None:
