@@ -126,7 +126,7 @@
       defineProperty(win.Document.prototype, name, { ...d, value: wrapped });
     }
 
-    /** Replace getter `owner[name]` with one that calls `after` with what it answers. */
+    /** Replace getter `owner[name]` with one that calls `after` with what it answers (and its object). */
     const wrapGetter = (owner, name, after) => {
       const d = owner && getOwnPropertyDescriptor(owner, name);
       if (!d || typeof d.get !== 'function') return;
@@ -134,7 +134,7 @@
       const wrapped = {
         get [name]() {
           const out = apply(get, this, []);
-          if (out) after(out);
+          if (out) after(out, this);
           return out;
         },
       };
@@ -143,9 +143,12 @@
     // A custom element reaches its copied root, closed or not, through its internals.
     wrapGetter(win.ElementInternals?.prototype, 'shadowRoot', (root) => tell(apply(hostOf, root, [])));
     // A frame's window or document taken hold of from here: its world gets the wrappers first.
+    // Another origin's window is left alone before it is touched (touching it throws, and is logged).
     for (const Frame of [win.HTMLIFrameElement, win.HTMLFrameElement, win.HTMLObjectElement]) {
-      wrapGetter(Frame?.prototype, 'contentWindow', install);
-      wrapGetter(Frame?.prototype, 'contentDocument', (doc) => install(apply(viewOf, doc, [])));
+      const docOf = Frame && getOwnPropertyDescriptor(Frame.prototype, 'contentDocument')?.get;
+      if (!docOf) continue;
+      wrapGetter(Frame.prototype, 'contentWindow', (w, frame) => apply(docOf, frame, []) && install(w));
+      wrapGetter(Frame.prototype, 'contentDocument', (doc) => install(apply(viewOf, doc, [])));
     }
     // redact.js in a frame below asks as its document starts (relatedTarget: that document).
     win.addEventListener(REALM, (e) => {
