@@ -242,12 +242,13 @@
   }, true);
   /** Watch the shadow roots in `node`'s tree (a frame below tells of roots attached there). */
   agent.watchRoots = (node) => watchShadows(node);
-  // A frame sandboxed without allow-scripts runs no page-world script (the guard's included), yet a
-  // same-origin document above can call its functions: each puts its wrappers here (main_world/redact_shadow.js).
-  for (let w = globalThis.window, up = w?.parent; w && up && up !== w; w = up, up = up.parent) {
-    try {
-      up.document.dispatchEvent(new MouseEvent('tabpilot-frame-realm', { relatedTarget: document }));
-    } catch { /* another origin: it cannot reach in here (one above it may) */ }
+  // A frame sandboxed without allow-scripts (or a page its server's CSP sandboxes) runs no page-world
+  // script, the guard's included, yet same-origin documents above it and its opener can call its
+  // functions: each puts its wrappers here (main_world/redact_shadow.js).
+  const reach = [globalThis.opener];
+  for (let w = globalThis.window; w && w.parent !== w; w = w.parent) reach.push(w.parent);
+  for (const up of reach) {
+    try { up?.document.dispatchEvent(new MouseEvent('tabpilot-frame-realm', { relatedTarget: document })); } catch { /* another origin */ }
   }
   if (document.readyState !== 'loading') watchShadows(document); // injected late: roots attached already
   // What the person (or a page script) types into a secret field is remembered as it is typed.
