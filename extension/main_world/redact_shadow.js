@@ -51,7 +51,7 @@
       try {
         // A document with no window (one made with createHTMLDocument, a template's content, a parsed
         // one) has no page agent to hear it, and its nodes may be adopted here: this frame's agent hears.
-        const doc = apply(ownerOf, node, []);
+        const doc = apply(typeOf, node, []) === 9 ? node : apply(ownerOf, node, []);
         apply(dispatch, apply(viewOf, doc, []) ? doc : own(), [new Mouse(NEWS, { relatedTarget: node })]);
       } catch {
         // nothing to tell from here: the roots are found when their hosts are added
@@ -84,19 +84,20 @@
     wrap(win.Document, 'parseHTMLUnsafe', (_, doc) => apply(rootOf, doc, []));
     wrap(win.Document, 'parseHTML', (_, doc) => apply(rootOf, doc, []));
     // A copy of a host whose root is clonable gets a root of its own, made by the copy, not by
-    // attachShadow: the copy (an element, or a fragment of them) is told of as it is made when a page
+    // attachShadow: the copy (an element, a fragment, a document) is told of as it is made when a page
     // script can reach into a root in it. A closed one it cannot (the copy hands out no reference), so
     // what it holds stays as copied until the agent finds it; asking each element for an open root
     // costs a copy a fraction of what telling would (copies are made by the thousand).
     const openOf = getOwnPropertyDescriptor(win.Element.prototype, 'shadowRoot').get;
     const all = win.Element.prototype.querySelectorAll;
     const fragAll = win.DocumentFragment.prototype.querySelectorAll;
+    const docAll = win.Document.prototype.querySelectorAll;
     const lengthOf = getOwnPropertyDescriptor(win.NodeList.prototype, 'length').get;
     const copied = (_, out) => {
       const type = out ? apply(typeOf, out, []) : 0;
-      if (type !== 1 && !(type === 11 && apply(firstOf, out, []))) return null;
+      if (type !== 1 && type !== 9 && !(type === 11 && apply(firstOf, out, []))) return null;
       if (type === 1 && apply(openOf, out, [])) return out;
-      const els = type === 1 ? apply(all, out, ['*']) : apply(fragAll, out, ['*']);
+      const els = apply(type === 1 ? all : type === 9 ? docAll : fragAll, out, ['*']);
       for (let i = 0, n = apply(lengthOf, els, []); i < n; i++) if (apply(openOf, els[i], [])) return out;
       return null;
     };

@@ -148,13 +148,12 @@
     subtree: true, childList: true, attributes: true, attributeOldValue: true, characterData: true, characterDataOldValue: true,
     attributeFilter: ['type', 'class', 'data-sensitive', 'data-private', 'value', 'name', 'id', 'autocomplete'],
   };
-  // Watching from document_start: a password shown as text, an attribute removed, a field swapped for
-  // a new one, all happen after this observer has seen the secret, and its callback runs before the
-  // next page script (a microtask checkpoint comes between scripts).
+  // Watching from document_start: a password shown as text, an attribute removed, a field swapped for a new
+  // one, all happen after this observer saw the secret; its callback runs before the next page script.
   const observer = new MutationObserver((records) => {
-    const texts = [];
+    const texts = []; // [text a secret may have held (or a node taken out of it), the element it was in]
     for (const r of records) {
-      if (r.type === 'characterData') texts.push(r);
+      if (r.type === 'characterData') texts.push([r.oldValue, r.target.parentElement]);
       else if (r.type === 'attributes') {
         const t = r.target;
         if (once.has(t)) remember(t);
@@ -163,7 +162,10 @@
         // A field inside a secret: the value its attribute held is one too (a script may copy it, then change it).
         if (r.attributeName === 'value' && FIELDS.has(t.localName) && agent.isSensitive(t)) inner(t, r.oldValue);
       } else {
-        for (const n of r.removedNodes) leaving(n);
+        for (const n of r.removedNodes) {
+          texts.push([n, r.target.host || r.target]);
+          leaving(n);
+        }
         for (const n of r.addedNodes) if (n.nodeType === 1) added.add(n);
       }
     }
@@ -183,10 +185,10 @@
       }
     }
     added.clear();
-    // Text a secret held before a script changed it in place (judged last: the same records may have
+    // Text a secret held before a script changed or replaced it (judged last: the same records may have
     // just made its element known as a secret, or unmarked it). A document with no secret known pays nothing.
     if (!texts.length || !(onceLive.size || agent.isSensitive(document.documentElement))) return;
-    for (const r of texts) if (r.oldValue?.trim().length > 3 && agent.isSensitive(r.target.parentElement)) agent.rememberValue(r.oldValue);
+    for (const [v, el] of texts) if ((typeof v !== 'string' || v.trim().length > 3) && agent.isSensitive(el)) agent.rememberValue(typeof v === 'string' ? v : v.textContent);
   });
   observer.observe(document, WATCH);
 
@@ -235,8 +237,8 @@
   // reads this frame too): those agents watch it from now on as well, this frame may be gone by then.
   globalThis.addEventListener?.('tabpilot-shadow-root', (e) => {
     const host = e.relatedTarget;
-    // An element, or a fragment a copy made (its elements may be hosts of copied roots).
-    if (!host || (host.nodeType !== 1 && host.nodeType !== 11)) return;
+    // An element, or a fragment or document a copy made (its elements may be hosts of copied roots).
+    if (!host || ![1, 9, 11].includes(host.nodeType)) return;
     watchShadows(host);
     for (let up = agent.parentAgent(); up && up.watchRoots; up = up.parentAgent()) up.watchRoots(host);
   }, true);
@@ -280,9 +282,7 @@
   agent.sensitiveSelector = () => joined;
 
   /** Remember `el` as a secret input (the agent typed into it while it was a password). */
-  agent.markSecret = (el) => {
-    if (el && el.nodeType === 1) remember(el);
-  };
+  agent.markSecret = (el) => void (el && el.nodeType === 1 && remember(el));
 
   /** Is `el` itself a secret root (a match of the list, or one remembered)? */
   agent.isSecretRoot = (el) => {
