@@ -6,7 +6,7 @@
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
-    needs: ['PageError', 'decodedAlike', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'runsNothing', 'scriptVerdict', 'secretRoots', 'sensitiveSelector', 'spellsMarker'],
+    needs: ['PageError', 'decodedAlike', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isSensitive', 'isVisible', 'queryAll', 'rowsAnswer', 'runsNothing', 'scriptVerdict', 'secretRoots', 'secretsSeen', 'sensitiveSelector', 'spellsMarker'],
     provides: ['nextTarget', 'pagerUrls', 'warmScripts', 'fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
@@ -112,6 +112,7 @@
     }
     if (!url || !/^https?:$/.test(url.protocol) || url.href === here.href) return { kind: 'button' };
     const out = { url: url.href, same_origin: url.origin === here.origin };
+    if (agent.isSensitive(link || shown)) out.sensitive = true; // followed, its query written nowhere
     const pager = link ? pagerNear(link, url.href) : [];
     if (pager.length) out.pager = pager;
     return out;
@@ -369,7 +370,7 @@
     // shows): where the page's own scripts made secrets the HTML does not mark (a data-sensitive set
     // later, a field turned into a password), the fetched copies would show them in clear.
     if (bare(page.url).href === bare(location.href).href) {
-      const live = agent.secretRoots(document).length;
+      const live = Math.max(agent.secretRoots(document).length, agent.secretsSeen());
       const fetched = agent.secretRoots(page.doc).length;
       if (live > fetched) {
         throw new agent.PageError('secret_unmaskable', `${live - fetched} secret element(s) on this page are made secret by its scripts, which a fetched page does not run: pages must be rendered`, { reason: 'secrets_by_script' });

@@ -3,11 +3,13 @@
 // leaves out navigation, page header and footer, asides, hidden parts, dialogs, cookie banners and
 // form controls; attributes other than href/src/alt and a code block's language never leave. Walking
 // the live DOM (not a clone) is what lets hidden parts be recognised by their computed style.
+// What a shadow root (open or closed) shows is read where the page shows it: a host's root in place
+// of its light children, and each slot's assigned nodes in place of the slot.
 // Secrets: an element matching the redaction selectors comes out as [REDACTED]; input values are
 // never read.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('main_content', {
-    needs: ['PageError', 'REDACTED', 'isSensitive', 'isVisible', 'maskPatterns', 'query', 'scrubText', 'secretRoots'],
+    needs: ['PageError', 'REDACTED', 'isSensitive', 'isVisible', 'maskPatterns', 'query', 'scrubText', 'secretRoots', 'shadowRootOf', 'treesOf'],
     provides: ['commands.main_content'],
   });
   const SKIP = new Set([
@@ -22,7 +24,7 @@
   const INLINE = new Set([
     'em', 'i', 'strong', 'b', 'kbd', 'samp', 'var', 'sub', 'sup', 's', 'del', 'ins', 'mark', 'q', 'u', 'cite',
   ]);
-  const UNWRAP = new Set(['span', 'label', 'small', 'abbr', 'time', 'font', 'bdi', 'bdo', 'data', 'dfn', 'wbr']);
+  const UNWRAP = new Set(['span', 'label', 'small', 'abbr', 'time', 'font', 'bdi', 'bdo', 'data', 'dfn', 'wbr', 'slot']);
   const CONTAINERS = new Set(['div', 'section', 'article', 'main', 'header', 'footer', 'form', 'fieldset', 'details', 'center', 'body']);
   const SKIP_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alertdialog', 'menu', 'menubar', 'toolbar', 'tablist']);
   const COOKIE = /cookie|consent|gdpr|onetrust|cookiebot|cmp-|didomi|truste/i;
@@ -93,6 +95,8 @@
     if (el.id || el.className) {
       if (cookieBanner(el)) return true;
     }
+    // A slot has no box of its own (display: contents), so checkVisibility calls it hidden.
+    if (tag === 'slot') return false;
     // A closed <details> hides its body from checkVisibility, yet it is content a reader can open.
     if (lenient || bare(el, tag) || typeof el.checkVisibility !== 'function') return false;
     return !el.checkVisibility({ visibilityProperty: true });
@@ -115,7 +119,13 @@
     }
 
     children(el, lenient) {
-      for (let n = el.firstChild; n && !this.truncated; n = n.nextSibling) {
+      this.nodes(el.localName === 'slot' ? slotted(el) : agent.shadowRootOf(el) || el, lenient);
+    }
+
+    /** The child nodes of `parent` (an element, a root, or an array of nodes a slot shows). */
+    nodes(parent, lenient) {
+      for (const n of Array.isArray(parent) ? parent : parent.childNodes) {
+        if (this.truncated) break;
         if (n.nodeType === 3) this.push(escapeText(n.data));
         else if (n.nodeType === 1) this.element(n, lenient);
       }
@@ -202,6 +212,12 @@
     }
   }
 
+  /** What slot `el` shows: the light nodes assigned to it (through nested slots), else its own children. */
+  function slotted(el) {
+    const assigned = typeof el.assignedNodes === 'function' ? el.assignedNodes({ flatten: true }) : [];
+    return assigned.length ? assigned : el;
+  }
+
   /** The deepest element holding most of the page's readable text (when there is no <main>). */
   function densest() {
     const sums = new Map();
@@ -241,7 +257,8 @@
     } else {
       root = document.body ? pickRoot() : document.documentElement;
     }
-    const secrets = new Set(agent.secretRoots(document));
+    const secrets = new Set();
+    for (const tree of agent.treesOf(document)) for (const el of agent.secretRoots(tree)) secrets.add(el);
     const writer = new Writer(secrets, Number.isInteger(maxBytes) && maxBytes > 0 ? maxBytes : 8 * 1024 * 1024);
     if (agent.isSensitive(root)) writer.push(`<p>${agent.REDACTED}</p>`);
     else writer.write(root, root.localName, false);

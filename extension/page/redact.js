@@ -11,7 +11,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact', {
     needs: ['parentAgent', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
-    provides: ['REDACTED', 'onShadowRoot', 'watchRoots', 'shadowRootOf', 'treesOf', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'structural'],
+    provides: ['REDACTED', 'secretsSeen', 'onShadowRoot', 'watchRoots', 'shadowRootOf', 'treesOf', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'structural'],
   });
   if (agent.REDACTED) return;
   const REDACTED = '[REDACTED]';
@@ -38,6 +38,8 @@
   // Elements that were secret once, whatever the page changed since (type, class, attributes).
   const once = new WeakSet();
   const onceLive = new Set(); // the same, while in a document (containment tests need a list)
+  let seen = 0; // this document's elements ever secret (a script may take one away as it makes one)
+  agent.secretsSeen = () => seen;
 
   agent.REDACTED = REDACTED;
   agent.structural = STRUCTURAL;
@@ -67,6 +69,7 @@
     if (!once.has(el)) {
       once.add(el);
       onceLive.add(el);
+      if (el.ownerDocument === document) seen += 1; // not a fetched page's parsed copy
     }
     if (FIELDS.has(el.localName)) {
       let grew = false;
@@ -142,15 +145,16 @@
 
   const added = new Set();
   const WATCH = {
-    subtree: true, childList: true, attributes: true, attributeOldValue: true,
+    subtree: true, childList: true, attributes: true, attributeOldValue: true, characterData: true, characterDataOldValue: true,
     attributeFilter: ['type', 'class', 'data-sensitive', 'data-private', 'value', 'name', 'id', 'autocomplete'],
   };
-  // Watching from document_start: a password shown as text, an attribute removed, a field swapped for
-  // a new one, all happen after this observer has seen the secret, and its callback runs before the
-  // next page script (a microtask checkpoint comes between scripts).
+  // Watching from document_start: a password shown as text, an attribute removed, a field swapped for a new
+  // one, all happen after this observer saw the secret; its callback runs before the next page script.
   const observer = new MutationObserver((records) => {
+    const texts = []; // [text a secret may have held (or a node taken out of it), the element it was in]
     for (const r of records) {
-      if (r.type === 'attributes') {
+      if (r.type === 'characterData') texts.push([r.oldValue, r.target.parentElement]);
+      else if (r.type === 'attributes') {
         const t = r.target;
         if (once.has(t)) remember(t);
         else if ((r.attributeName === 'type' && (r.oldValue || '').toLowerCase() === 'password') || t.matches(joined)) remember(t);
@@ -158,7 +162,10 @@
         // A field inside a secret: the value its attribute held is one too (a script may copy it, then change it).
         if (r.attributeName === 'value' && FIELDS.has(t.localName) && agent.isSensitive(t)) inner(t, r.oldValue);
       } else {
-        for (const n of r.removedNodes) leaving(n);
+        for (const n of r.removedNodes) {
+          texts.push([n, r.target.host || r.target]);
+          leaving(n);
+        }
         for (const n of r.addedNodes) if (n.nodeType === 1) added.add(n);
       }
     }
@@ -178,6 +185,10 @@
       }
     }
     added.clear();
+    // Text a secret held before a script changed or replaced it (judged last: the same records may have
+    // just made its element known as a secret, or unmarked it). A document with no secret known pays nothing.
+    if (!texts.length || !(onceLive.size || agent.isSensitive(document.documentElement))) return;
+    for (const [v, el] of texts) if ((typeof v !== 'string' || v.trim().length > 3) && agent.isSensitive(el)) agent.rememberValue(typeof v === 'string' ? v : v.textContent);
   });
   observer.observe(document, WATCH);
 
@@ -199,31 +210,25 @@
   agent.shadowRootOf = rootOf;
   /** `tree` (a document or a root) and every shadow root in it, open or closed, nested ones included. */
   agent.treesOf = function* treesOf(tree) {
-    const stack = [tree];
-    while (stack.length) {
+    for (const stack = [tree]; stack.length;) {
       const next = stack.pop();
       yield next;
-      for (const el of next.querySelectorAll('*')) {
-        const root = rootOf(el);
-        if (root) stack.push(root);
-      }
+      for (const el of next.querySelectorAll('*')) if (rootOf(el)) stack.push(rootOf(el));
     }
   };
   const watched = new WeakSet();
   const rootWatchers = [];
   /** Watch the shadow roots in `node`'s tree (`node` itself one, with `isRoot`), and in theirs. */
   const watchShadows = (node, isRoot = false) => {
-    if (isRoot && !watched.has(node)) {
+    if (isRoot) {
+      if (watched.has(node)) return; // its observer finds what is added in it, roots included
       watched.add(node);
       observer.observe(node, WATCH);
       for (const w of rootWatchers) w(node);
       scan(node);
     }
     const els = node.nodeType === 1 ? [node, ...node.querySelectorAll('*')] : node.querySelectorAll('*');
-    for (const el of els) {
-      const root = rootOf(el);
-      if (root) watchShadows(root, true);
-    }
+    for (const el of els) if (rootOf(el)) watchShadows(rootOf(el), true);
   };
   /** Call `fn` with each shadow root watched from now on (page/redact_early.js watches them too). */
   agent.onShadowRoot = (fn) => rootWatchers.push(fn);
@@ -232,12 +237,21 @@
   // reads this frame too): those agents watch it from now on as well, this frame may be gone by then.
   globalThis.addEventListener?.('tabpilot-shadow-root', (e) => {
     const host = e.relatedTarget;
-    if (!host || host.nodeType !== 1) return;
+    // An element, or a fragment or document a copy made (its elements may be hosts of copied roots).
+    if (!host || ![1, 9, 11].includes(host.nodeType)) return;
     watchShadows(host);
     for (let up = agent.parentAgent(); up && up.watchRoots; up = up.parentAgent()) up.watchRoots(host);
   }, true);
   /** Watch the shadow roots in `node`'s tree (a frame below tells of roots attached there). */
   agent.watchRoots = (node) => watchShadows(node);
+  // A frame sandboxed without allow-scripts (or a page its server's CSP sandboxes) runs no page-world
+  // script, the guard's included, yet same-origin documents above it and its opener can call its
+  // functions: each puts its wrappers here (main_world/redact_shadow.js).
+  const reach = [globalThis.opener];
+  for (let w = globalThis.window; w && w.parent !== w; w = w.parent) reach.push(w.parent);
+  for (const up of reach) {
+    try { up?.document.dispatchEvent(new MouseEvent('tabpilot-frame-realm', { relatedTarget: document })); } catch { /* another origin */ }
+  }
   if (document.readyState !== 'loading') watchShadows(document); // injected late: roots attached already
   // What the person (or a page script) types into a secret field is remembered as it is typed.
   const typed = (e) => {
@@ -268,9 +282,7 @@
   agent.sensitiveSelector = () => joined;
 
   /** Remember `el` as a secret input (the agent typed into it while it was a password). */
-  agent.markSecret = (el) => {
-    if (el && el.nodeType === 1) remember(el);
-  };
+  agent.markSecret = (el) => void (el && el.nodeType === 1 && remember(el));
 
   /** Is `el` itself a secret root (a match of the list, or one remembered)? */
   agent.isSecretRoot = (el) => {

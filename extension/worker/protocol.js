@@ -420,6 +420,7 @@ export const DEFAULTS = Object.freeze({
  * @property {(string|null)} [end]
  * @property {(string|null)} [kind]
  * @property {Array<string>} [pager]
+ * @property {boolean} [sensitive]
  * @property {(number|null)} [current]
  * @property {(number|null)} [last]
  * @property {(string|null)} [onward]

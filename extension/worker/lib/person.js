@@ -10,7 +10,9 @@
 // the link, a POST form) stays stopped.
 // A document the agent ran a script in is not the page's alone: the script may have made or remade
 // any link in it (a frame it added included), so the person's clicks there are not told apart from its
-// work until the tab shows another document. Kept in session storage: the worker may stop in between.
+// work until the tab shows another document. Nor in the other tabs its script can reach: windows of the
+// same opener chain (one the page opened and keeps, its opener, by name), whose documents it may write
+// into, now or later. Kept in session storage: the worker may stop in between.
 const FRESH_MS = 2_000; // how long a click stands for the load it starts
 const WAIT_MS = 500; // how long a blocked load waits for the word of a click (it may come second)
 
@@ -31,15 +33,41 @@ const SCRIPTED_KEY = 'scriptedDocs'; // tabId -> the top document the agent last
 let scriptedChain = Promise.resolve();
 const marks = new Map(); // the same, as this worker last wrote it (a script run after another writes nothing)
 
-/** The agent is about to run a script in tab `tabId`'s top document: that document is marked. */
+/** The top document tab `tabId` shows (null when it cannot be told). */
+async function topDocument(tabId) {
+  const top = await chrome.webNavigation.getFrame({ tabId, frameId: 0 }).catch(() => null);
+  return top?.documentId || null;
+}
+
+/** Tab `tabId` and every tab joined to it by who opened whom, either way (a script reaches them all). */
+async function reachable(tabId) {
+  const all = await chrome.tabs.query({}).catch(() => []);
+  const near = new Map(all.map((t) => [t.id, new Set()]));
+  for (const t of all) {
+    if (Number.isInteger(t.openerTabId) && near.has(t.openerTabId)) {
+      near.get(t.id).add(t.openerTabId);
+      near.get(t.openerTabId).add(t.id);
+    }
+  }
+  const found = new Set([tabId]);
+  for (const id of found) for (const next of near.get(id) || []) found.add(next);
+  return [...found];
+}
+
+/** The agent is about to run a script in tab `tabId`'s top document: it, and the top documents of the
+ * tabs it can reach, are marked. */
 export function scriptRuns(tabId) {
   scriptedChain = scriptedChain.catch(() => {}).then(async () => {
-    const top = await chrome.webNavigation.getFrame({ tabId, frameId: 0 }).catch(() => null);
-    if (!top?.documentId || marks.get(tabId) === top.documentId) return;
+    const tops = [];
+    for (const id of await reachable(tabId)) {
+      const doc = await topDocument(id);
+      if (doc && marks.get(id) !== doc) tops.push([id, doc]);
+    }
+    if (!tops.length) return;
     const got = (await chrome.storage.session.get(SCRIPTED_KEY))[SCRIPTED_KEY] || {};
-    got[tabId] = top.documentId;
+    for (const [id, doc] of tops) got[id] = doc;
     await chrome.storage.session.set({ [SCRIPTED_KEY]: got });
-    marks.set(tabId, top.documentId);
+    for (const [id, doc] of tops) marks.set(id, doc);
   });
   return scriptedChain;
 }
@@ -56,14 +84,23 @@ async function topOf(documentId) {
   return null;
 }
 
-/** Whether the click came from a document the agent ran a script in (or one it cannot place). */
+/**
+ * Whether the click came from a document the agent ran a script in (or one it cannot place), or from
+ * a tab that one still shown in a tab it reaches may write into (a window it opens later included).
+ */
 async function scripted(tabId, documentId) {
   await scriptedChain.catch(() => {});
-  const marked = ((await chrome.storage.session.get(SCRIPTED_KEY))[SCRIPTED_KEY] || {})[tabId];
-  if (!marked) return false;
-  if (!documentId) return true;
-  const top = await topOf(documentId);
-  return !top || top === marked;
+  const got = (await chrome.storage.session.get(SCRIPTED_KEY))[SCRIPTED_KEY] || {};
+  const marked = got[tabId];
+  if (marked) {
+    if (!documentId) return true;
+    const top = await topOf(documentId);
+    if (!top || top === marked) return true;
+  }
+  for (const id of await reachable(tabId)) {
+    if (id !== tabId && got[id] && got[id] === (await topDocument(id))) return true;
+  }
+  return false;
 }
 
 /**

@@ -12,6 +12,7 @@ import re
 from typing import Any, cast
 from urllib.parse import unquote_plus
 
+from ..wire import secret_urls
 from ..wire.secret_names import SECRET_QUERY_NAME
 from ..wire.secret_patterns import REDACTED, mask
 
@@ -47,6 +48,10 @@ def scrub_url(url: str) -> str:
     """`url` with secret query and fragment values, a user-info password and secret-shaped runs redacted."""
     if not url:
         return url
+    if secret_urls.known(url):
+        # A secret link's address: its query and fragment are its values (its path stays, as in the page).
+        head, q, _ = url.partition("#")[0].partition("?")
+        return f"{mask(head)}?{REDACTED}" if q or "#" in url else mask(head)
     head, hash_, fragment = url.partition("#")
     base, q, query = head.partition("?")
     scheme, sep, rest = base.partition("://")

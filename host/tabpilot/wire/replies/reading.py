@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 
+from .. import secret_urls
 from ..messages.reading import FieldPlan
 from ..scrape import PaginateOptions, ScrollOptions
 from .base import Reply, TabReply
@@ -78,6 +79,8 @@ class NextTarget(Reply):
     end: str | None = None
     kind: str | None = None
     pager: list[str] = []  # noqa: RUF012 - a Struct (base in base.py); msgspec copies it per instance
+    # The link is a secret (the redaction list marks it): `url` is followed, and written nowhere whole.
+    sensitive: bool = False
     # With `end`, on a rendered page: the page number its numbered pager marks current, the highest it
     # links, and a selector for a control that still leads on (a numbered link past `current`, a
     # rel=next link, a link that reads "next"): a missing next control with a pager going on is a
@@ -85,6 +88,10 @@ class NextTarget(Reply):
     current: int | None = None
     last: int | None = None
     onward: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.sensitive and self.url:
+            secret_urls.remember(self.url)
 
 
 class ListMore(Reply):
