@@ -10,6 +10,7 @@
   });
   if (agent.commands.mask) return;
   const PAD = 2;
+  const PAINT_MS = 3000; // the longest a frame with the boxes in it is waited for
   const SILENT = new Set(['script', 'style', 'noscript', 'template', 'title']);
   let layer = null; // {host, root}
 
@@ -203,15 +204,17 @@
     if (boxes.length) draw(boxes);
     startWatch(key(boxes));
     foreignFrames = foreign;
-    // The capture reads the last painted frame: the boxes must be in one. A hidden tab paints no
-    // frame until it is brought to the front, which the capture waits for anyway.
+    // The capture reads the last painted frame: the boxes must be in one, or no picture is taken (on a
+    // busy machine a frame can take long; `painted: false` sends the worker round again). A hidden tab
+    // paints no frame until it is brought to the front, which the capture waits for the same way.
+    let painted = true;
     if (boxes.length && document.visibilityState === 'visible') {
-      await Promise.race([
-        new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
-        new Promise((resolve) => setTimeout(resolve, 500)),
+      painted = await Promise.race([
+        new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true)))),
+        new Promise((resolve) => setTimeout(() => resolve(false), PAINT_MS)),
       ]);
     }
-    return { regions, frames: foreign.map((f) => f.url) };
+    return { regions, frames: foreign.map((f) => f.url), painted };
   };
 
   /** Cover whole the listed frames (indexes into mask's `frames`) that could not be masked inside. */

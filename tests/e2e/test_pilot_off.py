@@ -45,10 +45,13 @@ async def test_stored_data_is_refused_while_the_pilot_is_off(
     await call(client, "configure", action="save_state", snapshot_name="before-off")
     workflow_id, cid = recorded["workflow_id"], recorded["correlation_id"]
     extraction_id = extracted["extraction_id"]
-    # The host keeps results off the answer's path: both are on disk before the listing.
-    results = Path(env["TABPILOT_DATA_DIR"]) / "results"
+    # The host writes results, strategies and aggregates off the answer's path: all are on disk before
+    # the listing (a late write would look like a change made while the pilot was off).
+    data_dir = Path(env["TABPILOT_DATA_DIR"])
+    written = [data_dir / "results" / f"{c}.json" for c in (cid, extracted["correlation_id"])]
+    written += [data_dir / kind / f"{extraction_id}.json" for kind in ("strategies", "aggregates")]
     with anyio.fail_after(10):
-        while not all((results / f"{c}.json").exists() for c in (cid, extracted["correlation_id"])):
+        while not all(path.exists() for path in written):
             await anyio.sleep(0.02)
     stored = sorted(p.name for p in Path(env["TABPILOT_DATA_DIR"]).rglob("*.json"))
     assert f"{workflow_id}.json" in stored

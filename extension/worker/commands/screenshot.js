@@ -4,7 +4,7 @@
 // Every secret is under an opaque box while the picture is taken (lib/mask.js); the answer says how
 // many regions were masked (`masked`) and how many unreadable frames were covered whole (`masked_frames`).
 import { DEFAULTS, ERR } from '../protocol.js';
-import { captureFullPage, captureRegion, captureVisible } from '../lib/capture.js';
+import { NotPainted, captureFullPage, captureRegion, captureVisible } from '../lib/capture.js';
 import { CommandError } from '../lib/errors.js';
 import { MAX_AREA, fitScale, imageSize, reshape, splitDataUrl } from '../lib/image.js';
 import { maskTab } from '../lib/mask.js';
@@ -52,11 +52,13 @@ export async function run(msg, { signal }) {
   signal.throwIfAborted();
   // A secret that moved or appeared between masking and capture may be in the picture unmasked: the
   // picture is thrown away and taken again, and refused when the page never holds still.
+  // So is a picture whose masks were not yet painted (a busy machine): it is not even taken.
   for (let attempt = 1; ; attempt += 1) {
     const masks = await maskTab(msg, tab.id, signal);
     try {
-      const shot = await capture(msg, tab, box, { format, quality, maxWidth, signal });
-      if (await masks.settled()) {
+      const masked = masks.regions + masks.frames > 0;
+      const shot = masks.painted ? await capture(msg, tab, box, { format, quality, maxWidth, signal, masked }) : null;
+      if (shot && (await masks.settled())) {
         shot.masked = masks.regions;
         if (masks.frames) shot.masked_frames = masks.frames;
         return shot;
@@ -65,14 +67,15 @@ export async function run(msg, { signal }) {
       await masks.remove();
     }
     if (attempt >= ATTEMPTS) {
-      throw new CommandError(ERR.SECRET_UNMASKABLE, `the secrets on tab ${tab.id} kept moving or appearing while the screenshot was taken (${ATTEMPTS} tries), so they could not be masked: no screenshot was returned; wait for the page to settle, or read it as text (observe page)`, { data: { tab_id: tab.id } });
+      throw new CommandError(ERR.SECRET_UNMASKABLE, `the secrets on tab ${tab.id} kept moving or appearing, or their masks were not painted, while the screenshot was taken (${ATTEMPTS} tries), so they could not be masked: no screenshot was returned; wait for the page to settle, or read it as text (observe page)`, { data: { tab_id: tab.id } });
     }
   }
 }
 
 const ATTEMPTS = 4;
 
-async function capture(msg, tab, box, { format, quality, maxWidth, signal }) {
+/** The picture, or null when the masked tab painted no frame in time (the caller tries again). */
+async function capture(msg, tab, box, { format, quality, maxWidth, signal, masked }) {
   try {
     if (msg.full_page) return { ...(await captureFullPage(tab, { format, quality, maxWidth })), tab_id: tab.id, full_page: true };
     if (box) {
@@ -80,7 +83,7 @@ async function capture(msg, tab, box, { format, quality, maxWidth, signal }) {
       const { region, page_width: _w, page_height: _h, truncated, ...shot } = await captureRegion(tab, elementRegion(msg, box, signal), { format, quality, maxWidth });
       return { ...shot, tab_id: tab.id, element: region, ...(truncated ? { truncated } : {}) };
     }
-    const shot = splitDataUrl(await captureVisible(tab, { format, quality, signal }));
+    const shot = splitDataUrl(await captureVisible(tab, { format, quality, signal, masked }));
     const size = imageSize(shot);
     if (size.width <= maxWidth && size.width * size.height <= MAX_AREA) {
       return { ...shot, ...size, tab_id: tab.id }; // already small enough: sent as captured
@@ -88,6 +91,7 @@ async function capture(msg, tab, box, { format, quality, maxWidth, signal }) {
     const out = await reshape(shot, null, { maxWidth, format, quality, viewportWidth: 0 });
     return { ...out, tab_id: tab.id, scale: Number(fitScale(size.width, size.height, maxWidth).toFixed(3)) };
   } catch (err) {
+    if (err instanceof NotPainted) return null;
     if (err instanceof CommandError) throw err;
     throw await tabFailure(err, tab.id, ERR.SCRIPT_ERROR, (t) => `cannot capture tab ${t.id} (${t.url || 'no url'}; browser pages and the web store cannot be captured)`);
   }

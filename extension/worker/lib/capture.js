@@ -14,6 +14,9 @@ const QUOTA_TRIES = 6;
 const READBACK_RE = /image readback failed/i;
 const READBACK_TRIES = 3;
 const PAINT_WAIT_MS = 500;
+// With masks on the page, a tab brought to the front is captured only once it has painted a frame (the
+// masks are in it): no older frame of the tab stands in for it. On a busy machine that can take long.
+const MASKED_PAINT_WAIT_MS = 3000;
 // A full page is scaled to fit MAX_AREA, but not narrower than this; a taller page is cut (and said so).
 const MIN_FULL_WIDTH = 640;
 
@@ -36,25 +39,30 @@ function framePainted() {
   return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))));
 }
 
-async function painted(tabId) {
+/** Whether tab `tabId` painted a frame within `ms`. */
+async function painted(tabId, ms = PAINT_WAIT_MS) {
   const frame = chrome.scripting.executeScript({ target: { tabId }, func: framePainted });
-  // A page that cannot run scripts (or never paints) is captured as it is after this bound.
-  await Promise.race([frame.catch(() => null), pause(PAINT_WAIT_MS)]);
+  // A page that cannot run scripts (or never paints) is captured as it is after this bound, unless it is masked.
+  return Promise.race([frame.then(() => true, () => false), pause(ms).then(() => false)]);
 }
+
+/** A masked tab that painted no frame in time: the worker takes the picture again, or refuses it. */
+export class NotPainted extends Error {}
 
 /**
  * `fn()` run with `tab` in front of its window (captures read what a window shows), the tab that was
- * in front before restored after.
+ * in front before restored after. `masked`: the page holds masks, so `fn` runs only after a frame.
  */
-async function inFront(tab, fn) {
+async function inFront(tab, fn, masked = false) {
   let previous = null;
-  if (!tab.active) {
-    [previous] = await chrome.tabs.query({ active: true, windowId: tab.windowId });
-    await chrome.tabs.update(tab.id, { active: true });
-    // A tab just brought to the front has no frame yet to read back ("image readback failed").
-    await painted(tab.id);
-  }
   try {
+    if (!tab.active) {
+      [previous] = await chrome.tabs.query({ active: true, windowId: tab.windowId });
+      await chrome.tabs.update(tab.id, { active: true });
+      // A tab just brought to the front has no frame yet to read back ("image readback failed").
+      const fresh = await painted(tab.id, masked ? MASKED_PAINT_WAIT_MS : PAINT_WAIT_MS);
+      if (masked && !fresh) throw new NotPainted(`tab ${tab.id} painted no frame with its masks in time`);
+    }
     return await fn();
   } finally {
     if (previous && previous.id !== tab.id) await chrome.tabs.update(previous.id, { active: true }).catch(() => {});
@@ -62,7 +70,7 @@ async function inFront(tab, fn) {
 }
 
 /** A data: URL of what `tab` shows in its viewport, captured as `format` (jpeg at `quality`, or png). */
-export async function captureVisible(tab, { format, quality, signal }) {
+export async function captureVisible(tab, { format, quality, signal, masked = false }) {
   const options = format === 'png' ? { format: 'png' } : { format: 'jpeg', quality };
   return inFront(tab, async () => {
     for (let attempt = 1; ; attempt++) {
@@ -73,7 +81,7 @@ export async function captureVisible(tab, { format, quality, signal }) {
         await painted(tab.id);
       }
     }
-  });
+  }, masked);
 }
 
 /**
