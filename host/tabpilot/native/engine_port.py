@@ -25,6 +25,9 @@ log = logging.getLogger("tabpilot.host.engine")
 Send = Callable[[m.Message], None]
 _encoder = msgspec.json.Encoder()
 _ANNOUNCE_EVERY_S = 0.25
+# MCP progress at most this often (the latest count goes out at the end of the spell): one a page cost the
+# host, the bridge and the client a message each for every page of a long fast run.
+_PROGRESS_EVERY_S = 0.1
 _STATUS_TIMEOUT_S = 2.0
 _ROWS_MAX = 10_000  # rows of a result read back at once...
 _BYTES_MAX = 4 * 1024 * 1024  # ...and bytes
@@ -199,8 +202,34 @@ class EnginePort:
         if not progress:
             return await self.jobs.wait(job, wait_ms)
         last = -1.0
+        loop = asyncio.get_running_loop()
+        sent_at = -_PROGRESS_EVERY_S
+        pending: m.Progress | None = None  # the spell's latest count, sent when it ends
+        later: asyncio.TimerHandle | None = None
 
         def report(j: Job) -> None:
+            nonlocal sent_at, pending, later
+            note = counted(j)  # now, while the run's state is whole
+            if note is None:
+                return
+            wait = sent_at + _PROGRESS_EVERY_S - loop.time()
+            if wait <= 0 and later is None:
+                sent_at = loop.time()
+                send(note)
+                return
+            pending = note
+            if later is None:
+                later = loop.call_later(max(0.0, wait), due)
+
+        def due() -> None:
+            nonlocal sent_at, pending, later
+            later = None
+            if pending is not None:
+                sent_at = loop.time()
+                send(pending)
+                pending = None
+
+        def counted(j: Job) -> m.Progress | None:
             nonlocal last
             s = j.state
             follow = obj(s.meta.get("follow"))
@@ -211,7 +240,7 @@ class EnginePort:
             # growing fraction for pages within them. Monotonic either way, as MCP requires.
             value = float(moved) if one_step else min(s.steps_total, s.steps_completed + moved / (moved + 1))
             if value <= last:
-                return
+                return None
             last = value
             seen = eta.measure(s, j.base_pages)
             text = eta.words(seen)
@@ -228,10 +257,8 @@ class EnginePort:
             # The run's id in the words too: a client shows them, and another call follows or cancels the
             # run by it while this one still waits.
             text += f" (run {j.correlation_id})"
-            send(
-                m.Progress(
-                    id=msg_id, progress=value, total=total, message=text, correlation_id=j.correlation_id
-                )
+            return m.Progress(
+                id=msg_id, progress=value, total=total, message=text, correlation_id=j.correlation_id
             )
 
         stop = job.watch(report)
@@ -240,6 +267,8 @@ class EnginePort:
             return await self.jobs.wait(job, wait_ms)
         finally:
             stop()
+            if later is not None:
+                later.cancel()
 
     def _workflow_op(self, msg: m.WorkflowOp, sites: scope.Sites) -> Any:
         if msg.op == "list":
