@@ -20,7 +20,7 @@ INSTALLER = ROOT / "installer" / "tabpilot_installer"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__", "assets"),  # the version; the files the wheel ships
     ("paths",),  # where TabPilot keeps its files
-    ("wire", "logfiles", "agentgen"),  # messages, framing, error codes; log files; the one-file page agent
+    ("wire", "logfiles"),  # messages, framing, error codes; log files
     ("link", "markdown"),  # the local socket and its client; page HTML to markdown
     ("engine",),  # the scrape engine: talks to the browser through one small interface
     ("native",),  # the native-messaging host Chrome starts: runs the engine, listens on the socket

@@ -19,7 +19,7 @@ EXTENSION = ROOT / "extension"
 MAX_LINES = 400
 GENERATED = {
     "extension/worker/protocol.js",  # python -m tabpilot.wire.jsgen writes it
-    "extension/page_agent.js",  # python -m tabpilot.agentgen writes it
+    "extension/page_agent.js",  # python -m tabpilot.wire.agentgen writes it
 }
 SOURCE_DIRS = ("host", "installer", "extension", "tests", "bench")
 SOURCE_SUFFIXES = {".py", ".js", ".mjs"}

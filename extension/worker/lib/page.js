@@ -11,8 +11,8 @@ import { onTab, tabFailure } from './target.js';
 
 // Injected in this order; each page file registers its commands on the agent that core.js creates and
 // declares (agent.use) the names it takes from the files before it and the ones it adds. They reach
-// the page as one generated file (AGENT_FILE: `python -m tabpilot.agentgen`), half the cost of as many
-// scripts as files.
+// the page as one generated file (AGENT_FILE: `python -m tabpilot.wire.agentgen`), half the cost of
+// as many scripts as files.
 export const AGENT_FILES = [
   'page/core.js', 'page/patterns.js', 'page/redact.js', 'page/redact_scrub.js', 'page/redact_early.js', 'page/person_gesture.js', 'page/safe_selector.js', 'page/virtual.js', 'page/extract.js', 'page/redraw.js',
   'page/paginate.js', 'page/onward.js', 'page/script_names.js', 'page/fetch.js', 'page/fetch_walk.js', 'page/fetch_details.js',

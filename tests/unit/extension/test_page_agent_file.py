@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tabpilot import agentgen, paths
+from tabpilot import paths
+from tabpilot.wire import agentgen
 from tests.support import node
 
 EXT = paths.extension_dir()
@@ -14,7 +15,7 @@ EXT = paths.extension_dir()
 
 def test_page_agent_js_is_up_to_date() -> None:
     current = (EXT / agentgen.TARGET).read_text()
-    assert current == agentgen.render(), "run: python -m tabpilot.agentgen"
+    assert current == agentgen.render(), "run: python -m tabpilot.wire.agentgen"
 
 
 def test_it_holds_every_listed_part_in_order() -> None:
