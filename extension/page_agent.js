@@ -338,7 +338,7 @@ try {
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact', {
     needs: ['parentAgent', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
-    provides: ['REDACTED', 'onShadowRoot', 'watchRoots', 'shadowRootOf', 'treesOf', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'structural'],
+    provides: ['REDACTED', 'secretsSeen', 'onShadowRoot', 'watchRoots', 'shadowRootOf', 'treesOf', 'setRedaction', 'sensitiveSelector', 'markSecret', 'isSecretRoot', 'isSensitive', 'hasSensitive', 'secretRoots', 'redactedText', 'redactUrl', 'redactedHtml', 'redactedAttr', 'redactedValue', 'structural'],
   });
   if (agent.REDACTED) return;
   const REDACTED = '[REDACTED]';
@@ -365,6 +365,8 @@ try {
   // Elements that were secret once, whatever the page changed since (type, class, attributes).
   const once = new WeakSet();
   const onceLive = new Set(); // the same, while in a document (containment tests need a list)
+  let seen = 0; // this document's elements ever secret (a script may take one away as it makes one)
+  agent.secretsSeen = () => seen;
 
   agent.REDACTED = REDACTED;
   agent.structural = STRUCTURAL;
@@ -394,6 +396,7 @@ try {
     if (!once.has(el)) {
       once.add(el);
       onceLive.add(el);
+      if (el.ownerDocument === document) seen += 1; // not a fetched page's parsed copy
     }
     if (FIELDS.has(el.localName)) {
       let grew = false;
@@ -469,15 +472,16 @@ try {
 
   const added = new Set();
   const WATCH = {
-    subtree: true, childList: true, attributes: true, attributeOldValue: true,
+    subtree: true, childList: true, attributes: true, attributeOldValue: true, characterData: true, characterDataOldValue: true,
     attributeFilter: ['type', 'class', 'data-sensitive', 'data-private', 'value', 'name', 'id', 'autocomplete'],
   };
-  // Watching from document_start: a password shown as text, an attribute removed, a field swapped for
-  // a new one, all happen after this observer has seen the secret, and its callback runs before the
-  // next page script (a microtask checkpoint comes between scripts).
+  // Watching from document_start: a password shown as text, an attribute removed, a field swapped for a new
+  // one, all happen after this observer saw the secret; its callback runs before the next page script.
   const observer = new MutationObserver((records) => {
+    const texts = []; // [text a secret may have held (or a node taken out of it), the element it was in]
     for (const r of records) {
-      if (r.type === 'attributes') {
+      if (r.type === 'characterData') texts.push([r.oldValue, r.target.parentElement]);
+      else if (r.type === 'attributes') {
         const t = r.target;
         if (once.has(t)) remember(t);
         else if ((r.attributeName === 'type' && (r.oldValue || '').toLowerCase() === 'password') || t.matches(joined)) remember(t);
@@ -485,7 +489,10 @@ try {
         // A field inside a secret: the value its attribute held is one too (a script may copy it, then change it).
         if (r.attributeName === 'value' && FIELDS.has(t.localName) && agent.isSensitive(t)) inner(t, r.oldValue);
       } else {
-        for (const n of r.removedNodes) leaving(n);
+        for (const n of r.removedNodes) {
+          texts.push([n, r.target.host || r.target]);
+          leaving(n);
+        }
         for (const n of r.addedNodes) if (n.nodeType === 1) added.add(n);
       }
     }
@@ -505,6 +512,10 @@ try {
       }
     }
     added.clear();
+    // Text a secret held before a script changed or replaced it (judged last: the same records may have
+    // just made its element known as a secret, or unmarked it). A document with no secret known pays nothing.
+    if (!texts.length || !(onceLive.size || agent.isSensitive(document.documentElement))) return;
+    for (const [v, el] of texts) if ((typeof v !== 'string' || v.trim().length > 3) && agent.isSensitive(el)) agent.rememberValue(typeof v === 'string' ? v : v.textContent);
   });
   observer.observe(document, WATCH);
 
@@ -526,31 +537,25 @@ try {
   agent.shadowRootOf = rootOf;
   /** `tree` (a document or a root) and every shadow root in it, open or closed, nested ones included. */
   agent.treesOf = function* treesOf(tree) {
-    const stack = [tree];
-    while (stack.length) {
+    for (const stack = [tree]; stack.length;) {
       const next = stack.pop();
       yield next;
-      for (const el of next.querySelectorAll('*')) {
-        const root = rootOf(el);
-        if (root) stack.push(root);
-      }
+      for (const el of next.querySelectorAll('*')) if (rootOf(el)) stack.push(rootOf(el));
     }
   };
   const watched = new WeakSet();
   const rootWatchers = [];
   /** Watch the shadow roots in `node`'s tree (`node` itself one, with `isRoot`), and in theirs. */
   const watchShadows = (node, isRoot = false) => {
-    if (isRoot && !watched.has(node)) {
+    if (isRoot) {
+      if (watched.has(node)) return; // its observer finds what is added in it, roots included
       watched.add(node);
       observer.observe(node, WATCH);
       for (const w of rootWatchers) w(node);
       scan(node);
     }
     const els = node.nodeType === 1 ? [node, ...node.querySelectorAll('*')] : node.querySelectorAll('*');
-    for (const el of els) {
-      const root = rootOf(el);
-      if (root) watchShadows(root, true);
-    }
+    for (const el of els) if (rootOf(el)) watchShadows(rootOf(el), true);
   };
   /** Call `fn` with each shadow root watched from now on (page/redact_early.js watches them too). */
   agent.onShadowRoot = (fn) => rootWatchers.push(fn);
@@ -559,12 +564,21 @@ try {
   // reads this frame too): those agents watch it from now on as well, this frame may be gone by then.
   globalThis.addEventListener?.('tabpilot-shadow-root', (e) => {
     const host = e.relatedTarget;
-    if (!host || host.nodeType !== 1) return;
+    // An element, or a fragment or document a copy made (its elements may be hosts of copied roots).
+    if (!host || ![1, 9, 11].includes(host.nodeType)) return;
     watchShadows(host);
     for (let up = agent.parentAgent(); up && up.watchRoots; up = up.parentAgent()) up.watchRoots(host);
   }, true);
   /** Watch the shadow roots in `node`'s tree (a frame below tells of roots attached there). */
   agent.watchRoots = (node) => watchShadows(node);
+  // A frame sandboxed without allow-scripts (or a page its server's CSP sandboxes) runs no page-world
+  // script, the guard's included, yet same-origin documents above it and its opener can call its
+  // functions: each puts its wrappers here (main_world/redact_shadow.js).
+  const reach = [globalThis.opener];
+  for (let w = globalThis.window; w && w.parent !== w; w = w.parent) reach.push(w.parent);
+  for (const up of reach) {
+    try { up?.document.dispatchEvent(new MouseEvent('tabpilot-frame-realm', { relatedTarget: document })); } catch { /* another origin */ }
+  }
   if (document.readyState !== 'loading') watchShadows(document); // injected late: roots attached already
   // What the person (or a page script) types into a secret field is remembered as it is typed.
   const typed = (e) => {
@@ -595,9 +609,7 @@ try {
   agent.sensitiveSelector = () => joined;
 
   /** Remember `el` as a secret input (the agent typed into it while it was a password). */
-  agent.markSecret = (el) => {
-    if (el && el.nodeType === 1) remember(el);
-  };
+  agent.markSecret = (el) => void (el && el.nodeType === 1 && remember(el));
 
   /** Is `el` itself a secret root (a match of the list, or one remembered)? */
   agent.isSecretRoot = (el) => {
@@ -2568,7 +2580,7 @@ try {
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
-    needs: ['PageError', 'decodedAlike', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isVisible', 'queryAll', 'rowsAnswer', 'runsNothing', 'scriptVerdict', 'secretRoots', 'sensitiveSelector', 'spellsMarker'],
+    needs: ['PageError', 'decodedAlike', 'fieldPlans', 'forgetPositions', 'isDisabledControl', 'isSensitive', 'isVisible', 'queryAll', 'rowsAnswer', 'runsNothing', 'scriptVerdict', 'secretRoots', 'secretsSeen', 'sensitiveSelector', 'spellsMarker'],
     provides: ['nextTarget', 'pagerUrls', 'warmScripts', 'fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
@@ -2674,6 +2686,7 @@ try {
     }
     if (!url || !/^https?:$/.test(url.protocol) || url.href === here.href) return { kind: 'button' };
     const out = { url: url.href, same_origin: url.origin === here.origin };
+    if (agent.isSensitive(link || shown)) out.sensitive = true; // followed, its query written nowhere
     const pager = link ? pagerNear(link, url.href) : [];
     if (pager.length) out.pager = pager;
     return out;
@@ -2841,9 +2854,10 @@ try {
   /**
    * Fetch `url` (same origin as this page) and parse it: {doc, url, status, redirected}. `cacheFirst`:
    * a copy in the HTTP cache, fresh or stale, is taken without asking the server (re-reading the
-   * page the tab shows, whose copy it is when the page let it be stored).
+   * page the tab shows, whose copy it is when the page let it be stored). `onText(text, url)`: the HTML
+   * as it came, before it is parsed (a walk learns the next link's URL from it early: fetch_walk.js).
    */
-  agent.fetchDocument = async (raw, timeoutMs, cacheFirst = false, signal = null) => {
+  agent.fetchDocument = async (raw, timeoutMs, cacheFirst = false, signal = null, onText = null) => {
     let url;
     try {
       url = bare(new URL(String(raw), location.href).href);
@@ -2888,6 +2902,7 @@ try {
       clearTimeout(timer);
     }
     const final = response.url || url.href;
+    onText?.(text, final);
     const doc = new DOMParser().parseFromString(text, 'text/html');
     // A parsed document's URL is this page's: links and images must resolve against the fetched one.
     const base = doc.querySelector('base[href]');
@@ -2906,7 +2921,7 @@ try {
    * `next_selector`, `next` (see nextTarget). `final_url` travels beside the JSON for the worker's
    * site check.
    */
-  agent.fetchExtract = async ({ url, selector = null, fields, limit = null, maxChars, nextSelector = null, timeoutMs = 10_000, cacheFirst = false, onNext = null, signal = null }) => {
+  agent.fetchExtract = async ({ url, selector = null, fields, limit = null, maxChars, nextSelector = null, timeoutMs = 10_000, cacheFirst = false, onNext = null, onText = null, signal = null }) => {
     const rows = typeof selector === 'string' && selector.trim() ? selector : ':root';
     if (nextSelector !== null && (typeof nextSelector !== 'string' || !nextSelector.trim())) {
       throw new agent.PageError('invalid_params', 'next_selector must be a CSS selector');
@@ -2914,7 +2929,7 @@ try {
     const plans = agent.fieldPlans(fields);
     agent.queryAll(rows, document); // an invalid selector is invalid_selector before anything is fetched
     if (nextSelector) agent.queryAll(nextSelector, document);
-    const loading = agent.fetchDocument(url, timeoutMs, cacheFirst, signal);
+    const loading = agent.fetchDocument(url, timeoutMs, cacheFirst, signal, onText);
     loading.catch(() => {}); // awaited below; a failure is not "unhandled" if the line between throws
     // The page's request leaves first; the scripts its checks need are read while it travels.
     agent.warmScripts(timeoutMs);
@@ -2929,7 +2944,7 @@ try {
     // shows): where the page's own scripts made secrets the HTML does not mark (a data-sensitive set
     // later, a field turned into a password), the fetched copies would show them in clear.
     if (bare(page.url).href === bare(location.href).href) {
-      const live = agent.secretRoots(document).length;
+      const live = Math.max(agent.secretRoots(document).length, agent.secretsSeen());
       const fetched = agent.secretRoots(page.doc).length;
       if (live > fetched) {
         throw new agent.PageError('secret_unmaskable', `${live - fetched} secret element(s) on this page are made secret by its scripts, which a fetched page does not run: pages must be rendered`, { reason: 'secrets_by_script' });
@@ -2961,10 +2976,14 @@ try {
 // page (same origin, scripts searched, redaction), and handed over with the answer for a page before
 // it, or to the fetch_extract asking for it. A read for other rows, fields or redaction lists is not
 // used; a page is fetched ahead once per walk at most. A walk that stops (its run cancelled while a page
-// was asked for) stops its reads ahead: `fetch_walk_stop` aborts them, and nothing more is fetched.
+// was asked for) stops its reads ahead: `fetch_walk_stop` aborts them, and nothing more is fetched. A
+// walk whose host died (`fetch_walk_stop` with `keep`) starts no more reads ahead, but keeps those read
+// or on their way for their time: the same walk resumed from this page takes them without a request.
+// Nothing kept outlives the document (pagehide), the pilot, or the sites allowed (the worker stops
+// every walk then).
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch_walk', {
-    needs: ['fetchExtract'],
+    needs: ['fetchExtract', 'pagerUrls'],
     provides: ['commands.fetch_extract', 'commands.fetch_walk_stop'],
   });
   const bare = (url) => {
@@ -2985,6 +3004,20 @@ try {
 
   let walksSeen = 0;
   let era = new AbortController(); // aborted (and replaced) when the walks stop: every read ahead ends
+  let paused = false; // the host is gone: no read ahead starts until a walk asks for a page again
+  let pauses = 0;
+  // [key, read] of the pages the last two answers took: put back when their host goes, which may not
+  // have read (nor journaled) them, so that the walk resumed takes them again without a request.
+  let recent = [];
+
+  /** Keep `e` (the read of `key`) for a walk to ask for, for AHEAD_TTL_MS. */
+  function keepFor(key, e) {
+    clearTimeout(e.timer);
+    e.timer = setTimeout(() => {
+      if (ahead.get(key) === e) ahead.delete(key);
+    }, AHEAD_TTL_MS);
+    ahead.set(key, e);
+  }
 
   function walkId(what) {
     if (!walks.has(what)) {
@@ -2994,24 +3027,122 @@ try {
     return walks.get(what);
   }
 
+  // ---- the next link's URL from the HTML as it comes -------------------------------------------------
+  // Along next links the site would idle while a page is parsed and its next link read. A list's pages
+  // write their next link alike: once a page's next link is known, its opening tag (the URL left out,
+  // found once in that page's HTML) is looked for in the next page's HTML as soon as it comes. Found
+  // once, its URL is fetched at once as the page after when it is the last next link's URL with one
+  // number changed (same origin, nothing in it new but the number); the parse confirms it, or that
+  // fetch is dropped (aborted, with whatever it started) and the walk goes on from the next link the
+  // parse read, and learns the tag again.
+  const shapes = new Map(); // walk -> {re: the next link's opening tag, its href a group; last: its URL}
+  const TAG = /<a\b[^>]*>/gi;
+  const HREF = /(\shref\s*=\s*)("([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/i;
+  const CHARS = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
+  const ESCAPED = /&(amp|quot|apos|lt|gt|#\d+|#x[0-9a-f]+);/gi;
+  const reEscape = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  /** The absolute URL (no fragment) an href value in the HTML leads to from `base`, or null when this
+   * cannot tell it as the parser would (a character reference it does not know, a <base>). */
+  function resolve(value, base) {
+    if (value.replace(ESCAPED, '').includes('&')) return null;
+    const text = value.replace(ESCAPED, (_, c) => CHARS[c.toLowerCase()] ?? String.fromCodePoint(c[1] === 'x' || c[1] === 'X' ? parseInt(c.slice(2), 16) : Number(c.slice(1))));
+    try {
+      const u = bare(new URL(text.trim(), base).href);
+      return /^https?:$/.test(u.protocol) ? u.href : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The tag of `next` (the next link the parse read) in a page's HTML `text`, as a pattern for the next page's. */
+  function learn(walk, text, base, next) {
+    shapes.delete(walk);
+    if (/<base[\s>]/i.test(text)) return;
+    const found = [];
+    for (const [tag] of text.matchAll(TAG)) {
+      const h = HREF.exec(tag);
+      if (!h || resolve(h[3] ?? h[4] ?? h[5], base) !== next) continue;
+      const q = h[2][0] === '"' || h[2][0] === "'" ? h[2][0] : '';
+      const value = q ? `${q}([^${q}]*)${q}` : '([^\\s"\'=<>`]+)';
+      // Numbers around the URL (a data-page, an aria-label's "page 3") change from page to page too.
+      const around = (part) => reEscape(part).replace(/\d+/g, '\\d+');
+      const re = new RegExp(around(tag.slice(0, h.index + h[1].length)) + value + around(tag.slice(h.index + h[0].length)), 'g');
+      if (!found.some((r) => r.source === re.source)) found.push(re);
+    }
+    const once = found.filter((re) => [...text.matchAll(re)].length === 1);
+    if (once.length === 1) shapes.set(walk, { re: once[0], last: next });
+  }
+
+  /** The next page's URL read from a page's HTML by the tag learnt, or null. */
+  function guess(walk, text, base) {
+    const shape = shapes.get(walk);
+    if (!shape || /<base[\s>]/i.test(text)) return null;
+    const seen = [...text.matchAll(shape.re)];
+    if (seen.length !== 1) return null;
+    const url = resolve(seen[0][1], base);
+    if (!url || url === bare(base).href || new URL(url).origin !== location.origin) return null;
+    return agent.pagerUrls(shape.last, [url]).length === 1 ? url : null;
+  }
+
+  /** A page fetched early on a guess the parse did not confirm: dropped, and what it started. */
+  function drop(walk, url) {
+    const key = `${walk}\n${url}`;
+    const e = ahead.get(key);
+    if (!e) return;
+    ahead.delete(key);
+    clearTimeout(e.timer);
+    e.abort();
+    for (const onward of new Set([e.early, e.next])) if (onward) drop(walk, onward);
+  }
+
   function fetchAhead(walk, url, opts, allow) {
     const key = `${walk}\n${url}`;
-    const e = { allow, next: null, timer: null, stop: era.signal };
+    const ctl = new AbortController();
+    const abort = () => ctl.abort();
+    const from = era.signal;
+    from.addEventListener('abort', abort, { once: true });
+    const e = { allow, next: null, early: null, text: null, base: null, timer: null, stop: ctl.signal, abort };
     e.done = agent.fetchExtract({
       ...opts,
       url,
       signal: e.stop,
+      onText: (text, base) => {
+        if (paused || e.allow <= 0 || e.stop.aborted) return;
+        e.text = text;
+        e.base = base;
+        let early = null;
+        try {
+          early = guess(walk, text, base);
+        } catch {
+          return; // no guess: the walk goes the usual way
+        }
+        if (!early || taken.has(`${walk}\n${early}`)) return;
+        e.early = early;
+        want(walk, early, opts, e.allow - 1);
+      },
       onNext: (next) => {
         e.next = next;
-        if (e.allow > 0 && !e.stop.aborted) want(walk, next, opts, e.allow - 1);
+        if (e.early !== next) {
+          if (e.early) drop(walk, e.early);
+          try {
+            if (e.text !== null) learn(walk, e.text, e.base, next);
+          } catch {
+            shapes.delete(walk); // nothing learnt: no page is fetched early
+          }
+        } else if (shapes.has(walk)) shapes.get(walk).last = next;
+        e.text = null;
+        if (paused) e.allow = 0; // nothing after it is wanted yet: a walk resumed here asks again
+        else if (e.allow > 0 && !e.stop.aborted) want(walk, next, opts, e.allow - 1);
       },
     });
     // A failure is the answer of whoever asks for the page (or nobody's).
-    e.done.then((v) => { e.value = v; }, () => {});
-    e.timer = setTimeout(() => {
-      if (ahead.get(key) === e) ahead.delete(key);
-    }, AHEAD_TTL_MS);
-    ahead.set(key, e);
+    e.done.then((v) => { e.value = v; }, () => {}).finally(() => {
+      from.removeEventListener('abort', abort);
+      e.text = null;
+      if (e.early && e.early !== e.next) drop(walk, e.early); // the parse read no next link, or another
+    });
+    keepFor(key, e);
     return e;
   }
 
@@ -3032,7 +3163,8 @@ try {
     }
     if (allow <= e.allow) return;
     e.allow = allow;
-    if (e.next) want(walk, e.next, opts, allow - 1);
+    const onward = e.next || e.early;
+    if (onward) want(walk, onward, opts, allow - 1);
   }
 
   /** fetchExtract of `url`, from a read made ahead when there is one; `allow` pages after it are
@@ -3053,6 +3185,9 @@ try {
     if (!e) return agent.fetchExtract({ ...opts, url });
     ahead.delete(key);
     clearTimeout(e.timer);
+    const mine = [[key, e]];
+    const since = pauses;
+    recent = [recent[recent.length - 1] || [], mine];
     const first = await e.done;
     // The pages after it go with it, each whole and in order: one trip for several. Those on their way
     // are waited for up to half the pages wanted, so that trips carry several pages while the other
@@ -3069,10 +3204,12 @@ try {
         if (!(await readWithin(f, until - Date.now()))) break;
         f = ahead.get(k);
       }
-      if (!f || !f.value || size + f.value.json.length > BATCH_CHARS) break;
+      // After a pause (the host went meanwhile) nothing more is taken: this answer reaches no one.
+      if (!f || !f.value || size + f.value.json.length > BATCH_CHARS || since !== pauses) break;
       ahead.delete(k);
       clearTimeout(f.timer);
       taken.add(k);
+      mine.push([k, f]);
       later.push(f.value);
       size += f.value.json.length;
       next = f.value.next;
@@ -3083,15 +3220,31 @@ try {
   }
 
   /** Every read ahead, the one being waited for included, is aborted and forgotten (the walk asking for
-   * them stopped); a later walk starts afresh. */
-  agent.commands.fetch_walk_stop = () => {
+   * them stopped); a later walk starts afresh. `keep` (the host that asked went): none is aborted nor
+   * forgotten before its time, and none more starts. */
+  function stopWalks(keep = false) {
     const stopped = ahead.size;
+    if (keep) {
+      paused = true;
+      pauses += 1;
+      for (const [k, e] of recent.flat()) {
+        if (ahead.has(k)) continue;
+        taken.delete(k);
+        keepFor(k, e);
+      }
+      recent = [];
+      return { stopped: 0, kept: ahead.size };
+    }
     era.abort();
     era = new AbortController();
     for (const e of ahead.values()) clearTimeout(e.timer);
     ahead.clear();
+    recent = [];
     return { stopped };
-  };
+  }
+  agent.commands.fetch_walk_stop = ({ keep = false } = {}) => stopWalks(keep === true);
+  // A document left (kept in the back-forward cache, perhaps) holds no page read for a walk.
+  globalThis.addEventListener?.('pagehide', () => stopWalks(), { capture: true });
 
   // `fetch_ms`: the fetch's own limit, inside the command's `timeout_ms`, so a slow server is `timeout`.
   agent.commands.fetch_extract = async ({ url, selector, fields, limit, max_chars: maxChars, next_selector: nextSelector = null, fetch_ms: fetchMs, timeout_ms: timeoutMs, cache_first: cacheFirst = false, ahead: allow = 0, redact = null, patterns = null }) => {
@@ -3100,6 +3253,7 @@ try {
     if (cacheFirst === true) return agent.fetchExtract({ ...opts, url, cacheFirst: true });
     const n = Number.isInteger(allow) ? Math.max(0, Math.min(AHEAD_MAX, allow)) : 0;
     const walk = walkId(JSON.stringify([selector, fields, maxChars, nextSelector, redact, patterns]));
+    paused = false;
     const { json, final_url: finalUrl, later_urls: laterUrls = [] } = await walkPage(walk, url, opts, n);
     return { json, final_url: finalUrl, later_urls: laterUrls };
   };
@@ -4615,11 +4769,13 @@ try {
 // leaves out navigation, page header and footer, asides, hidden parts, dialogs, cookie banners and
 // form controls; attributes other than href/src/alt and a code block's language never leave. Walking
 // the live DOM (not a clone) is what lets hidden parts be recognised by their computed style.
+// What a shadow root (open or closed) shows is read where the page shows it: a host's root in place
+// of its light children, and each slot's assigned nodes in place of the slot.
 // Secrets: an element matching the redaction selectors comes out as [REDACTED]; input values are
 // never read.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('main_content', {
-    needs: ['PageError', 'REDACTED', 'isSensitive', 'isVisible', 'maskPatterns', 'query', 'scrubText', 'secretRoots'],
+    needs: ['PageError', 'REDACTED', 'isSensitive', 'isVisible', 'maskPatterns', 'query', 'scrubText', 'secretRoots', 'shadowRootOf', 'treesOf'],
     provides: ['commands.main_content'],
   });
   const SKIP = new Set([
@@ -4634,7 +4790,7 @@ try {
   const INLINE = new Set([
     'em', 'i', 'strong', 'b', 'kbd', 'samp', 'var', 'sub', 'sup', 's', 'del', 'ins', 'mark', 'q', 'u', 'cite',
   ]);
-  const UNWRAP = new Set(['span', 'label', 'small', 'abbr', 'time', 'font', 'bdi', 'bdo', 'data', 'dfn', 'wbr']);
+  const UNWRAP = new Set(['span', 'label', 'small', 'abbr', 'time', 'font', 'bdi', 'bdo', 'data', 'dfn', 'wbr', 'slot']);
   const CONTAINERS = new Set(['div', 'section', 'article', 'main', 'header', 'footer', 'form', 'fieldset', 'details', 'center', 'body']);
   const SKIP_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alertdialog', 'menu', 'menubar', 'toolbar', 'tablist']);
   const COOKIE = /cookie|consent|gdpr|onetrust|cookiebot|cmp-|didomi|truste/i;
@@ -4705,6 +4861,8 @@ try {
     if (el.id || el.className) {
       if (cookieBanner(el)) return true;
     }
+    // A slot has no box of its own (display: contents), so checkVisibility calls it hidden.
+    if (tag === 'slot') return false;
     // A closed <details> hides its body from checkVisibility, yet it is content a reader can open.
     if (lenient || bare(el, tag) || typeof el.checkVisibility !== 'function') return false;
     return !el.checkVisibility({ visibilityProperty: true });
@@ -4727,7 +4885,13 @@ try {
     }
 
     children(el, lenient) {
-      for (let n = el.firstChild; n && !this.truncated; n = n.nextSibling) {
+      this.nodes(el.localName === 'slot' ? slotted(el) : agent.shadowRootOf(el) || el, lenient);
+    }
+
+    /** The child nodes of `parent` (an element, a root, or an array of nodes a slot shows). */
+    nodes(parent, lenient) {
+      for (const n of Array.isArray(parent) ? parent : parent.childNodes) {
+        if (this.truncated) break;
         if (n.nodeType === 3) this.push(escapeText(n.data));
         else if (n.nodeType === 1) this.element(n, lenient);
       }
@@ -4814,6 +4978,12 @@ try {
     }
   }
 
+  /** What slot `el` shows: the light nodes assigned to it (through nested slots), else its own children. */
+  function slotted(el) {
+    const assigned = typeof el.assignedNodes === 'function' ? el.assignedNodes({ flatten: true }) : [];
+    return assigned.length ? assigned : el;
+  }
+
   /** The deepest element holding most of the page's readable text (when there is no <main>). */
   function densest() {
     const sums = new Map();
@@ -4853,7 +5023,8 @@ try {
     } else {
       root = document.body ? pickRoot() : document.documentElement;
     }
-    const secrets = new Set(agent.secretRoots(document));
+    const secrets = new Set();
+    for (const tree of agent.treesOf(document)) for (const el of agent.secretRoots(tree)) secrets.add(el);
     const writer = new Writer(secrets, Number.isInteger(maxBytes) && maxBytes > 0 ? maxBytes : 8 * 1024 * 1024);
     if (agent.isSensitive(root)) writer.push(`<p>${agent.REDACTED}</p>`);
     else writer.write(root, root.localName, false);
@@ -5909,6 +6080,7 @@ try {
   });
   if (agent.commands.mask) return;
   const PAD = 2;
+  const PAINT_MS = 3000; // the longest a frame with the boxes in it is waited for
   const SILENT = new Set(['script', 'style', 'noscript', 'template', 'title']);
   let layer = null; // {host, root}
 
@@ -6102,15 +6274,17 @@ try {
     if (boxes.length) draw(boxes);
     startWatch(key(boxes));
     foreignFrames = foreign;
-    // The capture reads the last painted frame: the boxes must be in one. A hidden tab paints no
-    // frame until it is brought to the front, which the capture waits for anyway.
+    // The capture reads the last painted frame: the boxes must be in one, or no picture is taken (on a
+    // busy machine a frame can take long; `painted: false` sends the worker round again). A hidden tab
+    // paints no frame until it is brought to the front, which the capture waits for the same way.
+    let painted = true;
     if (boxes.length && document.visibilityState === 'visible') {
-      await Promise.race([
-        new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
-        new Promise((resolve) => setTimeout(resolve, 500)),
+      painted = await Promise.race([
+        new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true)))),
+        new Promise((resolve) => setTimeout(() => resolve(false), PAINT_MS)),
       ]);
     }
-    return { regions, frames: foreign.map((f) => f.url) };
+    return { regions, frames: foreign.map((f) => f.url), painted };
   };
 
   /** Cover whole the listed frames (indexes into mask's `frames`) that could not be masked inside. */
