@@ -17,10 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PY_TOPS = (ROOT / "host", ROOT / "installer")
 EXTENSION = ROOT / "extension"
 MAX_LINES = 400
-GENERATED = {
-    "extension/worker/protocol.js",  # python -m tabpilot.wire.jsgen writes it
-    "extension/page_agent.js",  # python -m tabpilot.wire.agentgen writes it
-}
+GENERATED = {"extension/worker/protocol.js"}  # python -m tabpilot.wire.jsgen writes it
 SOURCE_DIRS = ("host", "installer", "extension", "tests", "bench")
 SOURCE_SUFFIXES = {".py", ".js", ".mjs"}
 SKIPPED_DIRS = {"node_modules", "__pycache__", ".venv", ".cache"}

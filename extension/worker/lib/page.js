@@ -10,9 +10,7 @@ import { getPatterns, getRedaction } from './state.js';
 import { onTab, tabFailure } from './target.js';
 
 // Injected in this order; each page file registers its commands on the agent that core.js creates and
-// declares (agent.use) the names it takes from the files before it and the ones it adds. They reach
-// the page as one generated file (AGENT_FILE: `python -m tabpilot.wire.agentgen`), half the cost of
-// as many scripts as files.
+// declares (agent.use) the names it takes from the files before it and the ones it adds.
 export const AGENT_FILES = [
   'page/core.js', 'page/patterns.js', 'page/redact.js', 'page/redact_scrub.js', 'page/redact_early.js', 'page/person_gesture.js', 'page/safe_selector.js', 'page/virtual.js', 'page/extract.js', 'page/redraw.js',
   'page/paginate.js', 'page/onward.js', 'page/script_names.js', 'page/fetch.js', 'page/fetch_walk.js', 'page/fetch_details.js',
@@ -21,7 +19,6 @@ export const AGENT_FILES = [
   'page/numbers.js', 'page/suggest_fields.js', 'page/suggest_paging.js', 'page/skeleton.js', 'page/suggest.js', 'page/mask.js',
   'page/feed_end.js', 'page/scroll_load.js',
 ];
-export const AGENT_FILE = 'page_agent.js';
 
 const arriving = new Map(); // tabId -> {documentId, done: Promise}, while an injection is on its way
 
@@ -30,7 +27,7 @@ export function injectAgent(tabId, documentId = null) {
   const before = arriving.get(tabId);
   if (before && documentId && before.documentId === documentId) return;
   const target = documentId ? { tabId, documentIds: [documentId] } : { tabId, frameIds: [0] };
-  const done = chrome.scripting.executeScript({ target, files: [AGENT_FILE], injectImmediately: true }).then(() => true, () => false);
+  const done = chrome.scripting.executeScript({ target, files: AGENT_FILES, injectImmediately: true }).then(() => true, () => false);
   arriving.set(tabId, { documentId, done });
   done.then(() => {
     if (arriving.get(tabId)?.done === done) arriving.delete(tabId);
@@ -61,7 +58,7 @@ async function execute(tabId, frameId, name, args) {
   if (coming) await coming;
   let [first] = await chrome.scripting.executeScript({ target, func: callAgent, args: [name, args] });
   if (first && first.result && first.result.missing) {
-    await chrome.scripting.executeScript({ target, files: [AGENT_FILE] });
+    await chrome.scripting.executeScript({ target, files: AGENT_FILES });
     [first] = await chrome.scripting.executeScript({ target, func: callAgent, args: [name, args] });
   }
   return first ? first.result : undefined;

@@ -17,8 +17,7 @@ from tabpilot.wire.errors import ErrorCode
 
 EXT = paths.extension_dir()
 JS_FILES = sorted(EXT.rglob("*.js"))
-# Generated: protocol.js from the wire types, page_agent.js from the page files (checked as those).
-OWN_JS = [p for p in JS_FILES if p.name not in ("protocol.js", "page_agent.js")]
+OWN_JS = [p for p in JS_FILES if p.name != "protocol.js"]
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
