@@ -61,7 +61,8 @@ def test_only_driven_tabs_in_scope_get_the_agent_once_a_page_is_parsed() -> None
         commit(2, 'http://a.test/list', 'd2');                 // the person's tab
         commit(1, 'http://b.test/', 'd3');                     // outside the scope
         commit(1, 'about:blank', 'd4');                        // no web page
-        nav.onDOMContentLoaded.fire({ tabId: 1, frameId: 5, url: 'http://a.test/f', documentId: 'd5' }); // a frame
+        // a frame
+        nav.onDOMContentLoaded.fire({ tabId: 1, frameId: 5, url: 'http://a.test/f', documentId: 'd5' });
         await settle();
         console.log(JSON.stringify(injected));
         """
