@@ -1,11 +1,9 @@
 // The page agent ahead of the first command. A tab the pilot opened or moved (navigate, new_tab, back,
 // forward, reload, a click or key that navigated, a detail page's background tab, a restored state)
-// gets the agent in each new main-frame document once the document is parsed (DOMContentLoaded): the
-// command after a navigation finds it there or on its way (no injection of its own to wait for). Not
-// at commit: there the agent's ~300 KB held up the page's parser (~10-25 ms a page on 2 busy cores),
-// while no command comes before DOMContentLoaded anyway (navigate answers at load, a click that
-// navigates at DOMContentLoaded). The page's own changes from the start (a password field the page
-// later flips to type=text) are seen by the redaction part from document_start (worker/lib/guard.js).
+// gets the agent in each new main-frame document as soon as it commits, while the page still loads:
+// the command after a navigation finds it there (no injection to wait for), and the agent sees the
+// page's own changes from the start (a password field the page later flips to type=text to show it is
+// one the agent saw as a password: page/redact.js).
 // Only in those tabs, never in the person's others; only on pages in the sites the person allows; only
 // while the pilot is on (switching it off forgets every tab). The tabs are kept in this worker alone:
 // a restarted worker injects at the first command, as it always could.
@@ -43,10 +41,10 @@ function heard(tabId, e, event, d) {
   }
   // A navigation that starts while a command acts on the tab is the pilot's doing.
   if ((event === 'onBeforeNavigate' || event === 'onCommitted') && e.acting > 0) e.driven = true;
-  if (event === 'onDOMContentLoaded' && e.driven) parsed(d).catch((err) => console.warn('TabPilot: page agent ahead:', err));
+  if (event === 'onCommitted' && e.driven) committed(d).catch((err) => console.warn('TabPilot: page agent ahead:', err));
 }
 
-async function parsed(d) {
+async function committed(d) {
   if (!WEB_PAGE.test(d.url || '')) return;
   if (!(await getPilot()) || !allows(await getScope(), d.url)) return;
   injectAgent(d.tabId, d.documentId);

@@ -56,7 +56,9 @@ export class NotPainted extends Error {}
 async function inFront(tab, fn, masked = false) {
   let previous = null;
   try {
-    if (!tab.active) {
+    // Asked now, not when the command began: another tab may have come to the front since.
+    const { active } = await chrome.tabs.get(tab.id);
+    if (!active) {
       [previous] = await chrome.tabs.query({ active: true, windowId: tab.windowId });
       await chrome.tabs.update(tab.id, { active: true });
       // A tab just brought to the front has no frame yet to read back ("image readback failed").
@@ -75,7 +77,12 @@ export async function captureVisible(tab, { format, quality, signal, masked = fa
   return inFront(tab, async () => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await captureWithQuota(tab.windowId, options, signal);
+        const shot = await captureWithQuota(tab.windowId, options, signal);
+        // The capture reads whatever tab is in front of the window: if another came there meanwhile,
+        // the picture is not this tab's (nor masked): it is taken again, or refused.
+        const [front] = await chrome.tabs.query({ active: true, windowId: tab.windowId });
+        if (masked && (!front || front.id !== tab.id)) throw new NotPainted(`tab ${tab.id} left the front during the capture`);
+        return shot;
       } catch (err) {
         if (!READBACK_RE.test(String(err && err.message)) || attempt >= READBACK_TRIES) throw err;
         await painted(tab.id);

@@ -1,5 +1,5 @@
 """The page agent ahead of the first command (extension/worker/lib/ahead.js), run under node with scripted
-webNavigation events and storage: which documents get the agent injected once they are parsed."""
+webNavigation events and storage: which documents get the agent injected as they commit."""
 
 from __future__ import annotations
 
@@ -40,11 +40,7 @@ globalThis.chrome = {
 };
 const ahead = await import('./worker/lib/ahead.js');
 const page = await import('./worker/lib/page.js');
-// A main-frame document commits, then is parsed (DOMContentLoaded).
-const commit = (tabId, url, documentId) => {
-  nav.onCommitted.fire({ tabId, frameId: 0, url, documentId });
-  nav.onDOMContentLoaded.fire({ tabId, frameId: 0, url, documentId });
-};
+const commit = (tabId, url, documentId) => nav.onCommitted.fire({ tabId, frameId: 0, url, documentId });
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 """
 
@@ -53,7 +49,7 @@ def _node(code: str) -> object:
     return node.run_module(FAKE_CHROME + code)
 
 
-def test_only_driven_tabs_in_scope_get_the_agent_once_a_page_is_parsed() -> None:
+def test_only_driven_tabs_in_scope_get_the_agent_as_a_page_commits() -> None:
     out = _node(
         """
         ahead.drive(1);
@@ -61,8 +57,7 @@ def test_only_driven_tabs_in_scope_get_the_agent_once_a_page_is_parsed() -> None
         commit(2, 'http://a.test/list', 'd2');                 // the person's tab
         commit(1, 'http://b.test/', 'd3');                     // outside the scope
         commit(1, 'about:blank', 'd4');                        // no web page
-        // a frame
-        nav.onDOMContentLoaded.fire({ tabId: 1, frameId: 5, url: 'http://a.test/f', documentId: 'd5' });
+        nav.onCommitted.fire({ tabId: 1, frameId: 5, url: 'http://a.test/f', documentId: 'd5' }); // a frame
         await settle();
         console.log(JSON.stringify(injected));
         """
@@ -122,18 +117,3 @@ def test_a_command_waits_for_the_agent_on_its_way_and_a_document_gets_it_once() 
         """
     )
     assert out == {"once": 1, "before": False, "after": True, "gone": None}
-
-
-def test_a_document_that_only_committed_is_left_to_its_parser() -> None:
-    out = _node(
-        """
-        ahead.drive(8);
-        nav.onCommitted.fire({ tabId: 8, frameId: 0, url: 'http://a.test/slow', documentId: 's1' });
-        await settle();
-        const before = injected.length;
-        nav.onDOMContentLoaded.fire({ tabId: 8, frameId: 0, url: 'http://a.test/slow', documentId: 's1' });
-        await settle();
-        console.log(JSON.stringify({ before, after: [...injected] }));
-        """
-    )
-    assert out == {"before": 0, "after": ["s1"]}
