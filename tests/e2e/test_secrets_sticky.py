@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.types import ImageContent
+from mcp.types import ImageContent, TextContent
 
 from tabpilot.wire.errors import ErrorCode
 from tests.e2e.test_secrets_screenshot import norm, ocr
@@ -90,8 +90,9 @@ async def check_tab(client: Client, tab: int) -> None:
     [image] = [c for c in result.content if isinstance(c, ImageContent)]
     seen = ocr(base64.b64decode(image.data))
     assert norm("NOVEMBER SETTINGS") in seen, f"OCR did not read the heading:\n{seen}"
+    told = [c.text for c in result.content if isinstance(c, TextContent)]
     for secret in SECRETS:
-        assert norm(secret) not in seen, f"{secret} readable in the screenshot:\n{seen}"
+        assert norm(secret) not in seen, f"{secret} readable in the screenshot {told}:\n{seen}"
 
 
 async def test_secrets_stay_secret_whatever_the_page_does(client: Client, site: str) -> None:
