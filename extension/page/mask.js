@@ -11,6 +11,7 @@
   if (agent.commands.mask) return;
   const PAD = 2;
   const PAINT_MS = 3000; // the longest a frame with the boxes in it is waited for
+  const MAX_POINTS = 64;
   const SILENT = new Set(['script', 'style', 'noscript', 'template', 'title']);
   let layer = null; // {host, root}
 
@@ -214,7 +215,13 @@
         new Promise((resolve) => setTimeout(() => resolve(false), PAINT_MS)),
       ]);
     }
-    return { regions, frames: foreign.map((f) => f.url), painted };
+    // Where the boxes' middles are in the viewport (at most MAX_POINTS): the worker looks for them in
+    // the picture, which shows a box or not whatever the reason.
+    const points = boxes
+      .map((b) => [b.x - offset.x + b.w / 2, b.y - offset.y + b.h / 2])
+      .filter(([x, y]) => x >= 0 && y >= 0 && x < globalThis.innerWidth && y < globalThis.innerHeight)
+      .slice(0, MAX_POINTS);
+    return { regions, frames: foreign.map((f) => f.url), painted, points, viewport_width: globalThis.innerWidth };
   };
 
   /** Cover whole the listed frames (indexes into mask's `frames`) that could not be masked inside. */

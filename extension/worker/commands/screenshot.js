@@ -6,7 +6,7 @@
 import { DEFAULTS, ERR } from '../protocol.js';
 import { NotPainted, captureFullPage, captureRegion, captureVisible } from '../lib/capture.js';
 import { CommandError } from '../lib/errors.js';
-import { MAX_AREA, fitScale, imageSize, reshape, splitDataUrl } from '../lib/image.js';
+import { MAX_AREA, blackAt, fitScale, imageSize, reshape, splitDataUrl } from '../lib/image.js';
 import { maskTab } from '../lib/mask.js';
 import { inPage } from '../lib/page.js';
 import { onTab, tabFailure } from '../lib/target.js';
@@ -57,7 +57,7 @@ export async function run(msg, { signal }) {
     const masks = await maskTab(msg, tab.id, signal);
     try {
       const masked = masks.regions + masks.frames > 0;
-      const shot = masks.painted ? await capture(msg, tab, box, { format, quality, maxWidth, signal, masked }) : null;
+      const shot = masks.painted ? await capture(msg, tab, box, { format, quality, maxWidth, signal, masked, masks }) : null;
       if (shot && (await masks.settled())) {
         shot.masked = masks.regions;
         if (masks.frames) shot.masked_frames = masks.frames;
@@ -75,7 +75,7 @@ export async function run(msg, { signal }) {
 const ATTEMPTS = 4;
 
 /** The picture, or null when the masked tab painted no frame in time (the caller tries again). */
-async function capture(msg, tab, box, { format, quality, maxWidth, signal, masked }) {
+async function capture(msg, tab, box, { format, quality, maxWidth, signal, masked, masks }) {
   try {
     if (msg.full_page) return { ...(await captureFullPage(tab, { format, quality, maxWidth })), tab_id: tab.id, full_page: true };
     if (box) {
@@ -84,6 +84,8 @@ async function capture(msg, tab, box, { format, quality, maxWidth, signal, maske
       return { ...shot, tab_id: tab.id, element: region, ...(truncated ? { truncated } : {}) };
     }
     const shot = splitDataUrl(await captureVisible(tab, { format, quality, signal, masked }));
+    // The picture must show the boxes where they were drawn, or it is not the masked page's.
+    if (masked && !(await blackAt(shot, masks.points, masks.viewportWidth))) return null;
     const size = imageSize(shot);
     if (size.width <= maxWidth && size.width * size.height <= MAX_AREA) {
       return { ...shot, ...size, tab_id: tab.id }; // already small enough: sent as captured

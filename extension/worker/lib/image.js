@@ -87,3 +87,28 @@ export function imageSize({ data, mime }) {
   }
   return null;
 }
+
+/**
+ * Whether every point of `points` ([x, y] in CSS pixels of a viewport `viewportWidth` wide) is black in
+ * the picture: the masks a capture must show. A point outside the picture is not checked.
+ */
+export async function blackAt({ data, mime }, points, viewportWidth) {
+  if (!points.length || !(viewportWidth > 0)) return true;
+  const bitmap = await createImageBitmap(new Blob([base64ToBytes(data)], { type: mime }));
+  try {
+    const scale = bitmap.width / viewportWidth;
+    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    const ctx = canvas.getContext('2d');
+    ctx.drawImage(bitmap, 0, 0);
+    for (const [x, y] of points) {
+      const px = Math.floor(x * scale);
+      const py = Math.floor(y * scale);
+      if (px < 0 || py < 0 || px >= bitmap.width || py >= bitmap.height) continue;
+      const [r, g, b] = ctx.getImageData(px, py, 1, 1).data;
+      if (r > 40 || g > 40 || b > 40) return false; // a lossy picture blurs black a little, never to this
+    }
+    return true;
+  } finally {
+    bitmap.close();
+  }
+}

@@ -11,14 +11,15 @@ import { inPage } from './page.js';
 const bare = (url) => String(url || '').split('#')[0];
 
 /**
- * Mask the secrets of tab `tabId`. Answers {regions, frames, painted, remove, settled}: how many secret
- * regions got a box, how many unreadable frames were covered whole, whether every box is in a painted
- * frame yet (a visible tab's), the function that takes the boxes away, and the one that says whether any
- * secret moved since they were drawn.
+ * Mask the secrets of tab `tabId`. Answers {regions, frames, painted, points, viewportWidth, remove,
+ * settled}: how many secret regions got a box, how many unreadable frames were covered whole, whether
+ * every box is in a painted frame yet (a visible tab's), the middles of the top document's boxes in its
+ * viewport (CSS pixels of a viewport that wide), the function that takes the boxes away, and the one
+ * that says whether any secret moved since they were drawn.
  */
 export async function maskTab(msg, tabId, signal) {
   const masked = [];
-  const out = { regions: 0, frames: 0, painted: true };
+  const out = { regions: 0, frames: 0, painted: true, points: [], viewportWidth: 0 };
   const at = { ...msg, tab_id: tabId };
   const all = (await chrome.webNavigation.getAllFrames({ tabId })) || [];
   const claimed = new Set([0]);
@@ -28,6 +29,10 @@ export async function maskTab(msg, tabId, signal) {
     masked.push(frameId);
     out.regions += got.regions;
     if (got.painted === false) out.painted = false;
+    if (frameId === 0) {
+      out.points = Array.isArray(got.points) ? got.points : [];
+      out.viewportWidth = Number(got.viewport_width) || 0;
+    }
     const uncovered = [];
     for (const [k, url] of (got.frames || []).entries()) {
       const frame = all.find((f) => !claimed.has(f.frameId) && bare(f.url) === bare(url));
