@@ -115,16 +115,23 @@ def _chunk_at(chunks: list[Chunk], offset: int) -> tuple[Chunk, Chunk]:
 
 
 def _content_lines(body: str) -> list[str]:
-    """Lines that start a unit: not blank, not a code fence, not a table's header and separator, not
-    a line indented under a list item (its content, code included)."""
+    """Lines that start a unit: not blank, not a table's header and separator, not a line indented under
+    a list item (its content, code included), and a fenced code block counts once (its opening fence)."""
     lines: list[str] = []
     in_item = False
+    in_fence = False
     for line in body.splitlines():
-        if not line.strip() or line.lstrip().startswith("```"):
+        fence = line.lstrip().startswith("```")
+        if in_fence:
+            in_fence = not fence
+            continue
+        if not line.strip():
             continue
         if in_item and line.startswith(" "):
+            in_fence = fence
             continue
         in_item = line.startswith("- ")
+        in_fence = fence
         lines.append(line)
     if len(lines) > 2 and lines[1].startswith("| ---"):
         lines = lines[2:]
@@ -145,7 +152,7 @@ def test_chunks_lose_nothing_and_cut_no_unit(doc: Doc, max_chars: int) -> None:
     for c in chunks:
         if c.oversize:
             assert len(c.text) > max_chars
-            assert len(_content_lines(c.body)) == 1, "an oversize chunk holds one unit"
+            assert len(_content_lines(c.text)) == 1, "an oversize chunk holds one unit"
         else:
             assert len(c.text) <= max_chars
         assert _fences(c.text) % 2 == 0, "every chunk's code fences are closed"
