@@ -32,6 +32,14 @@ async def shot(client: Client, tab: int) -> tuple[str | None, dict[str, object]]
     return ocr(base64.b64decode(image.data)), meta
 
 
+def none_leaked(secrets: tuple[str, ...], outs: dict[str, object], seen: str) -> None:
+    """No secret in any channel's output, nor (its first 8 letters, as OCR reads them) in the pixels."""
+    for secret in secrets:
+        for name, out in outs.items():
+            assert secret not in str(out), (secret, name, out)
+        assert norm(secret[:8]) not in seen, (secret, seen)
+
+
 async def test_hidden_places_and_split_runs_are_masked(client: Client, site: str) -> None:
     page = await call(client, "interact", action="navigate", url=f"{site}/secrets/pixels.html")
     seen, meta = await shot(client, page["tab_id"])
