@@ -56,8 +56,7 @@ export async function run(msg, { signal }) {
   for (let attempt = 1; ; attempt += 1) {
     const masks = await maskTab(msg, tab.id, signal);
     try {
-      const masked = masks.regions + masks.frames > 0;
-      const shot = masks.painted ? await capture(msg, tab, box, { format, quality, maxWidth, signal, masked, masks }) : null;
+      const shot = masks.painted ? await capture(msg, tab, box, { format, quality, maxWidth, signal, masks }) : null;
       if (shot && (await masks.settled())) {
         shot.masked = masks.regions;
         if (masks.frames) shot.masked_frames = masks.frames;
@@ -74,8 +73,10 @@ export async function run(msg, { signal }) {
 
 const ATTEMPTS = 4;
 
-/** The picture, or null when the masked tab painted no frame in time (the caller tries again). */
-async function capture(msg, tab, box, { format, quality, maxWidth, signal, masked, masks }) {
+/** The picture, or null when the masked tab painted no frame in time or the picture lacks its masks
+ * (the caller tries again). */
+async function capture(msg, tab, box, { format, quality, maxWidth, signal, masks }) {
+  const masked = masks.regions + masks.frames > 0;
   try {
     if (msg.full_page) return { ...(await captureFullPage(tab, { format, quality, maxWidth })), tab_id: tab.id, full_page: true };
     if (box) {
