@@ -242,9 +242,17 @@ function takeBack(tabId, url) {
 async function moved(tabId, url, { committed = false, blocked = false } = {}) {
   const set = guarded.get(tabId);
   const recent = (stopped.get(tabId) || 0) > Date.now();
-  // A blocked load in a piloted tab is taken back even after its command ended (a script's late
-  // location.href): the tab would otherwise sit on Chrome's "blocked" page.
-  if (!(set && set.size) && !recent && !(blocked && (await isPiloted(tabId)))) return;
+  if (!(set && set.size) && !recent) {
+    if (!(await isPiloted(tabId))) return;
+    // A page a piloted tab shows with no command at work (one the page opened, a link the person
+    // followed) is where a blocked load later takes it back to.
+    if (!blocked) {
+      if (committed && /^https?:/.test(url) && allows(await getScope(), url)) setBack(tabId, url);
+      return;
+    }
+    // A blocked load in a piloted tab is taken back even after its command ended (a script's late
+    // location.href): the tab would otherwise sit on Chrome's "blocked" page.
+  }
   const scope = await getScope();
   if (scope.all) return;
   if (!committed) {
