@@ -21,7 +21,7 @@ import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.scrape import ReplayRequest, ScrapeRequest, parse_request
-from . import eta, journal, result, urlscrub, workflows
+from . import eta, journal, result, typed, urlscrub, workflows
 from .browser import Browser
 from .context import DEFAULT_GRACE_S, RunState, obj
 from .orchestrator import ScrapeOrchestrator
@@ -103,6 +103,9 @@ class Jobs:
         self.owner: Callable[[], str] = lambda: ""
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._saving: set[asyncio.Task[None]] = set()
+        # The journal rows() read last, by its id, size and time: a reader paging through a big result
+        # reads its file whole once, then only the pages it asks for.
+        self._paged: tuple[str, int, int, journal.Recovered] | None = None
 
     def start(self, request: Any) -> Job:
         """Validate and start a request; raises invalid_params, workflow_not_found, workflow_in_progress."""
@@ -147,6 +150,23 @@ class Jobs:
         """The run's journal, if this browser's (another browser's pilot and scope decide over theirs)."""
         found = journal.load(self.store.root, correlation_id, fields=fields)
         return found if found is not None and found.owner == self.owner() else None
+
+    def _paged_journal(self, correlation_id: str) -> journal.Recovered | None:
+        """The run's journal for rows(): read again only when the file changed since the last read."""
+        path = journal.path_of(self.store.root, correlation_id)
+        try:
+            stat = path.stat() if path is not None else None
+        except OSError:
+            stat = None
+        if stat is None:
+            return None
+        kept = self._paged
+        if kept is not None and kept[:3] == (correlation_id, stat.st_size, stat.st_mtime_ns):
+            return kept[3] if kept[3].owner == self.owner() else None
+        run = self._own_journal(correlation_id, fields=False)
+        if run is not None:
+            self._paged = (correlation_id, stat.st_size, stat.st_mtime_ns, run)
+        return run
 
     def _resumable(self, correlation_id: str, digest: str) -> journal.Recovered:
         """The journal of the run `resume` names, when this call may go on with it."""
@@ -204,7 +224,7 @@ class Jobs:
                     log.error("could not record workflow %s: %s", plan.name, exc)
             job.workflow_id = recorded or job.workflow_id
             value = urlscrub.scrub_value(
-                result.scrub(
+                typed.scrub(
                     result.response(outcome, plan, job.correlation_id, job.workflow_id), job.state.secrets
                 )
             )
@@ -227,7 +247,7 @@ class Jobs:
                 "data": job.state.data,
                 "metadata": {"rows_extracted": job.state.rows, "errors": job.state.errors},
             }
-            job.result = urlscrub.scrub_value(result.scrub(failed, job.state.secrets))
+            job.result = urlscrub.scrub_value(typed.scrub(failed, job.state.secrets))
         finally:
             if job.state.journal is not None:
                 job.state.journal.close()
@@ -285,7 +305,7 @@ class Jobs:
     def rows(self, correlation_id: str, offset: int, limit: int, max_bytes: int) -> dict[str, Any]:
         """Rows offset.. of a run (running or ended), as many as fit `max_bytes`; `origins`: the sites
         its pages came from, for the caller's scope check."""
-        run = self._own_journal(correlation_id, fields=False)
+        run = self._paged_journal(correlation_id)
         if run is None:
             raise TabPilotError(
                 ErrorCode.WORKFLOW_NOT_FOUND,
@@ -294,7 +314,7 @@ class Jobs:
             )
         rows: list[Any] = []
         used = 2
-        for row in journal.rows_of(self.store.root, correlation_id, offset, limit):
+        for row in journal.rows_of(self.store.root, correlation_id, offset, limit, run.starts):
             size = len(_encoder.encode(row)) + 1
             if used + size > max_bytes and rows:
                 break

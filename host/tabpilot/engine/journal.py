@@ -13,8 +13,10 @@ after it is no end. A last line cut short (the process died writing it) is ignor
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ import msgspec
 
 from . import urlscrub
 from .store import CORRELATION_ID
+from .typed import scrub
 
 RUNS_KEPT = 10
 HEAD_ROWS = 20  # rows a handle answer carries, at most...
@@ -34,30 +37,6 @@ SCHEME = "tabpilot://results/"
 
 _encoder = msgspec.json.Encoder()
 _evict_lock = threading.Lock()
-
-REDACTED = "[REDACTED]"
-# Shorter values are too common to replace wherever they occur (a PIN's digits in prices).
-_MIN_SCRUB = 3
-
-
-def scrub(value: Any, secrets: list[str]) -> Any:
-    """`value` with every text typed into a secret field during the run replaced by [REDACTED]: what a
-    script read back from such a field (an execute_js output) is neither returned nor kept."""
-    wanted = sorted({s for s in secrets if len(s) >= _MIN_SCRUB}, key=len, reverse=True)
-    return _scrub(value, wanted) if wanted else value
-
-
-def _scrub(value: Any, secrets: list[str]) -> Any:
-    if isinstance(value, str):
-        for secret in secrets:
-            if secret in value:
-                value = value.replace(secret, REDACTED)
-        return value
-    if isinstance(value, dict):
-        return {_scrub(k, secrets): _scrub(v, secrets) for k, v in cast(dict[str, Any], value).items()}
-    if isinstance(value, list):
-        return [_scrub(v, secrets) for v in cast(list[Any], value)]
-    return value
 
 
 class _Line(msgspec.Struct, omit_defaults=True):
@@ -173,6 +152,9 @@ class Recovered:
     end: dict[str, Any] | None
     next: dict[int, str] = field(default_factory=dict[int, str])
     tab: dict[int, str] = field(default_factory=dict[int, str])  # by step: the tab's page (lines' `tab`)
+    # Where each page with rows starts: (the number of its first row, its line's place in the file), so
+    # that rows_of reads from the page holding a row instead of from the file's start.
+    starts: list[tuple[int, int]] = field(default_factory=list[tuple[int, int]])
 
     def point(self, step: int, max_pages: int | None = None) -> Point | None:
         """Where step `step` goes on, if it read pages but did not finish (`max_pages`: a walk's cap)."""
@@ -326,10 +308,12 @@ def load(root: Path, correlation_id: str, *, fields: bool = True) -> Recovered |
     except OSError:
         return None
     found = Recovered("", "", 0, Tally(), [], set(), None)
+    at = 0
     with f:
         for raw in f:
             if not raw.endswith(b"\n"):
                 break  # cut short by a process that died writing it
+            place, at = at, at + len(raw)
             try:
                 line = _line_decoder.decode(raw)
             except msgspec.DecodeError:
@@ -339,6 +323,8 @@ def load(root: Path, correlation_id: str, *, fields: bool = True) -> Recovered |
                 continue
             found.end = line.result if line.k == "end" else None
             if line.k == "page":
+                if line.n:
+                    found.starts.append((found.tally.rows, place))
                 rows = _rows_decoder.decode(line.rows) if fields and line.n else None
                 found.tally.add(line.url, line.n, len(line.rows), rows)
                 found.pages.append((line.step, line.url, line.n))
@@ -348,13 +334,19 @@ def load(root: Path, correlation_id: str, *, fields: bool = True) -> Recovered |
     return found
 
 
-def rows_of(root: Path, correlation_id: str, offset: int, limit: int) -> Iterator[dict[str, Any]]:
-    """Rows `offset` .. `offset + limit` of a run, read from its journal (decoding only their pages)."""
+def rows_of(
+    root: Path, correlation_id: str, offset: int, limit: int, starts: list[tuple[int, int]] | None = None
+) -> Iterator[dict[str, Any]]:
+    """Rows `offset` .. `offset + limit` of a run, read from its journal (decoding only their pages);
+    `starts` (Recovered.starts of that journal): read from the page holding row `offset`."""
     path = path_of(root, correlation_id)
     if path is None or limit <= 0:
         return
-    at = 0
+    at, place = 0, 0
+    if starts:
+        at, place = starts[max(0, bisect.bisect_right(starts, (offset, sys.maxsize)) - 1)]
     with contextlib.suppress(FileNotFoundError), path.open("rb") as f:
+        f.seek(place)
         for raw in f:
             if not raw.endswith(b"\n") or not raw.startswith(b'{"k":"page"'):
                 continue

@@ -9,7 +9,6 @@ import msgspec
 from ..wire.errors import ErrorCode
 from .context import obj
 from .journal import Journal, uri
-from .journal import scrub as scrub
 from .plan import Plan
 from .runner import Outcome
 from .steps import suggest

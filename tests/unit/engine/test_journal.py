@@ -155,6 +155,19 @@ async def test_a_result_over_max_bytes_is_a_handle_read_back_a_page_at_a_time(tm
     assert page["finished"] is True and page["origins"] == ["https://data.example/"]
 
 
+async def test_rows_read_back_follow_a_journal_that_grew_since_the_last_read(tmp_path: Path) -> None:
+    jobs = host(tmp_path, TableSite(PAGES), hang_at=3)
+    job = jobs.start(extract())
+    await journaled_pages(tmp_path, job.correlation_id, 3)
+    await jobs.cancel(job.correlation_id)
+    before = jobs.rows(job.correlation_id, 4, 100, 10_000)
+    assert before["rows"] == EXPECTED[4:9] and before["total"] == 9 and before["next_offset"] is None
+    fresh = host(tmp_path, TableSite(PAGES))
+    await fresh.wait(fresh.start(extract(resume=job.correlation_id)), 5_000)
+    after = jobs.rows(job.correlation_id, 4, 100, 10_000)
+    assert after["rows"] == EXPECTED[4:] and after["total"] == len(EXPECTED) and after["finished"] is True
+
+
 async def test_a_journal_line_cut_short_is_ignored(tmp_path: Path) -> None:
     jobs = host(tmp_path, TableSite(PAGES[:2]))
     out = await jobs.wait(jobs.start(extract()), 5_000)
