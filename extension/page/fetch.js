@@ -201,8 +201,9 @@
     return Array.from({ length: found.snapshotLength }, (_, i) => found.snapshotItem(i));
   };
 
-  /** The first script or handler of `doc` the rendered page does not run (`loaded`: files it loaded), or null. */
-  function newScript(doc, loaded) {
+  /** The first script or handler of `doc` (`handlers`: its handler attributes) the rendered page does not
+   * run (`loaded`: files it loaded), or null. */
+  function newScript(doc, handlers, loaded) {
     const shapes = new Set(handlersOf(document).map((a) => shapeOf(a.value)));
     const files = new Set(loaded);
     for (const s of document.scripts) {
@@ -221,7 +222,7 @@
         if (!files.has(src)) return `a script file the rendered page does not load (${src})`;
       } else if (s.textContent.trim() && !shapes.has(shapeOf(s.textContent))) return 'an inline script the rendered page does not run';
     }
-    for (const a of handlersOf(doc)) if (!shapes.has(shapeOf(a.value))) return `an ${a.name} handler the rendered page does not have`;
+    for (const a of handlers) if (!shapes.has(shapeOf(a.value))) return `an ${a.name} handler the rendered page does not have`;
     return null;
   }
 
@@ -247,14 +248,11 @@
       } else if (re.test(s.textContent)) return 'an inline script';
     }
     // Handler attributes, found by the parser's own index rather than a walk over every element.
-    const handlers = doc.evaluate("//@*[starts-with(name(), 'on')]", doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
-    for (let i = 0; i < handlers.snapshotLength; i += 1) {
-      const a = handlers.snapshotItem(i);
-      if (re.test(a.value)) return `an ${a.name} handler`;
-    }
+    const handlers = handlersOf(doc);
+    for (const a of handlers) if (re.test(a.value)) return `an ${a.name} handler`;
     // What this page's scripts loaded besides (chunks, modules): a fetched page of it loads them too.
     const loaded = scriptsLoaded();
-    const fresh = sameList ? newScript(doc, loaded) : null;
+    const fresh = sameList ? newScript(doc, handlers, loaded) : null;
     if (fresh) return fresh;
     for (const f of loaded) files.add(f);
     const named = await Promise.all([...files].map((f) => scriptNames(f, re, loaded, timeoutMs)));
@@ -361,7 +359,8 @@
     agent.warmScripts(timeoutMs);
     const page = await loading;
     const extra = { status: page.status, redirected: page.redirected };
-    if (page.decoded && !page.refresh && agent.runsNothing(page.doc)) extra.inert = true; // follow's check needs no render
+    // Whether follow's check needs no render (a page of a paged list is never a detail page).
+    if (!nextSelector && page.decoded && !page.refresh && agent.runsNothing(page.doc)) extra.inert = true;
     if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);
     // The page after this one is on its way while this one is checked and read (its own checks are
     // made when it is read: a request reads nothing).
