@@ -1,13 +1,12 @@
 // Redaction inside the page, the one set of rules every channel uses (snapshot, markdown, extract,
 // suggest, skeleton, errors, wait_for, selectors, screenshot masks; free text: page/redact_scrub.js).
-// A secret is an element matching the configured selectors (default: [data-sensitive],
-// [data-private], .sensitive) or a password input, and everything inside it, across shadow roots and same-origin frames. Only values and text are
-// replaced by "[REDACTED]": structural attributes (class, maxlength...) stay, a link keeps its path.
-// This file (with core.js, patterns.js and redact_scrub.js) is in every document of the allowed sites from
-// document_start while the pilot is on (worker/lib/guard.js), before any page script runs: what is a
-// secret once stays one in that document. An element that matched is remembered; a field's name and id
-// are remembered, so a new input the page puts in its place is one too; and every value a secret held
-// is remembered (page/patterns.js), so a copy of it in a plain element is masked wherever it shows.
+// A secret is an element matching the configured selectors (default: [data-sensitive], [data-private],
+// .sensitive) or a password input, and everything inside it, across shadow roots and same-origin frames.
+// Only values and text become "[REDACTED]": structural attributes (class, maxlength...) stay, a link keeps
+// its path. This file (with core.js, patterns.js and redact_scrub.js) is in every document of the allowed
+// sites from document_start while the pilot is on (worker/lib/guard.js), before any page script runs: a
+// secret once stays one in that document. Elements that matched, fields' names and ids (a new input in its
+// place is one too) and every value a secret held (page/patterns.js: a copy is masked wherever it shows).
 (() => {
   const agent = globalThis.__tabpilotAgent.use('redact', {
     needs: ['parentAgent', 'maskPatterns', 'maskedTextOf', 'rememberValue'],
@@ -93,6 +92,8 @@
   const scan = (node) => {
     if (node.nodeType !== 1 && node.nodeType !== 9 && node.nodeType !== 11) return;
     if (node.nodeType === 1 && node.matches(joined)) remember(node);
+    // Out of the tree, a template's secrets are remembered: a copy a script unmarks before inserting it shows none.
+    for (const t of node.localName === 'template' ? [node] : node.querySelectorAll('template')) scan(t.content);
     if (!node.firstElementChild) return;
     for (const el of node.querySelectorAll(joined)) remember(el);
     // A <select> showing a secret option shows the secret (a selector cannot say so: :has does not nest).
@@ -176,7 +177,7 @@
       if ([...n.children].every((c) => added.has(c))) {
         if (n.matches(joined)) remember(n);
         else if (FIELDS.has(n.localName) && agent.isSensitive(n)) inner(n);
-        if (n.localName === 'select') scan(n);
+        if (n.localName === 'select' || n.localName === 'template') scan(n);
         const root = rootOf(n);
         if (root) watchShadows(root, true);
       } else {
