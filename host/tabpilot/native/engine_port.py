@@ -269,6 +269,8 @@ class EnginePort:
             stop()
             if later is not None:
                 later.cancel()
+            if pending is not None:
+                send(pending)  # the spell's latest count, before the answer: a throttle drops none at the end
 
     def _workflow_op(self, msg: m.WorkflowOp, sites: scope.Sites) -> Any:
         if msg.op == "list":
