@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.test_secrets_fetched_same_script import three_pages
 from tests.support.logged import Logged, serve_logged
-from tests.support.mcp_client import call
 
 pytestmark = pytest.mark.anyio
 
@@ -37,13 +37,7 @@ def pages() -> Iterator[Logged]:
 
 
 async def _late(client: Any, pages: Logged) -> list[Any]:
-    await call(client, "interact", action="navigate", url=f"{pages.url}/v/1")
-    out = await call(
-        client, "interact", action="scrape", operation="extract", selector="tr",
-        schema={"n": ".n", "late": ".late"},
-        options={"paginate": {"next_selector": "#next", "max_pages": 5, "delay_ms": 0}},
-    )  # fmt: skip
-    assert [r["n"] for r in out["data"]] == ["N1", "N2", "N3"], out
+    out = await three_pages(client, f"{pages.url}/v/1")
     return [r["late"] for r in out["data"][1:]]
 
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 import pytest
 from mcp import Client
 
-from tests.e2e.test_secrets_pixels import none_leaked, shot
-from tests.e2e.test_secrets_screenshot import norm
-from tests.support.mcp_client import call, payload, scrape
+from tests.e2e.test_secrets_pixels import every_channel, none_leaked, shot_showing
+from tests.support.mcp_client import call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
@@ -24,17 +23,8 @@ async def test_roots_attached_in_other_documents_keep_their_secrets(client: Clie
     tab = (await call(client, "interact", action="navigate", url=f"{site}/secrets/adopted_shadow.html"))[
         "tab_id"
     ]
-    text = (await call(client, "observe", what="page", tab_id=tab))["text"]
+    schema = {"text": ":scope", "html": ":scope | html"}
+    outs = await every_channel(client, tab, schema=schema, script="document.body.innerText")
+    text = outs["snapshot"]
     assert "VICTOR PUBLIC" in text and "one [REDACTED]" in text and "six [REDACTED]" in text, text
-    markdown = await call(client, "observe", what="page", format="markdown", tab_id=tab)
-    rows = await scrape(
-        client, operation="extract", selector="main", tab_id=tab,
-        schema={"text": ":scope", "html": ":scope | html"},
-    )  # fmt: skip
-    ran = await client.call_tool(
-        "interact", {"action": "execute_js", "script": "document.body.innerText", "tab_id": tab}
-    )
-    seen, meta = await shot(client, tab)
-    assert seen is not None, meta
-    assert norm("WHISKEY ADOPTED") in seen, seen
-    none_leaked(SECRETS, {"snapshot": text, "markdown": markdown, "extract": rows, "js": payload(ran)}, seen)
+    none_leaked(SECRETS, outs, await shot_showing(client, tab, "WHISKEY ADOPTED"))

@@ -11,9 +11,8 @@ from __future__ import annotations
 import pytest
 from mcp import Client
 
-from tests.e2e.test_secrets_pixels import none_leaked, shot
-from tests.e2e.test_secrets_screenshot import norm
-from tests.support.mcp_client import call, payload, scrape
+from tests.e2e.test_secrets_pixels import every_channel, none_leaked, shot_showing
+from tests.support.mcp_client import call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
@@ -24,24 +23,12 @@ async def test_copied_roots_keep_their_secrets(client: Client, site: str) -> Non
     tab = (await call(client, "interact", action="navigate", url=f"{site}/secrets/clonable_roots.html"))[
         "tab_id"
     ]
-    text = (await call(client, "observe", what="page", tab_id=tab))["text"]
-    assert "VICTOR PUBLIC" in text and "one [REDACTED]" in text, text
-    markdown = await call(client, "observe", what="page", format="markdown", tab_id=tab)
-    rows = await scrape(
-        client, operation="extract", selector="main", tab_id=tab,
-        schema={"text": ":scope", "fields": "input | all"},
-    )  # fmt: skip
-    ran = await client.call_tool(
-        "interact",
-        {
-            "action": "execute_js",
-            "script": "return [...document.querySelectorAll('#h > *')]"
-            ".map((h) => h.shadowRoot || h.internals.shadowRoot)"
-            ".map((r) => [r.innerHTML, [...r.querySelectorAll('input')].map((i) => i.value)])",
-            "tab_id": tab,
-        },
+    script = (
+        "return [...document.querySelectorAll('#h > *')]"
+        ".map((h) => h.shadowRoot || h.internals.shadowRoot)"
+        ".map((r) => [r.innerHTML, [...r.querySelectorAll('input')].map((i) => i.value)])"
     )
-    seen, meta = await shot(client, tab)
-    assert seen is not None, meta
-    assert norm("WHISKEY CLONES") in seen, seen
-    none_leaked(SECRETS, {"snapshot": text, "markdown": markdown, "extract": rows, "js": payload(ran)}, seen)
+    outs = await every_channel(client, tab, schema={"text": ":scope", "fields": "input | all"}, script=script)
+    text = outs["snapshot"]
+    assert "VICTOR PUBLIC" in text and "one [REDACTED]" in text, text
+    none_leaked(SECRETS, outs, await shot_showing(client, tab, "WHISKEY CLONES"))

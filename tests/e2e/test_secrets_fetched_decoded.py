@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import pytest
 from mcp import Client
 
+from tests.e2e.test_secrets_fetched_same_script import three_pages
 from tests.support.logged import Logged, serve_logged
-from tests.support.mcp_client import call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
@@ -39,13 +39,7 @@ def site() -> Iterator[Logged]:
 
 
 async def test_later_pages_marked_by_a_decoded_name_are_redacted(client: Client, site: Logged) -> None:
-    await call(client, "interact", action="navigate", url=f"{site.url}/list/1")
-    out = await call(
-        client, "interact", action="scrape", operation="extract", selector="tr",
-        schema={"n": ".n", "late": ".late"},
-        options={"paginate": {"next_selector": "#next", "max_pages": 5, "delay_ms": 0}},
-    )  # fmt: skip
-    assert [r["n"] for r in out["data"]] == ["N1", "N2", "N3"], out
+    out = await three_pages(client, f"{site.url}/list/1")
     assert [r["late"] for r in out["data"]] == ["[REDACTED]"] * 3, out
     for n in (1, 2, 3):
         assert f"LATEPAGE_{n}" not in json.dumps(out), out

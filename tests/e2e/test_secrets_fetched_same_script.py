@@ -26,6 +26,18 @@ BY_ADDRESS = """if (!/\\/1$/.test(location.pathname))
   for (const e of document.querySelectorAll('.late')) e.setAttribute(`data-${'sens'}itive`, '');"""
 
 
+async def three_pages(client: Any, first: str) -> dict[str, Any]:
+    """A list's three pages (`n` and `late` of each row), paged from `first` in one extract, `n` in order."""
+    await call(client, "interact", action="navigate", url=first)
+    out = await call(
+        client, "interact", action="scrape", operation="extract", selector="tr",
+        schema={"n": ".n", "late": ".late"},
+        options={"paginate": {"next_selector": "#next", "max_pages": 5, "delay_ms": 0}},
+    )  # fmt: skip
+    assert [r["n"] for r in out["data"]] == ["N1", "N2", "N3"], out
+    return out
+
+
 def _list(base: str, n: int, script: str, late_on_1: bool) -> str:
     nxt = f'<a id="next" href="{base}/{n + 1}">Next</a>' if n < 3 else ""
     late = f'<td class="late">LATEPAGE_{n}</td>' if n > 1 or late_on_1 else "<td></td>"
@@ -67,13 +79,7 @@ def site() -> Iterator[Logged]:
 async def test_later_list_pages_marked_by_page_1s_own_script_are_redacted(
     client: Any, site: Logged, case: str
 ) -> None:
-    await call(client, "interact", action="navigate", url=f"{site.url}/{case}/1")
-    out = await call(
-        client, "interact", action="scrape", operation="extract", selector="tr",
-        schema={"n": ".n", "late": ".late"},
-        options={"paginate": {"next_selector": "#next", "max_pages": 5, "delay_ms": 0}},
-    )  # fmt: skip
-    assert [r["n"] for r in out["data"]] == ["N1", "N2", "N3"], out
+    out = await three_pages(client, f"{site.url}/{case}/1")
     assert [r["late"] for r in out["data"][1:]] == ["[REDACTED]", "[REDACTED]"], out
     assert "LATEPAGE_2" not in json.dumps(out) and "LATEPAGE_3" not in json.dumps(out), out
 

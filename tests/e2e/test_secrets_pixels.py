@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 import pytest
 from mcp import Client
@@ -14,7 +15,7 @@ from mcp.types import ImageContent, TextContent
 
 from tabpilot.wire.errors import ErrorCode
 from tests.e2e.test_secrets_screenshot import norm, ocr
-from tests.support.mcp_client import call
+from tests.support.mcp_client import call, payload, scrape
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
@@ -32,7 +33,29 @@ async def shot(client: Client, tab: int) -> tuple[str | None, dict[str, object]]
     return ocr(base64.b64decode(image.data)), meta
 
 
-def none_leaked(secrets: tuple[str, ...], outs: dict[str, object], seen: str) -> None:
+async def every_channel(
+    client: Client, tab: int, *, schema: dict[str, str], script: str, markdown: bool = True
+) -> dict[str, Any]:
+    """What the agent reads of the page in `tab` on each text channel: the snapshot's text, its markdown
+    (unless `markdown` is false), an extract of `main` with `schema`, and execute_js running `script`."""
+    outs: dict[str, Any] = {"snapshot": (await call(client, "observe", what="page", tab_id=tab))["text"]}
+    if markdown:
+        outs["markdown"] = await call(client, "observe", what="page", format="markdown", tab_id=tab)
+    outs["extract"] = await scrape(client, operation="extract", selector="main", tab_id=tab, schema=schema)
+    ran = await client.call_tool("interact", {"action": "execute_js", "script": script, "tab_id": tab})
+    outs["js"] = payload(ran)
+    return outs
+
+
+async def shot_showing(client: Client, tab: int, heading: str) -> str:
+    """OCR text of a screenshot of `tab`, which must be taken and show `heading`."""
+    seen, meta = await shot(client, tab)
+    assert seen is not None, meta
+    assert norm(heading) in seen, seen
+    return seen
+
+
+def none_leaked(secrets: tuple[str, ...], outs: dict[str, Any], seen: str) -> None:
     """No secret in any channel's output, nor (its first 8 letters, as OCR reads them) in the pixels."""
     for secret in secrets:
         for name, out in outs.items():

@@ -9,9 +9,8 @@ from __future__ import annotations
 import pytest
 from mcp import Client
 
-from tests.e2e.test_secrets_pixels import none_leaked, shot
-from tests.e2e.test_secrets_screenshot import norm
-from tests.support.mcp_client import call, payload, scrape
+from tests.e2e.test_secrets_pixels import every_channel, none_leaked, shot_showing
+from tests.support.mcp_client import call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
@@ -22,13 +21,8 @@ async def test_a_secret_copied_out_of_a_template_and_unmarked_stays_secret(clien
     tab = (await call(client, "interact", action="navigate", url=f"{site}/secrets/template_copies.html"))[
         "tab_id"
     ]
-    text = (await call(client, "observe", what="page", tab_id=tab))["text"]
-    assert "VICTOR PUBLIC" in text and "key [REDACTED]" in text, text
-    markdown = await call(client, "observe", what="page", format="markdown", tab_id=tab)
-    rows = await scrape(client, operation="extract", selector="main", tab_id=tab, schema={"text": ":scope"})
     script = "[document.body.innerText, ...[...document.querySelectorAll('input')].map((i) => i.value)]"
-    ran = await client.call_tool("interact", {"action": "execute_js", "script": script, "tab_id": tab})
-    seen, meta = await shot(client, tab)
-    assert seen is not None, meta
-    assert norm("WHISKEY TEMPLATE") in seen, seen
-    none_leaked(SECRETS, {"snapshot": text, "markdown": markdown, "extract": rows, "js": payload(ran)}, seen)
+    outs = await every_channel(client, tab, schema={"text": ":scope"}, script=script)
+    text = outs["snapshot"]
+    assert "VICTOR PUBLIC" in text and "key [REDACTED]" in text, text
+    none_leaked(SECRETS, outs, await shot_showing(client, tab, "WHISKEY TEMPLATE"))

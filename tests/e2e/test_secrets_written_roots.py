@@ -10,9 +10,8 @@ from __future__ import annotations
 import pytest
 from mcp import Client
 
-from tests.e2e.test_secrets_pixels import none_leaked, shot
-from tests.e2e.test_secrets_screenshot import norm
-from tests.support.mcp_client import call, payload, scrape
+from tests.e2e.test_secrets_pixels import every_channel, none_leaked, shot_showing
+from tests.support.mcp_client import call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("pilot_on")]
 
@@ -22,23 +21,12 @@ SECRETS = ("ALPHAWRITTEN1", "BRAVOSPLIT2", "CHARLIESAFE3", "DELTAPARSE4")
 async def test_roots_written_while_parsing_keep_their_secrets(client: Client, site: str) -> None:
     url = f"{site}/secrets/written_roots.html"
     tab = (await call(client, "interact", action="navigate", url=url))["tab_id"]
-    text = (await call(client, "observe", what="page", tab_id=tab))["text"]
-    for shown in ("VICTOR PUBLIC", "one [REDACTED] two [REDACTED]", "three [REDACTED] four [REDACTED]"):
-        assert shown in text, (shown, text)
-    rows = await scrape(
-        client, operation="extract", selector="main", tab_id=tab,
-        schema={"text": ":scope", "fields": "input | all"},
-    )  # fmt: skip
-    ran = await client.call_tool(
-        "interact",
-        {
-            "action": "execute_js",
-            "script": "return [...document.querySelectorAll('main div')].map((h) => h.shadowRoot?.innerHTML)"
-            ".concat(document.getElementById('w1').shadowRoot.firstChild.value, document.body.innerText)",
-            "tab_id": tab,
-        },
+    script = (
+        "return [...document.querySelectorAll('main div')].map((h) => h.shadowRoot?.innerHTML)"
+        ".concat(document.getElementById('w1').shadowRoot.firstChild.value, document.body.innerText)"
     )
-    seen, meta = await shot(client, tab)
-    assert seen is not None, meta
-    assert norm("WHISKEY WRITTEN") in seen, seen
-    none_leaked(SECRETS, {"snapshot": text, "extract": rows, "js": payload(ran)}, seen)
+    schema = {"text": ":scope", "fields": "input | all"}
+    outs = await every_channel(client, tab, schema=schema, script=script, markdown=False)
+    for shown in ("VICTOR PUBLIC", "one [REDACTED] two [REDACTED]", "three [REDACTED] four [REDACTED]"):
+        assert shown in outs["snapshot"], (shown, outs["snapshot"])
+    none_leaked(SECRETS, outs, await shot_showing(client, tab, "WHISKEY WRITTEN"))
