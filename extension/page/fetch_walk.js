@@ -1,9 +1,9 @@
 // fetch_extract: a same-origin page read without rendering (page/fetch.js), and the pages after it
 // along next links read ahead. A walk along next links asks for one page at a time: a round trip per
 // page in which the site idles. With `ahead: k` the walk says it will ask for the k pages after this
-// one; each is fetched once its predecessor's next link is read, through fetchExtract as any fetched
-// page (same origin, scripts searched, redaction), and handed over with the answer for a page before
-// it, or to the fetch_extract asking for it. A read for other rows, fields or redaction lists is not
+// one; each is fetched once its predecessor's next link is read (or foreseen, below), through
+// fetchExtract as any fetched page (same origin, scripts searched, redaction), and handed over with the
+// answer for a page before it, or to the fetch_extract asking for it. A read for other rows, fields or redaction lists is not
 // used; a page is fetched ahead once per walk at most. A walk that stops (its run cancelled while a page
 // was asked for) stops its reads ahead: `fetch_walk_stop` aborts them, and nothing more is fetched. A
 // walk whose host died (`fetch_walk_stop` with `keep`) starts no more reads ahead, but keeps those read
@@ -87,6 +87,7 @@
   /** The tag of `next` (the next link the parse read) in a page's HTML `text`, as a pattern for the next page's. */
   function learn(walk, text, base, next) {
     shapes.delete(walk);
+    steps.delete(walk);
     if (/<base[\s>]/i.test(text)) return;
     const found = [];
     for (const [tag] of text.matchAll(TAG)) {
@@ -114,6 +115,45 @@
     return agent.pagerUrls(shape.last, [url]).length === 1 ? url : null;
   }
 
+  // ---- the page after the next, when the next links count by a steady step -----------------------
+  // A walk that waits for each page's HTML before asking for the next keeps one request on its way: the
+  // site idles for the trip between them. Where the last two next links each changed the same number by
+  // the same step (`?page=7` after 6 after 5, `?start=150` after 100 after 50), the page after the next
+  // is asked for as the next is: two on their way. Its own next link confirms it (its HTML's tag, then
+  // its parse), or it is dropped (aborted) and the walk goes on from the link read. A list's last page
+  // links nothing: the one request past it is dropped unread.
+  const steps = new Map(); // walk -> {at, by}: the number its last next link changed (index, step)
+
+  /** `to`'s number at `at` moved on by `by`, or null (another shape, a zero-padded or huge number). */
+  function stepFrom(from, to) {
+    const a = from.split(/(\d+)/);
+    const b = to.split(/(\d+)/);
+    if (a.length !== b.length) return null;
+    const changed = b.flatMap((part, i) => (part === a[i] ? [] : [i]));
+    const at = changed[0];
+    const plain = (d) => d.length <= 15 && (d === '0' || d[0] !== '0');
+    if (changed.length !== 1 || at % 2 === 0 || !plain(a[at]) || !plain(b[at])) return null;
+    return { at, by: Number(b[at]) - Number(a[at]) };
+  }
+
+  /** Ask for the page after `next` (the next of `url`) when the step from `url` to it repeats the last. */
+  function foresee(walk, url, next, opts, allow) {
+    const step = stepFrom(url, next);
+    const last = steps.get(walk);
+    steps.set(walk, step);
+    if (!step || !last || last.at !== step.at || last.by !== step.by || allow < 0) return;
+    const parts = next.split(/(\d+)/);
+    const n = Number(parts[step.at]) + step.by;
+    if (n < 0 || !Number.isSafeInteger(n)) return;
+    parts[step.at] = String(n);
+    const further = parts.join('');
+    if (new URL(further).origin !== location.origin) return;
+    const e = ahead.get(`${walk}\n${next}`);
+    if (!e || e.settled || e.early || e.next || e.text !== null || taken.has(`${walk}\n${further}`)) return;
+    e.early = further;
+    want(walk, further, opts, allow);
+  }
+
   /** A page fetched early on a guess the parse did not confirm: dropped, and what it started. */
   function drop(walk, url) {
     const key = `${walk}\n${url}`;
@@ -131,7 +171,7 @@
     const abort = () => ctl.abort();
     const from = era.signal;
     from.addEventListener('abort', abort, { once: true });
-    const e = { allow, next: null, early: null, text: null, base: null, timer: null, stop: ctl.signal, abort };
+    const e = { allow, next: null, early: null, text: null, base: null, timer: null, stop: ctl.signal, abort, settled: false };
     e.done = agent.fetchExtract({
       ...opts,
       url,
@@ -146,9 +186,12 @@
         } catch {
           return; // no guess: the walk goes the usual way
         }
+        // A page after it foreseen by the step (below) that its own HTML does not link: dropped.
+        if (early && e.early && e.early !== early) drop(walk, e.early);
         if (!early || taken.has(`${walk}\n${early}`)) return;
         e.early = early;
         want(walk, early, opts, e.allow - 1);
+        foresee(walk, url, early, opts, e.allow - 2);
       },
       onNext: (next) => {
         e.next = next;
@@ -169,6 +212,7 @@
     e.done.then((v) => { e.value = v; }, () => {}).finally(() => {
       from.removeEventListener('abort', abort);
       e.text = null;
+      e.settled = true;
       if (e.early && e.early !== e.next) drop(walk, e.early); // the parse read no next link, or another
     });
     keepFor(key, e);

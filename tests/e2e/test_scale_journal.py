@@ -238,10 +238,11 @@ async def test_a_replayed_workflow_is_resumed_by_replaying_it_with_resume(
     rows = done["data"] if "result" not in done else await read_all(client, done["result"]["uri"])
     assert rows == catalogue.expected(), "every row once, in order"
     # Of the pages the run had read: page 1 again for the workflow's navigate step; no other. (The held
-    # page was asked for by the cancelled run too, and none after it.)
+    # page was asked for by the cancelled run too, and the page after it, which a walk whose next links
+    # count by a steady step asks for with it; none after those.)
     served = {p: catalogue.served.get(p, 0) - before.get(p, 0) for p in range(1, PAGES + 1)}
     assert {p for p in range(1, held) if served[p] != 1} == {1}, served
-    assert all(served[p] == 1 for p in range(held + 1, PAGES + 1)), str(served)
+    assert all(served[p] == 1 for p in range(held + 2, PAGES + 1)), str(served)
 
 
 def _paging(pages: int) -> dict[str, Any]:

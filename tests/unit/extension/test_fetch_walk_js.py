@@ -3,8 +3,9 @@ pages read ahead only as far as the walk says it will ask, each fetched once, ha
 the page asked for (those on their way waited for, up to half as many as the walk will ask for), and
 never reused for another redaction list; the next page fetched as soon as a page's HTML comes when its
 next link's tag is the one the page before wrote and its URL the last one's with a number changed
-(dropped when the parse reads another); a walk whose host went keeps what it read for the walk
-resumed, and a document left keeps nothing."""
+(dropped when the parse reads another), and the page after it too once two next links moved the same
+number by the same step (dropped when the next page links another); a walk whose host went keeps what
+it read for the walk resumed, and a document left keeps nothing."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ const pending = new Set();
 const failing = new Set(); // page numbers whose fetch fails once its next link is read
 const stalled = new Map(); // page number -> its release: the site holds that page until then
 // A page's HTML as it comes, handed to onText before the parse (none unless a test writes it), and
-// what happened in order: `fetch n`, `next n` (its next link read by the parse), `abort n`.
+// what happened in order: `fetch n`, `text n` (its HTML came), `next n` (its next link read by the
+// parse), `abort n`.
 let html = null;
 const events = [];
 agent.fetchExtract = ({ url, onNext, onText, limit, signal }) => {
@@ -39,6 +41,7 @@ agent.fetchExtract = ({ url, onNext, onText, limit, signal }) => {
   signal?.addEventListener('abort', () => events.push(`abort ${n}`));
   const done = (async () => {
     await new Promise((ok) => setTimeout(ok, 1));
+    if (html && onText) events.push(`text ${n}`);
     if (html && onText) onText(html(n), url);
     await new Promise((ok) => setTimeout(ok, 1));
     if (next) events.push(`next ${n}`);
@@ -241,8 +244,10 @@ def test_the_next_page_is_fetched_as_its_link_comes_before_the_page_is_parsed() 
     )
     events = out["events"]
     assert out["got"] == list(range(1, 11))
-    assert sorted(out["fetched"]) == sorted(set(out["fetched"])) and len(out["fetched"]) == 10
-    assert not [e for e in events if e.startswith("abort")]
+    # Every page once, and one past the last (foreseen by the step, below), never handed over.
+    assert sorted(out["fetched"]) == sorted(set(out["fetched"])) and len(out["fetched"]) == 11
+    assert out["fetched"][-1] == "https://x.example/list?page=11"
+    assert not [e for e in events if e.startswith("abort") and e != "abort 11"]
     # Page 1's next link taught the tag; from page 2 on, a next page read ahead is asked for before the
     # parse of the page before read its next link (those the walk asks for itself, once the pages it
     # said it would ask for are read, come after).
@@ -291,3 +296,51 @@ def test_a_next_link_that_is_more_than_the_last_one_with_a_number_changed_is_not
     assert events.index("fetch 3") < events.index("next 2"), "page 3 was fetched early"
     assert not [u for u in out["fetched"] if "/other" in u], out["fetched"]
     assert events.index("next 3") < events.index("fetch 4")
+
+
+def test_the_page_after_the_next_is_fetched_with_it_once_two_next_links_moved_by_the_same_step() -> None:
+    out = _run(
+        PAGE_HTML
+        + """
+        const got = [];
+        for (let n = 1; n <= 10;) {
+          const answer = pages(await ask(n, 4));
+          got.push(...answer);
+          n += answer.length;
+        }
+        await settle();
+        console.log(JSON.stringify({ got, events, fetched }));
+        """
+    )
+    events = out["events"]
+    assert out["got"] == list(range(1, 11))
+    # Page 3's next link in its HTML (3 -> 4) moves the number page 2's moved (2 -> 3) by the same step:
+    # page 5 is asked for with page 4, before page 4's HTML came; and so on, two on their way.
+    fetch = {int(e.split()[1]): i for i, e in enumerate(events) if e.startswith("fetch")}
+    assert fetch[5] < events.index("text 4") and fetch[8] < events.index("text 7"), " ".join(events)
+    # The last page links nothing: the one asked for past it is dropped, never handed over.
+    assert out["fetched"].count("https://x.example/list?page=11") == 1
+    assert 11 not in out["got"]
+
+
+def test_a_page_foreseen_by_the_step_that_the_next_page_does_not_link_is_dropped() -> None:
+    out = _run(
+        PAGE_HTML
+        + """
+        const written = html;
+        // Page 4's next link leads to page 9: page 5, foreseen from page 3's HTML (3 -> 4), is dropped.
+        html = (n) => written(n, n === 4 ? 9 : n + 1);
+        const got = [];
+        for (let n = 1; n <= 10;) {
+          const answer = pages(await ask(n, 4));
+          got.push(...answer);
+          n += answer.length;
+          await settle();
+        }
+        console.log(JSON.stringify({ got, events, fetched }));
+        """
+    )
+    events = out["events"]
+    assert out["got"] == list(range(1, 11)), "every page once, in order, the foreseen one aside"
+    assert events.index("fetch 5") < events.index("abort 5"), events
+    assert "next 5" not in events[: events.index("abort 5")], "dropped before it was read"
