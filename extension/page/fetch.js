@@ -204,12 +204,18 @@
   /** The first script or handler of `doc` (`handlers`: its handler attributes) the rendered page does not
    * run (`loaded`: files it loaded), or null. */
   function newScript(doc, handlers, loaded) {
-    const shapes = new Set(handlersOf(document).map((a) => shapeOf(a.value)));
+    // The rendered page's inline scripts and handlers by shape, read only when `doc` has one to compare
+    // (most pages of a list have none: no walk over the rendered page's attributes for each).
+    let shapes = null;
+    const runs = (code) => {
+      if (shapes === null) {
+        shapes = new Set(handlersOf(document).map((a) => shapeOf(a.value)));
+        for (const s of document.scripts) if (!s.src) shapes.add(shapeOf(s.textContent));
+      }
+      return shapes.has(shapeOf(code));
+    };
     const files = new Set(loaded);
-    for (const s of document.scripts) {
-      if (s.src) files.add(s.src);
-      else shapes.add(shapeOf(s.textContent));
-    }
+    for (const s of document.scripts) if (s.src) files.add(s.src);
     for (const s of doc.querySelectorAll('script')) {
       if (!runsIn(s)) continue;
       if (s.hasAttribute('src')) {
@@ -220,9 +226,9 @@
           continue; // not a URL: the browser loads nothing either
         }
         if (!files.has(src)) return `a script file the rendered page does not load (${src})`;
-      } else if (s.textContent.trim() && !shapes.has(shapeOf(s.textContent))) return 'an inline script the rendered page does not run';
+      } else if (s.textContent.trim() && !runs(s.textContent)) return 'an inline script the rendered page does not run';
     }
-    for (const a of handlers) if (!shapes.has(shapeOf(a.value))) return `an ${a.name} handler the rendered page does not have`;
+    for (const a of handlers) if (!runs(a.value)) return `an ${a.name} handler the rendered page does not have`;
     return null;
   }
 
