@@ -57,6 +57,11 @@ def prober(driver: webdriver.Chrome) -> Iterator[Callable[[int], bool]]:
         driver.switch_to.window(original)
 
 
+def injected(has_agent: Callable[[int], bool], tab_id: int) -> None:
+    """Tab `tab_id`'s page gets the agent, within a few seconds of a load the person made."""
+    browser.wait_until(lambda: has_agent(tab_id), timeout_s=5, what=f"the agent in tab {tab_id}")
+
+
 def _person_tab(driver: webdriver.Chrome, url: str) -> int:
     """Open `url` in a tab as the person does (from an extension page: no opener); its tab id."""
     here = driver.current_window_handle
@@ -142,11 +147,12 @@ async def test_not_in_the_persons_tabs_nor_outside_the_scope_nor_once_the_pilot_
         ]
         assert has_agent(driven)
 
-        # The person takes the pilot's tab elsewhere on an allowed site: it gets the agent. (The
-        # pilot's tab cannot go outside the scope at all: such loads are blocked before they leave.)
+        # The person takes the pilot's tab elsewhere on an allowed site: it gets the agent, injected as
+        # the page commits (which a load that ends first does not wait for). (The pilot's tab cannot go
+        # outside the scope at all: such loads are blocked before they leave.)
         driver.switch_to.window(handle)
         driver.get(f"{site}/second.html")
-        assert has_agent(driven)
+        injected(has_agent, driven)
         # A tab the person opens on another site (no opener: not the pilot's) gets none.
         theirs = _person_tab(driver, f"{_other(site)}/second.html")
         # Every navigation event before the control's was handled before the control's: once the
@@ -157,7 +163,7 @@ async def test_not_in_the_persons_tabs_nor_outside_the_scope_nor_once_the_pilot_
 
         # Off forgets the tabs the pilot drove: back on, the tab's next page is the person's.
         driver.get(f"{site}/index.html")
-        assert has_agent(driven)
+        injected(has_agent, driven)
         browser.set_pilot(driver, False)
         driver.switch_to.window(handle)
         driver.get(f"{site}/second.html")
