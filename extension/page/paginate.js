@@ -30,7 +30,7 @@
     return false;
   }
 
-  agent.isDisabledControl = isDisabled; // the same end test for a fetched page's next link (page/fetch.js)
+  agent.isDisabledControl = isDisabled; // the same end test for a fetched page's next link (page/next_link.js)
 
   /** Resolve with `outcome()` when `ready()` holds after a DOM change, or with `outcome()` at `waitMs`.
    * With `quietMs`, also once the DOM has not changed for that long (`{...outcome(), quiet: true}`). */

@@ -424,6 +424,7 @@ export const DEFAULTS = Object.freeze({
  * @property {(number|null)} [current]
  * @property {(number|null)} [last]
  * @property {(string|null)} [onward]
+ * @property {boolean} [hidden]
  */
 /**
  * A tab that a clicked link opened.

@@ -44,3 +44,37 @@ async def test_every_row_of_a_grid_without_row_indexes(
     # Rows without an index are told apart by the key the call names, else by their whole values.
     named = "key_fields" in walked.task.call(grids_url)[1]
     assert out["metadata"]["virtual"]["keyed_by"] == ("key_fields" if named else "values")
+
+
+async def test_a_feed_read_by_its_hidden_next_link_is_partial_and_its_hint_reads_every_post(
+    client: Client, feeds_url: str
+) -> None:
+    # infinite-scroll hides the pager whose next link it follows: that link is no end of the list.
+    feed = feedgrid_tasks.INFINITE_SCROLL.task
+    for tool, args in feed.setup(feeds_url):
+        await call(client, tool, **args)
+    paged = {"paginate": {"next_selector": ".pagination__next", "max_pages": 20}}
+    out = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="extract",
+        selector=".feed .post",
+        schema=feedgrid_tasks.POST_SCHEMA,
+        options=paged,
+    )
+    assert out["status"] == "partial" and "complete_because" not in out["metadata"], out["metadata"]
+    partial = out["metadata"]["partial_because"]
+    assert (partial["reason"], partial["hint"]["option"]) == ("no_next", "options.scroll"), partial
+    # The hint, as the agent would pass it, reads the feed to its end.
+    scroll = {partial["hint"]["option"].split(".")[-1]: partial["hint"]["value"]}
+    out = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="extract",
+        selector=".feed .post",
+        schema=feedgrid_tasks.POST_SCHEMA,
+        options=scroll,
+    )
+    _check(feedgrid_tasks.INFINITE_SCROLL, out)

@@ -107,7 +107,7 @@ def test_url_patterns_are_substrings_or_whole_url_globs() -> None:
 def test_pager_links_are_those_that_differ_from_the_next_link_in_one_number() -> None:
     out = _node(
         """
-        await import('./page/fetch.js');
+        await import('./page/next_link.js');
         const L = 'https://x.example/list';
         const hrefs = [`${L}?page=1`, `${L}?page=3`, `${L}?page=4`, `${L}?page=4`, `${L}?page=20`, L,
           `${L}?page=5&sort=a`, `${L}/7?page=3`, `https://x.example/lost?page=9`, `${L}?page=3`];

@@ -144,6 +144,16 @@ def next_end(nxt: NextTarget | None, sel: str, run: Run | None = None, url: str 
         )
     if reason == "no_next" and current is not None and current == last:
         return End(reason, detail, "last_numbered_page")
+    # A control that still shows the way on, or the pager's own last page (above), tells; else a hidden
+    # next link says only that the list may go on.
+    if reason == "no_next" and nxt.hidden:
+        return End(
+            reason,
+            f"every element matching {sel} is hidden, and one leads to another page: the page hides its "
+            "pager (a feed that loads more as you scroll does), so this may not be the last page",
+            None,
+            hint("options.scroll", {"max_scrolls": 20}, "the page hides its next link: read on by scrolling"),
+        )
     return End(reason, detail, "next_disabled" if reason == "next_disabled" else "next_absent")
 
 

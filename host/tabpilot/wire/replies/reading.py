@@ -88,6 +88,9 @@ class NextTarget(Reply):
     current: int | None = None
     last: int | None = None
     onward: str | None = None
+    # With `end` "missing": every element the selector matches is hidden, and one leads to another page
+    # (a feed that loads on scroll hides its pager): no proof of the end.
+    hidden: bool = False
 
     def __post_init__(self) -> None:
         if self.sensitive and self.url:

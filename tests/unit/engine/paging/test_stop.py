@@ -179,6 +179,14 @@ async def test_a_missing_next_while_the_pager_goes_on_is_partial(position: dict[
     assert "misses" in out["metadata"]["partial_because"]["detail"]
 
 
+async def test_a_next_link_the_page_hides_while_it_leads_on_is_no_proof_of_the_end() -> None:
+    out = await walk(probed(TableSite(PAGES), hidden=True), **paged())
+    assert because(out) == ("partial", "no_next") and "complete_because" not in out["metadata"]
+    partial = out["metadata"]["partial_because"]
+    assert partial["hint"]["option"] == "options.scroll"
+    assert "hidden" in partial["detail"]
+
+
 @pytest.mark.parametrize(
     ("end", "expected"),
     [("disabled", ("complete", "next_disabled")), ("unchanged", ("partial", "unchanged"))],
