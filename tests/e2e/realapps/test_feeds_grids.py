@@ -53,28 +53,22 @@ async def test_a_feed_read_by_its_hidden_next_link_is_partial_and_its_hint_reads
     feed = feedgrid_tasks.INFINITE_SCROLL.task
     for tool, args in feed.setup(feeds_url):
         await call(client, tool, **args)
-    paged = {"paginate": {"next_selector": ".pagination__next", "max_pages": 20}}
-    out = await call(
-        client,
-        "interact",
-        action="scrape",
-        operation="extract",
-        selector=".feed .post",
-        schema=feedgrid_tasks.POST_SCHEMA,
-        options=paged,
-    )
+
+    async def posts(options: dict[str, Any]) -> dict[str, Any]:
+        schema = feedgrid_tasks.POST_SCHEMA
+        return await call(
+            client,
+            "interact",
+            action="scrape",
+            operation="extract",
+            selector=".feed .post",
+            schema=schema,
+            options=options,
+        )
+
+    out = await posts({"paginate": {"next_selector": ".pagination__next", "max_pages": 20}})
     assert out["status"] == "partial" and "complete_because" not in out["metadata"], out["metadata"]
     partial = out["metadata"]["partial_because"]
     assert (partial["reason"], partial["hint"]["option"]) == ("no_next", "options.scroll"), partial
     # The hint, as the agent would pass it, reads the feed to its end.
-    scroll = {partial["hint"]["option"].split(".")[-1]: partial["hint"]["value"]}
-    out = await call(
-        client,
-        "interact",
-        action="scrape",
-        operation="extract",
-        selector=".feed .post",
-        schema=feedgrid_tasks.POST_SCHEMA,
-        options=scroll,
-    )
-    _check(feedgrid_tasks.INFINITE_SCROLL, out)
+    _check(feedgrid_tasks.INFINITE_SCROLL, await posts({"scroll": partial["hint"]["value"]}))

@@ -226,12 +226,8 @@ html = (n, to = n + 1) => `<table>${'<tr><td><a href="/item/1">x</a></td></tr>'.
   + `<nav><a href="/list?page=${n + 1}">${n + 1}</a> `
   + `${n < 10 ? `<a class="next" data-page="${to}" href="/list?page=${to}">Next</a>` : ''}</nav>`;
 """
-
-
-def test_the_next_page_is_fetched_as_its_link_comes_before_the_page_is_parsed() -> None:
-    out = _run(
-        PAGE_HTML
-        + """
+# Every page of the list asked for in turn, each call saying it will ask for the 4 after it.
+WALK_ALL = """
         const got = [];
         for (let n = 1; n <= 10;) {
           const answer = pages(await ask(n, 4));
@@ -240,8 +236,11 @@ def test_the_next_page_is_fetched_as_its_link_comes_before_the_page_is_parsed() 
         }
         await settle();
         console.log(JSON.stringify({ got, events, fetched }));
-        """
-    )
+"""
+
+
+def test_the_next_page_is_fetched_as_its_link_comes_before_the_page_is_parsed() -> None:
+    out = _run(PAGE_HTML + WALK_ALL)
     events = out["events"]
     assert out["got"] == list(range(1, 11))
     # Every page once, and one past the last (foreseen by the step, below), never handed over.
@@ -255,23 +254,29 @@ def test_the_next_page_is_fetched_as_its_link_comes_before_the_page_is_parsed() 
     assert early[:3] == [3, 4, 5] and len(early) >= 5, events
 
 
-def test_a_next_page_fetched_early_that_the_parse_does_not_confirm_is_dropped() -> None:
-    out = _run(
+def _page_4_leads_to_9(ahead: int) -> Any:
+    """Every page read in turn, each call saying it will ask for `ahead` after it, where page 4's next
+    link leads to page 9."""
+    return _run(
         PAGE_HTML
         + """
         const written = html;
-        // Page 4's HTML has the tag lead elsewhere (what the parse reads is another link): page 9.
         html = (n) => written(n, n === 4 ? 9 : n + 1);
         const got = [];
         for (let n = 1; n <= 10;) {
-          const answer = pages(await ask(n, 2));
+          const answer = pages(await ask(n, AHEAD));
           got.push(...answer);
           n += answer.length;
           await settle();
         }
         console.log(JSON.stringify({ got, events, fetched }));
-        """
+        """.replace("AHEAD", str(ahead))
     )
+
+
+def test_a_next_page_fetched_early_that_the_parse_does_not_confirm_is_dropped() -> None:
+    # Page 4's HTML has the tag lead elsewhere (what the parse reads is another link): page 9.
+    out = _page_4_leads_to_9(ahead=2)
     assert out["got"] == list(range(1, 11)), "every page once, in order, the guess aside"
     events = out["events"]
     assert events.index("fetch 9") < events.index("next 4") < events.index("abort 9"), events
@@ -299,19 +304,7 @@ def test_a_next_link_that_is_more_than_the_last_one_with_a_number_changed_is_not
 
 
 def test_the_page_after_the_next_is_fetched_with_it_once_two_next_links_moved_by_the_same_step() -> None:
-    out = _run(
-        PAGE_HTML
-        + """
-        const got = [];
-        for (let n = 1; n <= 10;) {
-          const answer = pages(await ask(n, 4));
-          got.push(...answer);
-          n += answer.length;
-        }
-        await settle();
-        console.log(JSON.stringify({ got, events, fetched }));
-        """
-    )
+    out = _run(PAGE_HTML + WALK_ALL)
     events = out["events"]
     assert out["got"] == list(range(1, 11))
     # Page 3's next link in its HTML (3 -> 4) moves the number page 2's moved (2 -> 3) by the same step:
@@ -324,22 +317,8 @@ def test_the_page_after_the_next_is_fetched_with_it_once_two_next_links_moved_by
 
 
 def test_a_page_foreseen_by_the_step_that_the_next_page_does_not_link_is_dropped() -> None:
-    out = _run(
-        PAGE_HTML
-        + """
-        const written = html;
-        // Page 4's next link leads to page 9: page 5, foreseen from page 3's HTML (3 -> 4), is dropped.
-        html = (n) => written(n, n === 4 ? 9 : n + 1);
-        const got = [];
-        for (let n = 1; n <= 10;) {
-          const answer = pages(await ask(n, 4));
-          got.push(...answer);
-          n += answer.length;
-          await settle();
-        }
-        console.log(JSON.stringify({ got, events, fetched }));
-        """
-    )
+    # Page 5, foreseen from page 3's HTML (3 -> 4), is not page 4's next: dropped.
+    out = _page_4_leads_to_9(ahead=4)
     events = out["events"]
     assert out["got"] == list(range(1, 11)), "every page once, in order, the foreseen one aside"
     assert events.index("fetch 5") < events.index("abort 5"), events
