@@ -3,13 +3,13 @@
 // page in which the site idles. With `ahead: k` the walk says it will ask for the k pages after this
 // one; each is fetched once its predecessor's next link is read (or foreseen, below), through
 // fetchExtract as any fetched page (same origin, scripts searched, redaction), and handed over with the
-// answer for a page before it, or to the fetch_extract asking for it. A read for other rows, fields or redaction lists is not
-// used; a page is fetched ahead once per walk at most. A walk that stops (its run cancelled while a page
-// was asked for) stops its reads ahead: `fetch_walk_stop` aborts them, and nothing more is fetched. A
-// walk whose host died (`fetch_walk_stop` with `keep`) starts no more reads ahead, but keeps those read
-// or on their way for their time: the same walk resumed from this page takes them without a request.
-// Nothing kept outlives the document (pagehide), the pilot, or the sites allowed (the worker stops
-// every walk then).
+// answer for a page before it, or to the fetch_extract asking for it. A read for other rows, fields or
+// redaction lists is not used; a page is fetched ahead once per walk at most. A walk that stops (its
+// run cancelled while a page was asked for) stops its reads ahead: `fetch_walk_stop` aborts them, and
+// nothing more is fetched. A walk whose host died (`fetch_walk_stop` with `keep`) starts no more reads
+// ahead, but keeps those read or on their way for their time: the same walk resumed from this page
+// takes them without a request. Nothing kept outlives the document (pagehide), the pilot, or the sites
+// allowed (the worker stops every walk then).
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch_walk', {
     needs: ['fetchExtract', 'pagerUrls'],

@@ -36,7 +36,7 @@ Reason = Literal[
 ]
 
 Evidence = Literal[
-    "next_absent",  # no next control, and no pager link past the current page
+    "next_absent",  # no next control (none hidden that leads on), and no pager link past the current page
     "next_disabled",  # the next control is there, disabled
     "last_numbered_page",  # the numbered pager marks this page as its last
     "end_marker_confirmed",  # an end notice showed, and one more scroll brought no rows, nothing in flight
