@@ -133,6 +133,7 @@ class Context:
         self._on_progress = on_progress
         self._trace = trace.current()
         self._run = self._trace.new_run() if self._trace is not None else 0
+        self._answered: int | None = None  # the run's tab, once a command in it was answered
 
     def progress(self) -> None:
         """Tell whoever listens that the state moved."""
@@ -158,7 +159,7 @@ class Context:
                 )
             except TabPilotError as exc:
                 if exc.code != ErrorCode.TIMEOUT:
-                    raise
+                    raise self._gone(command, exc) from None
                 error = exc
                 command = self._follow_recovered(command, exc.data)
             else:
@@ -217,6 +218,16 @@ class Context:
             command = msgspec.structs.replace(command, tab_id=new)  # type: ignore[call-arg]
         return command
 
+    def _gone(self, command: Command, exc: TabPilotError) -> TabPilotError:
+        """`exc`, or tab_closed for no tab with the run's own id once a command in it was answered: the
+        tab closed between two commands, as one closed during a command says."""
+        tab = getattr(command, "tab_id", None)
+        if exc.code != ErrorCode.TAB_NOT_FOUND or tab is None or tab != self._answered:
+            return exc
+        return TabPilotError(
+            ErrorCode.TAB_CLOSED, f"tab {tab}, which the run worked in, was closed", data=exc.data
+        )
+
     def _note(self, value: Any) -> None:
         found = obj(value)
         if found:
@@ -228,6 +239,7 @@ class Context:
             if self.tab_id is None and isinstance(tab, int):
                 # Keep the run in the tab it started in even if the user switches tabs meanwhile.
                 self.tab_id = self.state.tab_id = tab
+        self._answered = self.tab_id
 
 
 def obj(value: Any) -> dict[str, Any]:

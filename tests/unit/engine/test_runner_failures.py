@@ -118,6 +118,24 @@ async def test_tab_closed_aborts_even_with_continue() -> None:
     assert [r["name"] for r in out["data"]] == ["a", "b", "c"], "pages read before the tab closed"
 
 
+@pytest.mark.parametrize(
+    ("answered", "code"), [(True, ErrorCode.TAB_CLOSED), (False, ErrorCode.TAB_NOT_FOUND)]
+)
+async def test_the_run_s_tab_gone_between_two_commands_is_tab_closed(answered: bool, code: ErrorCode) -> None:
+    # No tab with the run's id any more, once a command in it was answered: it was closed, as one closed
+    # during a command says; a tab that never answered is only not found.
+    gone = TabPilotError(ErrorCode.TAB_NOT_FOUND, "no tab with id 5")
+    browser = ScriptedBrowser(
+        {
+            "navigate": lambda c: {"tab_id": 5, "url": c.url} if answered else gone,
+            "press": lambda c: gone,
+        }
+    )
+    steps = [{"type": "navigate", "url": "https://a.example/"}, {"type": "press", "key": "Tab"}]
+    out = await run(workflow(*steps), browser)
+    assert out["status"] == "error" and out["error"] == code, out
+
+
 async def test_login_redirect_is_navigation_redirect_with_partial_data() -> None:
     site = TableSite(PAGES[:1])
     browser = site.install(ScriptedBrowser())
