@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -19,6 +20,8 @@ DEFAULT_PROFILE = "default"
 INSTANCE_ID_FILE = "instance-id"
 EXTENSION_COPY = "extension"
 LAUNCH_CONFIG = "launch-config.json"
+# The digest of the extension copy the profile's browser last registered (see copy_extension).
+EXTENSION_DIGEST = "extension-digest"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _ID_RE = re.compile(r"^[0-9a-f]{16}$")
 # What a source checkout may hold that the browser has no use for (and a stale config).
@@ -161,7 +164,33 @@ def copy_extension(folder: Path, config: dict[str, Any], source: Path | None = N
     staging = folder / f".{EXTENSION_COPY}.new"
     shutil.rmtree(staging, ignore_errors=True)
     shutil.copytree(source, staging, ignore=_IGNORE)
+    forget_stale_worker(folder, _digest(staging))
     (staging / LAUNCH_CONFIG).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)
     return target
+
+
+def _digest(tree: Path) -> str:
+    """A digest of every file under `tree`, by path and content."""
+    h = hashlib.sha256()
+    for f in sorted(p for p in tree.rglob("*") if p.is_file()):
+        h.update(f.relative_to(tree).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def forget_stale_worker(folder: Path, digest: str) -> None:
+    """Chrome keeps an extension's service worker scripts from the registration it made, and registers
+    anew only for a new manifest version: an extension copy changed under the same version (an upgrade
+    of TabPilot, a checkout) would run its old worker against its new page files. So when the copy's
+    digest differs from the one the profile last ran, the profile's service worker registrations go
+    (a dedicated profile's own), and the browser registers the extension's afresh."""
+    marker = folder / EXTENSION_DIGEST
+    try:
+        before = marker.read_text(encoding="utf-8").strip()
+    except OSError:
+        before = None
+    if before == digest:
+        return
+    shutil.rmtree(folder / "Default" / "Service Worker", ignore_errors=True)
+    marker.write_text(digest + "\n", encoding="utf-8")

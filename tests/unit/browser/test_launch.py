@@ -107,6 +107,25 @@ def test_extension_copy_is_refreshed_each_launch(tmp_path: Path) -> None:
     assert second["nonce"] != profile.launch_config("p", "0123456789abcdef", False)["nonce"]
 
 
+def test_a_changed_extension_copy_drops_the_profile_s_service_worker_registrations(tmp_path: Path) -> None:
+    # Chrome would run the worker it registered for the old copy against the new copy's page files.
+    folder = tmp_path / "prof"
+    workers = folder / "Default" / "Service Worker"
+    src = _source(tmp_path)
+
+    def launch() -> bool:
+        """Copy the extension as a launch does; whether the registrations were kept."""
+        (workers / "ScriptCache").mkdir(parents=True, exist_ok=True)
+        profile.copy_extension(folder, profile.launch_config("p", "0123456789abcdef", True), source=src)
+        return workers.exists()
+
+    assert launch() is False  # a profile's first copy (or one from before the digest was kept)
+    assert launch() is True  # the same files, a new launch config: the registrations stay
+    (src / "lib" / "a.js").write_text("export const changed = 1;")
+    assert launch() is False
+    assert launch() is True
+
+
 def test_extension_copy_refuses_missing_source(tmp_path: Path) -> None:
     with pytest.raises(TabPilotError) as info:
         profile.copy_extension(tmp_path / "p", {}, source=tmp_path / "nothing")
