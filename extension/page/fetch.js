@@ -6,16 +6,12 @@
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
-    needs: ['PageError', 'decodedAlike', 'fieldPlans', 'forgetPositions', 'nextTarget', 'queryAll', 'rowsAnswer', 'runsNothing', 'scriptVerdict', 'secretRoots', 'secretsSeen', 'sensitiveSelector', 'spellsMarker'],
+    needs: ['PageError', 'bareUrl', 'decodedAlike', 'fieldPlans', 'forgetPositions', 'nextTarget', 'queryAll', 'rowsAnswer', 'runsNothing', 'scriptVerdict', 'secretRoots', 'secretsSeen', 'sensitiveSelector', 'spellsMarker'],
     provides: ['warmScripts', 'fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
 
-  const bare = (url) => {
-    const u = new URL(url);
-    u.hash = '';
-    return u;
-  };
+  const bare = agent.bareUrl;
 
   /** Whether `url` (a URL of this page's origin) answers with a redirect (asked once more, not followed). */
   async function redirects(url, timeoutMs) {

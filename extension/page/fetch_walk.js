@@ -12,14 +12,10 @@
 // allowed (the worker stops every walk then).
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch_walk', {
-    needs: ['fetchExtract', 'pagerUrls'],
+    needs: ['bareUrl', 'fetchExtract', 'pagerUrls'],
     provides: ['commands.fetch_extract', 'commands.fetch_walk_stop'],
   });
-  const bare = (url) => {
-    const u = new URL(url);
-    u.hash = '';
-    return u;
-  };
+  const bare = agent.bareUrl;
   const AHEAD_MAX = 32;
   const AHEAD_TTL_MS = 30_000; // a page fetched ahead that nobody asked for is dropped after this
   const TAKEN_MAX = 10_000;

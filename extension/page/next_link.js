@@ -5,7 +5,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('next_link', {
     needs: ['isDisabledControl', 'isSensitive', 'isVisible', 'queryAll'],
-    provides: ['nextTarget', 'pagerUrls'],
+    provides: ['bareUrl', 'nextTarget', 'pagerUrls'],
   });
   const PAGER_LEVELS = 6; // how far up from the next link a pager's numbered links are looked for
   const PAGER_MAX = 50; // numbered links reported at most (a pager shows a handful)
@@ -20,11 +20,13 @@
     return false;
   }
 
+  /** `url` as a URL without its fragment (every page file that compares pages' addresses uses this one). */
   const bare = (url) => {
     const u = new URL(url);
     u.hash = '';
     return u;
   };
+  agent.bareUrl = bare;
 
   /** The URL a GET form's submit button leads to, or null when it is another kind of form. */
   function formUrl(button) {

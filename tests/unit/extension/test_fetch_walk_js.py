@@ -55,7 +55,13 @@ agent.fetchExtract = ({ url, onNext, onText, limit, signal }) => {
   done.finally(() => pending.delete(done));
   return done;
 };
-// The URLs among `hrefs` that differ from `next` in exactly one number (fetch.js's).
+// A URL without its fragment (next_link.js's).
+agent.bareUrl = (url) => {
+  const u = new URL(url);
+  u.hash = '';
+  return u;
+};
+// The URLs among `hrefs` that differ from `next` in exactly one number (next_link.js's).
 agent.pagerUrls = (next, hrefs) => hrefs.filter((href) => {
   const a = next.split(/(\\d+)/);
   const b = href.split(/(\\d+)/);
