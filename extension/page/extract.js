@@ -10,7 +10,7 @@
   const agent = globalThis.__tabpilotAgent.use('extract', {
     needs: ['PageError', 'REDACTED', 'collectVirtual', 'hasSensitive', 'isSensitive', 'isVisible', 'maskDeep', 'maskedTextOf', 'patternsHit', 'queryAll', 'redactUrl', 'redactedAttr', 'redactedHtml', 'redactedText', 'safeSelector', 'shadowRootOf', 'virtualGrid'],
     provides: ['fieldPlans', 'rowValues', 'forgetPositions', 'rowsAnswer', 'commands.extract', 'commands.count'],
-    later: ['listGoesOn', 'nextTarget', 'pagerPosition', 'warmScripts'],
+    later: ['listGoesOn', 'nextTarget', 'pagerPosition'],
   });
   const TAKES = new Set(['text', 'html', 'attr', 'url']);
   const CONTROLS = new Set(['input', 'textarea', 'select']);
@@ -239,10 +239,10 @@
     const extra = typeof nextSelector === 'string' && nextSelector ? { next: agent.nextTarget(document, nextSelector, true, location.href) } : null;
     // At the end, whether a pager goes on past it (a next_selector that misses); without paging,
     // whether the rows' list visibly goes on (page/onward.js).
+    // (The scripts a fetched page's checks read are started by the first fetch once its request has
+    // left, page/fetch.js: started from here, they held the page's main thread, the HTTP cache and the
+    // worker just as the engine's fetches came, and page 2's request left ~20 ms later.)
     if (extra && extra.next.end) Object.assign(extra.next, agent.pagerPosition(document));
-    // A same-origin next link is likely fetched next: its checks read this page's scripts, from once
-    // this answer is on its way (starting the reads costs the page a few ms).
-    else if (extra && extra.next.url && extra.next.same_origin) setTimeout(() => agent.warmScripts(timeoutMs), 0);
     const more = extra || cap === 0 ? null : agent.listGoesOn(matched);
     if (more) return rowsAnswer(document, matched, plans, cap, maxChars, { more }, location.href);
     return rowsAnswer(document, matched, plans, cap, maxChars, extra, location.href);

@@ -7,7 +7,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
     needs: ['PageError', 'bareUrl', 'decodedAlike', 'fieldPlans', 'forgetPositions', 'nextTarget', 'queryAll', 'rowsAnswer', 'runsNothing', 'scriptVerdict', 'secretRoots', 'secretsSeen', 'sensitiveSelector', 'spellsMarker'],
-    provides: ['warmScripts', 'fetchDocument', 'fetchExtract'],
+    provides: ['fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
 
@@ -168,7 +168,7 @@
    * fetched page of its list will need them read (scriptSecrets): a read under way is shared, so the
    * reading overlaps the fetches instead of following them.
    */
-  agent.warmScripts = (timeoutMs) => {
+  const warmScripts = (timeoutMs) => {
     const re = markers();
     const loaded = scriptsLoaded();
     const files = new Set(loaded);
@@ -257,7 +257,7 @@
     const loading = agent.fetchDocument(url, timeoutMs, cacheFirst, signal, onText);
     loading.catch(() => {}); // awaited below; a failure is not "unhandled" if the line between throws
     // The page's request leaves first; the scripts its checks need are read while it travels.
-    agent.warmScripts(timeoutMs);
+    warmScripts(timeoutMs);
     const page = await loading;
     const extra = { status: page.status, redirected: page.redirected };
     // Whether follow's check needs no render (a page of a paged list is never a detail page).

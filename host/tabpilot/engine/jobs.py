@@ -198,7 +198,7 @@ class Jobs:
             req = journal.Journal.reopen(self.store.root, found, correlation_id, write=False)
             state = RunState(steps_total=0, journal=req)
             job = Job(correlation_id, Plan(operation="resume", steps=[]), state)
-            job.result = result.recovered(correlation_id, req)
+            job.result = urlscrub.scrub_value(result.recovered(correlation_id, req))
             job.done.set()
         return job
 

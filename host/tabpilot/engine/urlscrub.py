@@ -21,6 +21,8 @@ _URL_IN_TEXT = re.compile(r"https?://[^\s\"'<>]+")
 # The keys whose string values are a URL or a title, wherever they sit in an answer.
 URL_KEYS = frozenset({"url", "final_url", "pending_url", "nav_url", "start_url", "redirect_url"})
 TITLE_KEYS = frozenset({"title"})
+_SCRUBBED_KEYS = URL_KEYS | TITLE_KEYS | {"message", "detail"}
+_PLAIN = (str, int, float, bool, type(None))
 _RAW_PAIR = re.compile(
     rb'"(url|final_url|pending_url|nav_url|start_url|redirect_url|title|message|detail)":"((?:[^"\\]|\\.)*)"'
 )
@@ -75,8 +77,11 @@ def scrub_text(text: str) -> str:
 def scrub_value(value: Any) -> Any:
     """A JSON value with every URL and title in it scrubbed (a copy where anything changed)."""
     if isinstance(value, dict):
+        found = cast(dict[str, Any], value)
+        if found.keys().isdisjoint(_SCRUBBED_KEYS) and all(isinstance(v, _PLAIN) for v in found.values()):
+            return found  # a row of plain values under other names: nothing to scrub (the common case)
         out: dict[str, Any] = {}
-        for k, v in cast(dict[str, Any], value).items():
+        for k, v in found.items():
             if isinstance(v, str) and k in URL_KEYS:
                 out[k] = scrub_url(v)
             elif isinstance(v, str) and (k in TITLE_KEYS or k in ("message", "detail")):

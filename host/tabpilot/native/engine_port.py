@@ -75,7 +75,10 @@ class EnginePort:
             log.exception("engine request %s failed", type(msg).__name__)
             send(m.Error(id=msg.id, code=ErrorCode.INTERNAL_ERROR, message=f"{type(exc).__name__}: {exc}"))
             return
-        send(m.Result(id=msg.id, value=msgspec.Raw(_encoder.encode(urlscrub.scrub_value(value)))))
+        # A scrape's answer was scrubbed when it was made (jobs.py), as what is kept on disk: once is
+        # enough (a pass over every row of a big result costs milliseconds); every other answer here.
+        clean = value if isinstance(msg, (m.Scrape, m.JobResult)) else urlscrub.scrub_value(value)
+        send(m.Result(id=msg.id, value=msgspec.Raw(_encoder.encode(clean))))
 
     async def _answer(self, send: Send, msg: m.Command) -> Any:
         # Off means off: stored results, workflows and strategies are the pilot's too, so the host

@@ -38,3 +38,20 @@ def test_values_and_raw_json_alike() -> None:
     assert clean["rows"] == value["rows"]
     raw = b'{"url":"https://a.test/?session=s1","title":"Keys ' + AWS.encode() + b'","n":1}'
     assert scrub_raw(raw) == b'{"url":"https://a.test/?session=[REDACTED]","title":"Keys [REDACTED]","n":1}'
+
+
+def test_a_row_of_plain_values_is_passed_as_it_is_and_anything_nested_or_named_is_still_scrubbed() -> None:
+    plain = {"id": 7, "name": "keep me", "price": 1.5, "ok": True, "note": None}
+    assert scrub_value(plain) is plain  # no copy of a row with nothing to scrub
+    rows = [
+        plain,
+        {"id": 8, "url": "https://a.test/?session=s2"},
+        {"id": 9, "more": {"final_url": "https://a.test/?token=t3"}},
+        {"id": 10, "list": [{"title": f"Keys {AWS}"}]},
+    ]
+    assert scrub_value(rows) == [
+        plain,
+        {"id": 8, "url": "https://a.test/?session=[REDACTED]"},
+        {"id": 9, "more": {"final_url": "https://a.test/?token=[REDACTED]"}},
+        {"id": 10, "list": [{"title": "Keys [REDACTED]"}]},
+    ]

@@ -267,3 +267,36 @@ async def test_a_scrape_sent_before_the_pilot_event_arrives_asks_the_extension(
     finally:
         await pool.aclose()
         await ext.stop()
+
+
+async def test_a_scrape_answer_is_scrubbed_once_made_also_read_again_and_resumed(
+    tp_dirs: dict[str, str],
+) -> None:
+    """Where values leave the host, a scrape's URLs and titles are scrubbed: in its answer, in the same
+    answer read again, and in a resume of the finished run (each made scrubbed, not scrubbed on the way)."""
+    ext = await _started(tp_dirs)
+    token = "t0k3n-Zx9Yw8Vu7Ts6"
+    ext.handlers["extract"] = lambda msg: {
+        "rows": [["Widget", f"https://shop.example/w?token={token}"]],
+        "count": 1,
+        "warnings": [],
+        "url": f"https://shop.example/p0?api_key={token}",
+    }
+    request = {
+        "operation": "extract",
+        "selector": "tr",
+        "schema": {"name": "td.name", "url": "a | url"},
+        "options": {"telemetry": True},
+    }
+    pool = BrowserPool(connect_wait_s=5)
+    try:
+        out = await pool.call(m.Scrape(id=0, request=request))
+        again = await pool.call(m.JobResult(id=0, correlation_id=out["correlation_id"]))
+        resumed = await pool.call(m.Scrape(id=0, request={**request, "resume": out["correlation_id"]}))
+        for answer in (out, again, resumed):
+            assert answer["status"] == "complete", answer
+            assert token not in json.dumps(answer), answer
+            assert answer["data"] == [{"name": "Widget", "url": "https://shop.example/w?token=[REDACTED]"}]
+    finally:
+        await pool.aclose()
+        await ext.stop()
