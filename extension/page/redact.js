@@ -43,14 +43,7 @@
   agent.REDACTED = REDACTED;
   agent.structural = STRUCTURAL;
 
-  const validSelector = (s) => {
-    try {
-      document.createDocumentFragment().querySelector(s);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const validSelector = (s) => { try { document.createDocumentFragment().querySelector(s); return true; } catch { return false; } };
 
   // Whether the user's list looks past an element itself (`.vault b`): then an ancestor's change counts.
   let looksUp = false;
@@ -149,13 +142,16 @@
     subtree: true, childList: true, attributes: true, attributeOldValue: true, characterData: true, characterDataOldValue: true,
     attributeFilter: ['type', 'class', 'data-sensitive', 'data-private', 'value', 'name', 'id', 'autocomplete'],
   };
+  // Whether every child of `n` came with it, in the records the observer is reading.
+  const cameWhole = (n) => { for (let c = n.firstElementChild; c; c = c.nextElementSibling) if (!added.has(c)) return false; return true; };
   // Watching from document_start: a password shown as text, an attribute removed, a field swapped for a new
   // one, all happen after this observer saw the secret; its callback runs before the next page script.
   const observer = new MutationObserver((records) => {
     const texts = []; // [text a secret may have held (or a node taken out of it), the element it was in]
     for (const r of records) {
-      if (r.type === 'characterData') texts.push([r.oldValue, r.target.parentElement]);
-      else if (r.type === 'attributes') {
+      const type = r.type; // (a record's fields are read across into the DOM: once each)
+      if (type === 'characterData') texts.push([r.oldValue, r.target.parentElement]);
+      else if (type === 'attributes') {
         const t = r.target;
         if (once.has(t)) remember(t);
         else if ((r.attributeName === 'type' && (r.oldValue || '').toLowerCase() === 'password') || t.matches(joined)) remember(t);
@@ -163,18 +159,20 @@
         // A field inside a secret: the value its attribute held is one too (a script may copy it, then change it).
         if (r.attributeName === 'value' && FIELDS.has(t.localName) && agent.isSensitive(t)) inner(t, r.oldValue);
       } else {
-        for (const n of r.removedNodes) {
-          texts.push([n, r.target.host || r.target]);
-          leaving(n);
+        const gone = r.removedNodes;
+        for (let i = 0; i < gone.length; i += 1) {
+          texts.push([gone[i], r.target.host || r.target]);
+          leaving(gone[i]);
         }
-        for (const n of r.addedNodes) if (n.nodeType === 1) added.add(n);
+        const came = r.addedNodes;
+        for (let i = 0; i < came.length; i += 1) if (came[i].nodeType === 1) added.add(came[i]);
       }
     }
     // The parser adds a row, then each of its cells (each its own record): a subtree is searched only
     // when its children came with it (a script built it first), not once per ancestor.
     for (const n of added) {
       if (!n.isConnected) continue;
-      if ([...n.children].every((c) => added.has(c))) {
+      if (cameWhole(n)) {
         if (n.matches(joined)) remember(n);
         else if (FIELDS.has(n.localName) && agent.isSensitive(n)) inner(n);
         if (n.localName === 'select' || n.localName === 'template') scan(n);
@@ -199,8 +197,10 @@
   const HTML_NS = 'http://www.w3.org/1999/xhtml';
   // The API takes HTML elements only (an SVG or MathML one cannot host a root: it throws); an HTML
   // element of another frame's document may be refused too, and then shows only an open root.
+  // Only these and custom elements (a hyphen in the name) can host a shadow root, declarative ones too.
+  const HOSTS = new Set(['article', 'aside', 'blockquote', 'body', 'div', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'main', 'nav', 'p', 'section', 'span']);
   const rootOf = (el) => {
-    if (el.namespaceURI !== HTML_NS) return null;
+    if (el.namespaceURI !== HTML_NS || !(HOSTS.has(el.localName) || el.localName.includes('-'))) return null;
     try {
       return (globalThis.chrome?.dom?.openOrClosedShadowRoot ? chrome.dom.openOrClosedShadowRoot(el) : el.shadowRoot) || null;
     } catch {

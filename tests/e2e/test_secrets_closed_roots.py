@@ -59,3 +59,16 @@ async def test_a_password_typed_in_a_closed_root_needs_consent_for_scripts(
 def _shows(driver: webdriver.Chrome, handle: str, url: str) -> bool:
     driver.switch_to.window(handle)
     return driver.current_url == url
+
+
+async def test_a_closed_root_declared_on_any_kind_of_host_is_read_redacted(client: Client, site: str) -> None:
+    """Only some elements can host a shadow root; the page agent looks for roots on those alone, and
+    misses none of them (declared in the markup: no page script tells of them)."""
+    url = f"{site}/secrets/declared_hosts.html"
+    tab = (await call(client, "interact", action="navigate", url=url))["tab_id"]
+    text = (await call(client, "observe", what="page", tab_id=tab))["text"]
+    hosts = ["article", "aside", "blockquote", "div", "footer", *[f"h{k}" for k in range(1, 7)], "header"]
+    hosts += ["main", "nav", "p", "section", "span", "x-card"]
+    for host in hosts:
+        assert f"SHOWN {host.upper()}" in text, (host, text)
+    assert "ZULUKEY" not in text and text.count("[REDACTED]") == len(hosts), text
