@@ -189,7 +189,7 @@
 
   /** Did anything a secret's place depends on change since the masks were drawn? */
   agent.commands.mask_settled = () => {
-    if (!watch) return { settled: true };
+    if (!watch) return { settled: false }; // not the document that was masked: it navigated since
     const boxes = [];
     collect(document, { x: globalThis.scrollX, y: globalThis.scrollY }, boxes, []);
     return { settled: !watch.moved && key(boxes) === watch.boxes };
@@ -202,12 +202,26 @@
     const foreign = [];
     const offset = { x: globalThis.scrollX, y: globalThis.scrollY };
     const regions = collect(document, offset, boxes, foreign);
-    if (boxes.length) draw(boxes);
     startWatch(key(boxes));
     foreignFrames = foreign;
-    // The capture reads the last painted frame: the boxes must be in one, or no picture is taken (on a
-    // busy machine a frame can take long; `painted: false` sends the worker round again). A hidden tab
-    // paints no frame until it is brought to the front, which the capture waits for the same way.
+    return { regions, frames: foreign.map((f) => f.url), ...(await shown(boxes)), viewport_width: globalThis.innerWidth, url: location.href };
+  };
+
+  /** Cover whole the listed frames (indexes into mask's `frames`) that could not be masked inside. */
+  agent.commands.cover_frames = async ({ frames }) => {
+    const boxes = (frames || []).map((k) => foreignFrames[k]).filter(Boolean).map((f) => f.box);
+    return { covered: boxes.length, ...(await shown(boxes)) };
+  };
+
+  /**
+   * Draw `boxes` and wait until they are painted. The capture reads the last painted frame: the boxes
+   * must be in one, or no picture is taken (on a busy machine a frame can take long; `painted: false`
+   * sends the worker round again). A hidden tab paints no frame until it is brought to the front, which
+   * the capture waits for the same way. `points`: where the boxes' middles are in the viewport (at most
+   * MAX_POINTS): the worker looks for them in the picture, which shows a box or not whatever the reason.
+   */
+  async function shown(boxes) {
+    draw(boxes);
     let painted = true;
     if (boxes.length && document.visibilityState === 'visible') {
       painted = await Promise.race([
@@ -215,21 +229,14 @@
         new Promise((resolve) => setTimeout(() => resolve(false), PAINT_MS)),
       ]);
     }
-    // Where the boxes' middles are in the viewport (at most MAX_POINTS): the worker looks for them in
-    // the picture, which shows a box or not whatever the reason.
+    const x0 = globalThis.scrollX;
+    const y0 = globalThis.scrollY;
     const points = boxes
-      .map((b) => [b.x - offset.x + b.w / 2, b.y - offset.y + b.h / 2])
+      .map((b) => [b.x - x0 + b.w / 2, b.y - y0 + b.h / 2])
       .filter(([x, y]) => x >= 0 && y >= 0 && x < globalThis.innerWidth && y < globalThis.innerHeight)
       .slice(0, MAX_POINTS);
-    return { regions, frames: foreign.map((f) => f.url), painted, points, viewport_width: globalThis.innerWidth };
-  };
-
-  /** Cover whole the listed frames (indexes into mask's `frames`) that could not be masked inside. */
-  agent.commands.cover_frames = ({ frames }) => {
-    const boxes = (frames || []).map((k) => foreignFrames[k]).filter(Boolean).map((f) => f.box);
-    draw(boxes);
-    return { covered: boxes.length };
-  };
+    return { painted, points };
+  }
 
   /** Remove the masks. */
   agent.commands.unmask = () => {

@@ -86,3 +86,16 @@ async def test_ocr_reads_the_names_but_no_secret(client: Client, site: str) -> N
         client, "interact", action="execute_js", script="document.querySelectorAll('[popover]').length"
     )
     assert left["result"] == 0
+
+
+async def test_a_frame_that_leaves_once_masked_is_covered_whole(client: Client, site: str) -> None:
+    """A cross-origin frame that goes to another page of secrets the moment its masks are drawn: the
+    document that answers afterwards is not the one masked, so the picture is taken again with the frame
+    covered whole (which document answers is checked, not only the address the browser last told)."""
+    await call(client, "interact", action="navigate", url=f"{site}/secrets/flees.html")
+    for _ in range(2):
+        text, meta = await _shot(client)
+        assert norm("FLEEING FRAME") in text, text
+        for secret in ("XRAY", "YANKEE"):
+            assert norm(secret) not in text, f"{secret} readable in the screenshot:\n{text}"
+    assert meta.get("masked_frames") == 1, meta  # by now the frame is elsewhere than its src

@@ -24,9 +24,12 @@ export async function maskTab(msg, tabId, signal) {
   const all = (await chrome.webNavigation.getAllFrames({ tabId })) || [];
   const claimed = new Set([0]);
 
-  async function maskFrame(frameId) {
+  async function maskFrame(frameId, address = null) {
     const got = await inPage(at, 'mask', {}, { signal, frameId });
     masked.push(frameId);
+    // The document masked must be at the address its parent names: one that left it meanwhile (before
+    // webNavigation told) is another page, with secrets its masks know nothing of: covered whole.
+    if (address !== null && bare(got.url) !== bare(address)) throw new CommandError(ERR.SECRET_UNMASKABLE, 'the frame moved');
     out.regions += got.regions;
     if (got.painted === false) out.painted = false;
     if (frameId === 0) {
@@ -42,7 +45,7 @@ export async function maskTab(msg, tabId, signal) {
       }
       claimed.add(frame.frameId);
       try {
-        await maskFrame(frame.frameId);
+        await maskFrame(frame.frameId, url);
       } catch (err) {
         if (signal?.aborted) throw err;
         uncovered.push(k);
@@ -51,6 +54,9 @@ export async function maskTab(msg, tabId, signal) {
     if (!uncovered.length) return;
     const cover = await inPage(at, 'cover_frames', { frames: uncovered }, { signal, frameId });
     out.frames += cover.covered;
+    // The covers too must be painted, and shown in the picture where they were drawn.
+    if (cover.painted === false) out.painted = false;
+    if (frameId === 0 && Array.isArray(cover.points)) out.points.push(...cover.points);
     if (cover.covered < uncovered.length) {
       throw new CommandError(ERR.SECRET_UNMASKABLE, `${uncovered.length - cover.covered} frame(s) of tab ${tabId} can be neither read nor covered, so their secrets could not be masked: no screenshot was taken`, { data: { tab_id: tabId } });
     }
