@@ -237,11 +237,11 @@
     if (box) return extractVirtual(selector, plans, box, cap, maxChars, timeoutMs, resume === true, last === true, Array.isArray(keyFields) ? keyFields : null);
     // Where the next control leads, for link pagination without rendering (page/fetch.js).
     const extra = typeof nextSelector === 'string' && nextSelector ? { next: agent.nextTarget(document, nextSelector, true, location.href) } : null;
-    // At the end, whether a pager goes on past it (a next_selector that misses); without paging,
-    // whether the rows' list visibly goes on (page/onward.js).
     // (The scripts a fetched page's checks read are started by the first fetch once its request has
     // left, page/fetch.js: started from here, they held the page's main thread, the HTTP cache and the
     // worker just as the engine's fetches came, and page 2's request left ~20 ms later.)
+    // At the end, whether a pager goes on past it (a next_selector that misses); without paging,
+    // whether the rows' list visibly goes on (page/onward.js).
     if (extra && extra.next.end) Object.assign(extra.next, agent.pagerPosition(document));
     const more = extra || cap === 0 ? null : agent.listGoesOn(matched);
     if (more) return rowsAnswer(document, matched, plans, cap, maxChars, { more }, location.href);
