@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,11 +73,12 @@ async def scrape(
     own = pool is None
     pool = pool or BrowserPool(connect_wait_s=5.0)
     try:
-        # wait_ms 0 first: the correlation id is what a Ctrl-C needs to cancel the right scrape.
-        value = await pool.call(
-            m.Scrape(id=0, request=request, wait_ms=0), browser=target.browser, timeout_s=_MARGIN_S
-        )
-        return await _until_done(pool, target, bar, value, cancel=True)
+        with _ctrl_c() as interrupted:  # from before the scrape starts: a Ctrl-C at once cancels it too
+            # wait_ms 0 first: the correlation id is what a Ctrl-C needs to cancel the right scrape.
+            value = await pool.call(
+                m.Scrape(id=0, request=request, wait_ms=0), browser=target.browser, timeout_s=_MARGIN_S
+            )
+            return await _until_done(pool, target, bar, value, interrupted, cancel=True)
     finally:
         if own:
             await pool.aclose()
@@ -91,12 +92,15 @@ async def follow(
     `on_waiting`: called once Ctrl-C is ours, as the wait begins."""
     pool = BrowserPool(connect_wait_s=5.0)
     try:
-        value = await pool.call(
-            m.JobResult(id=0, correlation_id=correlation_id, wait_ms=0),
-            browser=target.browser,
-            timeout_s=_MARGIN_S,
-        )
-        return await _until_done(pool, target, bar, value, cancel=False, on_waiting=on_waiting)
+        with _ctrl_c() as interrupted:
+            value = await pool.call(
+                m.JobResult(id=0, correlation_id=correlation_id, wait_ms=0),
+                browser=target.browser,
+                timeout_s=_MARGIN_S,
+            )
+            return await _until_done(
+                pool, target, bar, value, interrupted, cancel=False, on_waiting=on_waiting
+            )
     finally:
         await pool.aclose()
 
@@ -112,50 +116,58 @@ async def cancel(correlation_id: str, target: Target) -> dict[str, Any]:
         await pool.aclose()
 
 
+@contextlib.contextmanager
+def _ctrl_c() -> Generator[asyncio.Event]:
+    """An event Ctrl-C (SIGINT) sets while the block runs: our handler, not asyncio.run's, which would end
+    the run without the partial data."""
+    loop = asyncio.get_running_loop()
+    interrupted = asyncio.Event()
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, interrupted.set)
+    try:
+        yield interrupted
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
+
+
 async def _until_done(
     pool: BrowserPool,
     target: Target,
     bar: Bar,
     value: dict[str, Any],
+    interrupted: asyncio.Event,
     *,
     cancel: bool,
     on_waiting: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
-    """Wait on the run `value` names until it ends, the bar following it. Ctrl-C (SIGINT) cancels it
-    (`cancel`) or only stops waiting, and raises Interrupted with the host's answer."""
-    loop = asyncio.get_running_loop()
-    interrupted = asyncio.Event()
-    with contextlib.suppress(NotImplementedError, RuntimeError):
-        # Our handler, not asyncio.run's: that one would end the run without the partial data.
-        loop.add_signal_handler(signal.SIGINT, interrupted.set)
+    """Wait on the run `value` names until it ends, the bar following it. Ctrl-C (`interrupted`, also
+    before this wait began) cancels it (`cancel`) or only stops waiting, and raises Interrupted with the
+    host's answer."""
     if on_waiting is not None:
         on_waiting()
-    try:
-        cid = str(value.get("correlation_id", ""))
-        while value.get("status") in ("queued", "running"):
-            wait = m.JobResult(id=0, correlation_id=cid, wait_ms=_WAIT_MS, progress=True)
-            call = asyncio.ensure_future(
-                pool.call(
-                    wait,
-                    browser=target.browser,
-                    timeout_s=_WAIT_MS / 1000 + _MARGIN_S,
-                    on_progress=bar.update,
-                )
+    cid = str(value.get("correlation_id", ""))
+    while value.get("status") in ("queued", "running"):
+        wait = m.JobResult(id=0, correlation_id=cid, wait_ms=_WAIT_MS, progress=True)
+        call = asyncio.ensure_future(
+            pool.call(
+                wait,
+                browser=target.browser,
+                timeout_s=_WAIT_MS / 1000 + _MARGIN_S,
+                on_progress=bar.update,
             )
-            stop = asyncio.ensure_future(interrupted.wait())
-            await asyncio.wait([call, stop], return_when=asyncio.FIRST_COMPLETED)
-            stop.cancel()
-            if not call.done():
-                call.cancel()
-                command: m.Command = (
-                    m.CancelJob(id=0, correlation_id=cid) if cancel else m.JobResult(id=0, correlation_id=cid)
-                )
-                raise Interrupted(await pool.call(command, browser=target.browser, timeout_s=_MARGIN_S))
-            value = call.result()
-        return value
-    finally:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.remove_signal_handler(signal.SIGINT)
+        )
+        stop = asyncio.ensure_future(interrupted.wait())
+        await asyncio.wait([call, stop], return_when=asyncio.FIRST_COMPLETED)
+        stop.cancel()
+        if not call.done():
+            call.cancel()
+            command: m.Command = (
+                m.CancelJob(id=0, correlation_id=cid) if cancel else m.JobResult(id=0, correlation_id=cid)
+            )
+            raise Interrupted(await pool.call(command, browser=target.browser, timeout_s=_MARGIN_S))
+        value = call.result()
+    return value
 
 
 async def workflow_op(target: Target, op: str, **fields: Any) -> Any:

@@ -145,9 +145,31 @@ def test_output_formats() -> None:
     assert format_for(Path("x.txt"), "jsonl") == "jsonl"
 
 
-async def test_ctrl_c_cancels_the_scrape_and_keeps_the_rows(tp_dirs: dict[str, str], tmp_path: Path) -> None:
+async def _ctrl_c_once(
+    ext: FakeExtension, request: dict[str, Any], tmp_path: Path, at: str, then: asyncio.Event | None = None
+) -> tuple[int, str, str]:
+    """`tabpilot scrape` of `request`, sent Ctrl-C (SIGINT) once the page got its first `at` command (and
+    `then` set right after): its exit status, stdout and stderr."""
     import signal
 
+    file = tmp_path / "req.json"
+    file.write_text(json.dumps(request))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tabpilot.cli", "scrape", str(file), "--quiet",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    async with asyncio.timeout(30):
+        while not any(r["type"] == at for r in ext.received):
+            await asyncio.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        if then is not None:
+            then.set()
+        out, err = await proc.communicate()
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode().strip()
+
+
+async def test_ctrl_c_cancels_the_scrape_and_keeps_the_rows(tp_dirs: dict[str, str], tmp_path: Path) -> None:
     ext = FakeExtension(tp_dirs)
     await ext.start()
     table(ext)
@@ -161,23 +183,43 @@ async def test_ctrl_c_cancels_the_scrape_and_keeps_the_rows(tp_dirs: dict[str, s
                 {"type": "wait", "selector": ".never", "timeout_ms": 60_000},
             ],
         }
-        file = tmp_path / "req.json"
-        file.write_text(json.dumps(request))
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tabpilot.cli", "scrape", str(file), "--quiet",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        async with asyncio.timeout(30):
-            while not any(r["type"] == "wait_for" for r in ext.received):
-                await asyncio.sleep(0.02)
-            proc.send_signal(signal.SIGINT)
-            out, err = await proc.communicate()
+        returncode, out, said = await _ctrl_c_once(ext, request, tmp_path, "wait_for")
         # The exit status of a command ended by Ctrl-C, one plain line saying the rows were kept.
-        said = err.decode().strip()
-        assert proc.returncode == 130, said
+        assert returncode == 130, said
         assert said.startswith("interrupted: the rows read so far are kept") and "cancelled" not in said
         assert re.search(r"add \"resume\": \"corr-[0-9a-f]+\" to the request", said), said
         assert [r["name"] for r in json.loads(out)] == ["Widget", "Gadget"]
         assert any(r["type"] == "cancel" for r in ext.received), "the waiting page command is cancelled too"
+    finally:
+        await ext.stop()
+
+
+async def test_ctrl_c_before_the_scrape_has_an_id_cancels_it_too(
+    tp_dirs: dict[str, str], tmp_path: Path
+) -> None:
+    """Ctrl-C while the command still waits for the scrape's id (the host asking the extension whether
+    the pilot is on) stops the run once it has one, as a later Ctrl-C does: not the command alone,
+    leaving the run going in the browser."""
+    ext = FakeExtension(tp_dirs)
+    ext.pilot = False  # the hello says off: the host asks again when the scrape comes
+    go = asyncio.Event()
+
+    async def status(_: dict[str, Any]) -> dict[str, Any]:
+        await go.wait()
+        return {"pilot": True, "instance_id": ext.instance_id}
+
+    await ext.start()
+    ext.handlers["status"] = status
+    ext.handlers["extract"] = lambda msg: NoAnswer()
+    try:
+        request = {"operation": "extract", "selector": "tr", "schema": SCHEMA}
+        # Once Ctrl-C is sent, the pilot is on: the scrape starts, its page command never answers.
+        returncode, out, said = await _ctrl_c_once(ext, request, tmp_path, "status", then=go)
+        assert returncode == 130, said
+        assert said.startswith("interrupted: the rows read so far are kept"), said
+        assert json.loads(out) == []
+        async with asyncio.timeout(10):
+            while not any(r["type"] == "cancel" for r in ext.received):
+                await asyncio.sleep(0.02)
     finally:
         await ext.stop()
