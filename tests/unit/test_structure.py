@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PY_TOPS = (ROOT / "host", ROOT / "installer")
 EXTENSION = ROOT / "extension"
 MAX_LINES = 400
-GENERATED = {"extension/worker/protocol.js"}  # python -m tabpilot.wire.jsgen writes it
+# python -m tabpilot.wire.jsgen writes protocol.js; tabpilot.assets makes agent.js of page/*.js
+GENERATED = {"extension/worker/protocol.js", "extension/agent.js"}
 SOURCE_DIRS = ("host", "installer", "extension", "tests", "bench")
 SOURCE_SUFFIXES = {".py", ".js", ".mjs"}
 SKIPPED_DIRS = {"node_modules", "__pycache__", ".venv", ".cache"}

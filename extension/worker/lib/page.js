@@ -1,7 +1,7 @@
 // Running one command of the page agent (page/*.js) in a tab: the agent is injected into the
-// document's isolated world the first time (2 ms), after that one small executeScript reaches it
-// (~1 ms). Every call carries the user's redaction selectors and secret patterns, so the page never
-// uses stale ones.
+// document's isolated world the first time, after that one small executeScript reaches it (~1 ms).
+// Every call carries the user's redaction selectors and secret patterns, so the page never uses stale
+// ones.
 import { ERR } from '../protocol.js';
 import { bounded, timeoutParam } from './deadline.js';
 import { CommandError } from './errors.js';
@@ -9,8 +9,11 @@ import { JsonText } from './reply.js';
 import { getPatterns, getRedaction } from './state.js';
 import { onTab, tabFailure } from './target.js';
 
-// Injected in this order; each page file registers its commands on the agent that core.js creates and
-// declares (agent.use) the names it takes from the files before it and the ones it adds.
+// Run in this order; each page file registers its commands on the agent that core.js creates and
+// declares (agent.use) the names it takes from the files before it and the ones it adds. They are
+// injected as one file, AGENT_BUNDLE: these files in this order, made by tabpilot.assets (Chrome reads
+// each file of an injection on its own: one file saves a fresh document 5-13 ms).
+export const AGENT_BUNDLE = 'agent.js';
 export const AGENT_FILES = [
   'page/core.js', 'page/patterns.js', 'page/redact.js', 'page/redact_scrub.js', 'page/redact_early.js', 'page/person_gesture.js', 'page/safe_selector.js', 'page/virtual.js', 'page/extract.js', 'page/redraw.js',
   'page/paginate.js', 'page/onward.js', 'page/script_names.js', 'page/next_link.js', 'page/fetch.js', 'page/fetch_walk.js', 'page/fetch_details.js',
@@ -27,7 +30,7 @@ export function injectAgent(tabId, documentId = null) {
   const before = arriving.get(tabId);
   if (before && documentId && before.documentId === documentId) return;
   const target = documentId ? { tabId, documentIds: [documentId] } : { tabId, frameIds: [0] };
-  const done = chrome.scripting.executeScript({ target, files: AGENT_FILES, injectImmediately: true }).then(() => true, () => false);
+  const done = chrome.scripting.executeScript({ target, files: [AGENT_BUNDLE], injectImmediately: true }).then(() => true, () => false);
   arriving.set(tabId, { documentId, done });
   done.then(() => {
     if (arriving.get(tabId)?.done === done) arriving.delete(tabId);
@@ -58,7 +61,7 @@ async function execute(tabId, frameId, name, args) {
   if (coming) await coming;
   let [first] = await chrome.scripting.executeScript({ target, func: callAgent, args: [name, args] });
   if (first && first.result && first.result.missing) {
-    await chrome.scripting.executeScript({ target, files: AGENT_FILES });
+    await chrome.scripting.executeScript({ target, files: [AGENT_BUNDLE] });
     [first] = await chrome.scripting.executeScript({ target, func: callAgent, args: [name, args] });
   }
   return first ? first.result : undefined;

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tabpilot import paths
+from tabpilot import assets, paths
 
 EXT = paths.extension_dir()
 NODE = shutil.which("node")
@@ -40,13 +40,6 @@ class PageFile:
     later: set[str]
     sets: set[str]
     reads: set[str]
-
-
-def agent_files(ext: Path = EXT) -> list[str]:
-    """The page files in injection order, as worker/lib/page.js lists them."""
-    listed = re.search(r"AGENT_FILES = \[([^\]]*)\]", (ext / "worker" / "lib" / "page.js").read_text())
-    assert listed, "worker/lib/page.js lists AGENT_FILES"
-    return re.findall(r"'(page/[a-z_]+\.js)'", listed.group(1))
 
 
 def _code(text: str) -> str:
@@ -119,13 +112,13 @@ def contract_problems(files: list[tuple[str, str]]) -> list[str]:
 
 
 def test_every_page_file_is_declared_and_injected() -> None:
-    listed = agent_files()
+    listed = assets.agent_files(EXT)
     assert listed[0] == "page/core.js"
     assert sorted(listed) == sorted(f"page/{p.name}" for p in (EXT / "page").glob("*.js"))
 
 
 def test_the_declarations_hold() -> None:
-    files = [(name, (EXT / name).read_text()) for name in agent_files()]
+    files = [(name, (EXT / name).read_text()) for name in assets.agent_files(EXT)]
     assert contract_problems(files) == []
 
 
@@ -174,8 +167,10 @@ def test_the_contract_check_sees_each_disagreement() -> None:
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
-def test_injected_in_order_every_file_finds_what_it_declared() -> None:
-    # The files run as chrome.scripting runs them: classic scripts, one global scope, in list order.
+@pytest.mark.parametrize("one_file", [False, True], ids=["files", "agent.js"])
+def test_injected_in_order_every_file_finds_what_it_declared(one_file: bool) -> None:
+    # The files run as chrome.scripting runs them: classic scripts, one global scope, in list order;
+    # or as the worker injects them, made into one (agent.js).
     script = """
     import { readFileSync } from 'node:fs';
     globalThis.document = { querySelectorAll: () => [], addEventListener() {}, documentElement: {} };
@@ -188,8 +183,9 @@ def test_injected_in_order_every_file_finds_what_it_declared() -> None:
     console.log(JSON.stringify({ files: Object.keys(agent.files), missing }));
     """
     assert NODE is not None
+    injected = [assets.AGENT_BUNDLE] if one_file else assets.agent_files(EXT)
     done = subprocess.run(
-        [NODE, "--input-type=module", "-e", script, json.dumps(agent_files())],
+        [NODE, "--input-type=module", "-e", script, json.dumps(injected)],
         cwd=EXT,
         capture_output=True,
         text=True,
@@ -197,4 +193,4 @@ def test_injected_in_order_every_file_finds_what_it_declared() -> None:
     )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    assert out == {"files": [Path(f).stem for f in agent_files()], "missing": []}
+    assert out == {"files": [Path(f).stem for f in assets.agent_files(EXT)], "missing": []}

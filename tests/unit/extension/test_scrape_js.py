@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tabpilot import paths
+from tabpilot import assets, paths
 
 EXT = paths.extension_dir()
 SCRAPE_JS = [
@@ -33,7 +33,5 @@ def test_scraping_never_reads_cookies_or_storage_nor_runs_given_code(name: str) 
 
 
 def test_the_page_agent_carries_the_scraping_scripts() -> None:
-    agent_files = re.search(r"AGENT_FILES = \[([^\]]*)\]", (EXT / "worker" / "lib" / "page.js").read_text())
-    assert agent_files is not None
     for name in ("page/extract.js", "page/redraw.js", "page/paginate.js"):
-        assert f"'{name}'" in agent_files.group(1)
+        assert name in assets.agent_files(EXT)
