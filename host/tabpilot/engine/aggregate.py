@@ -38,8 +38,9 @@ class AggregateDoc(msgspec.Struct, omit_defaults=True):
     extraction_id: str
     rows: list[Any] = []
     key_fields: list[str] = []
-    pages: int = 0
+    pages: int = 0  # pages read, each counted once (see Aggregate.add)
     urls: list[str] = []
+    walks: dict[str, int] = {}  # a walk's first page -> the most pages a walk from it read
     duplicates: int = 0
     dropped: int = 0  # rows not kept because the cap was reached
     updated: float = 0.0
@@ -70,7 +71,9 @@ class Aggregate:
         self.size = sum(len(_encoder.encode(r)) + 1 for r in self.doc.rows)
 
     def add(self, rows: list[Any], url: str | None, pages: int) -> None:
-        """Merge one extract's rows; a one-page re-read of a page already seen adds no page."""
+        """Merge one extract's rows. Pages already counted count once: a one-page re-read of a page
+        seen, or a walk over pages from a first page a walk already read (its pages are that walk's,
+        as far as it went; a longer walk adds the pages past them)."""
         d = self.doc
         for row in rows:
             k = self.key(row)
@@ -85,9 +88,16 @@ class Aggregate:
             self.keys.add(k)
             d.rows.append(row)
             self.size += n
-        reread = pages <= 1 and url is not None and url in d.urls
-        if not reread:
+        if url is None:
             d.pages += max(1, pages)
+        elif pages <= 1:
+            if url not in d.urls and url not in d.walks:
+                d.pages += 1
+        else:
+            before = d.walks.get(url, 1 if url in d.urls else 0)
+            d.pages += max(0, pages - before)
+            if pages > before and (url in d.walks or len(d.walks) < MAX_URLS):
+                d.walks[url] = pages
         if url is not None and url not in d.urls and len(d.urls) < MAX_URLS:
             d.urls.append(url)
         d.updated = time.time()

@@ -240,6 +240,29 @@ def test_dedup_by_row_or_key_fields_and_the_cap(tmp_path: Path, monkeypatch: pyt
     assert aggs.clear() == ["ex-000000000001"]
 
 
+def test_pages_read_again_count_once(tmp_path: Path) -> None:
+    aggs = Aggregates(tmp_path)
+    walk = [{"n": i} for i in range(41)]
+    summaries = [
+        aggs.add("ex-000000000003", walk, url="p1", pages=3, key_fields=None).summary() for _ in range(3)
+    ]
+    assert summaries == ["41 unique rows from 3 pages"] * 3, "the same walk again reads the same pages"
+    one = aggs.add("ex-000000000003", walk[:20], url="p1", pages=1, key_fields=None)
+    assert one.summary() == "41 unique rows from 3 pages", "its first page alone is one of them"
+    longer = aggs.add("ex-000000000003", [*walk, {"n": 41}], url="p1", pages=4, key_fields=None)
+    assert longer.summary() == "42 unique rows from 4 pages", "a walk that went further adds what it added"
+    other = aggs.add("ex-000000000003", [{"n": 50}], url="q1", pages=2, key_fields=None)
+    assert other.summary() == "43 unique rows from 6 pages"
+    # A page read alone first, then walked from: the walk's first page is that page.
+    assert aggs.add("ex-000000000004", walk[:20], url="p1", pages=1, key_fields=None).doc.pages == 1
+    assert aggs.add("ex-000000000004", walk, url="p1", pages=3, key_fields=None).doc.pages == 3
+    # Kept across a restart of the host.
+    aggs.flush()
+    assert (
+        Aggregates(tmp_path).add("ex-000000000003", walk, url="p1", pages=4, key_fields=None).doc.pages == 6
+    )
+
+
 def test_a_strategy_another_host_registered_is_found_on_disk(tmp_path: Path) -> None:
     mine, theirs = StrategyStore(tmp_path), StrategyStore(tmp_path)
     assert mine.all() == []  # loaded before the other one registers
