@@ -8,8 +8,8 @@ The page agent is written as many files (extension/page/*.js) and injected as on
 file of an injection on its own, and the agent's 35 took a fresh document 5–13 ms more than the same
 text in one file (medians over 10 navigations each, on 2 cores). `agent.js` is that one file, the
 files in the order worker/lib/page.js lists them; it is made from them (never edited, not kept in
-git) whenever the extension folder is asked for and by the wheel's build (setup.py). This module
-imports nothing of TabPilot's, so that the build can run it alone.
+git) whenever the extension folder is asked for (the native host asks at its start) and by the wheel's
+build (setup.py). This module imports nothing of TabPilot's, so that the build can run it alone.
 """
 
 from __future__ import annotations

@@ -48,6 +48,13 @@ def command(ctx: click.Context, origin: str | None) -> None:
     sys.stdout = sys.stderr
     setup_logging("host")
     log.info("host %s started by %s (args %s)", __version__, origin, ctx.args)
+    # A checkout's page files may have changed since the agent's one file was made from them (a pull,
+    # then the extension reloaded, which starts this host): it is made again before a command can
+    # inject it. An installed package's was made by its build and stays as it is.
+    try:
+        paths.extension_dir()
+    except OSError as exc:
+        log.warning("the page agent's file could not be brought up to date: %s", exc)
     try:
         asyncio.run(_main_async(os.dup(0), proto_out))
     except KeyboardInterrupt:
