@@ -21,7 +21,8 @@ class BuildPy(build_py):
         assert spec is not None and spec.loader is not None
         assets = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(assets)
-        assets.write_agent_bundle(ROOT / "extension")
+        # Through the package's link (a checkout) or its copy (an sdist), as the wheel will carry it.
+        assets.write_agent_bundle(ROOT / "host/tabpilot/assets/extension")
         super().run()
 
 

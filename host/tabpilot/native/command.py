@@ -53,7 +53,7 @@ def command(ctx: click.Context, origin: str | None) -> None:
     # inject it. An installed package's was made by its build and stays as it is.
     try:
         paths.extension_dir()
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         log.warning("the page agent's file could not be brought up to date: %s", exc)
     try:
         asyncio.run(_main_async(os.dup(0), proto_out))
