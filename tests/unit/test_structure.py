@@ -17,8 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PY_TOPS = (ROOT / "host", ROOT / "installer")
 EXTENSION = ROOT / "extension"
 MAX_LINES = 400
-# python -m tabpilot.wire.jsgen writes protocol.js; tabpilot.assets makes agent.js of page/*.js
-GENERATED = {"extension/worker/protocol.js", "extension/agent.js"}
+GENERATED = {"extension/worker/protocol.js"}  # python -m tabpilot.wire.jsgen writes it
+# Made of page/*.js by tabpilot.assets when the extension folder is asked for; not kept in git.
+MADE = {"extension/agent.js"}
 SOURCE_DIRS = ("host", "installer", "extension", "tests", "bench")
 SOURCE_SUFFIXES = {".py", ".js", ".mjs"}
 SKIPPED_DIRS = {"node_modules", "__pycache__", ".venv", ".cache"}
@@ -249,7 +250,7 @@ def test_no_source_file_is_over_400_lines() -> None:
     long = {
         rel: lines
         for path in source_files()
-        if (rel := path.relative_to(ROOT).as_posix()) not in GENERATED
+        if (rel := path.relative_to(ROOT).as_posix()) not in GENERATED | MADE
         and (lines := len(path.read_text(errors="replace").splitlines())) > MAX_LINES
     }
     assert long == {}, "split these along their ideas"

@@ -69,7 +69,8 @@ def write_agent_bundle(extension: Path) -> None:
             return
     except FileNotFoundError:
         pass
-    fd, tmp = tempfile.mkstemp(dir=extension, prefix=".agent-", suffix=".js")
+    # Not a .js name meanwhile: nothing that lists the extension's scripts meets it half-written.
+    fd, tmp = tempfile.mkstemp(dir=extension, prefix=".agent-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
