@@ -14,7 +14,7 @@ import { configure } from './worker/lib/identity.js';
 import { ensureAlarm, isWatchdog } from './worker/lib/keepalive.js';
 import { connect, onClosed, onCommand, revive, sendPilotEvent } from './worker/lib/native.js';
 import { forgetScripted, personClicked } from './worker/lib/person.js';
-import { scriptVerdict } from './worker/lib/script_verdicts.js';
+import { scriptVerdict, scriptsSeen, syncScriptHeaders } from './worker/lib/script_verdicts.js';
 import { loadFailed, normalizePattern, requestFailed, rescope } from './worker/lib/sites.js';
 import { KEY, applyStorageChanges, getPilot, getRedaction, getScope, loadState, restrictStorage, setPilot, setScope, setTrackedTab, untrack } from './worker/lib/state.js';
 import { syncTelemetry } from './worker/lib/telemetry.js';
@@ -115,6 +115,10 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     sendResponse(scriptVerdict(sender.origin, msg));
     return false;
   }
+  if (msg && msg.type === 'scripts_seen' && fromOwnContentScript(sender)) {
+    sendResponse(scriptsSeen(sender.tab.id));
+    return false;
+  }
   if (isAskPage(sender)) {
     onAskPageMessage(msg || {}, sender).then(sendResponse, (err) => sendResponse({ ok: false, error: String(err) }));
     return true;
@@ -146,6 +150,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (!enabled) releaseAll().catch((err) => console.warn('TabPilot: cannot close the background tabs:', err));
   sendPilotEvent(enabled);
   syncTelemetry(enabled);
+  syncScriptHeaders(enabled);
   syncGuard(enabled);
   showPilotIcon(enabled);
 });
@@ -185,6 +190,7 @@ onClosed(() => {
 loadState().catch((err) => console.warn('TabPilot: cannot read settings:', err));
 getPilot().then((on) => {
   syncTelemetry(on);
+  syncScriptHeaders(on);
   syncGuard(on);
   showPilotIcon(on);
 }, () => {});

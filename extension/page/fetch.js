@@ -6,7 +6,7 @@
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
-    needs: ['PageError', 'bareUrl', 'decodedAlike', 'fieldPlans', 'forgetPositions', 'nextTarget', 'queryAll', 'rowsAnswer', 'runsNothing', 'scriptVerdict', 'secretRoots', 'secretsSeen', 'sensitiveSelector', 'spellsMarker'],
+    needs: ['PageError', 'bareUrl', 'decodedAlike', 'entryVerdict', 'fieldPlans', 'forgetPositions', 'nextTarget', 'queryAll', 'rowsAnswer', 'runsNothing', 'scriptVerdict', 'secretRoots', 'secretsSeen', 'sensitiveSelector', 'spellsMarker'],
     provides: ['fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
@@ -63,6 +63,16 @@
     return markersOf[1];
   }
 
+  // The headers the tab loaded its script files with, as the worker saw them (worker/lib/
+  // script_verdicts.js): a file this document's tab loaded is known by its cache entry without reading
+  // that entry again. Asked once a document, when a check first needs it.
+  let seenFiles = null; // Promise of url -> {url, status, headers}
+  async function seenVerdict(href, re) {
+    seenFiles ??= chrome.runtime.sendMessage({ type: 'scripts_seen' }).then((r) => new Map((r?.files || []).map((f) => [f.url, f])), () => new Map());
+    const f = (await seenFiles).get(href);
+    return f ? agent.entryVerdict({ url: f.url, status: f.status, headers: new Headers(f.headers) }, re) : null;
+  }
+
   /**
    * Whether the script file at `src` names a marker (null: it cannot be read). Only files of this page's
    * origin, or ones this page has loaded already (`loaded`), are asked for: no request to another site
@@ -73,8 +83,10 @@
     if (!scanned.has(key)) {
       const file = new URL(src);
       const ours = file.origin === location.origin;
-      const read = !(ours || loaded.has(file.href)) ? Promise.resolve(null) : fetch(file.href, { credentials: ours ? 'same-origin' : 'omit', cache: 'force-cache', signal: AbortSignal.timeout(timeoutMs) })
-        .then((r) => (r.ok ? agent.scriptVerdict(r, re) : null))
+      const cached = () => fetch(file.href, { credentials: ours ? 'same-origin' : 'omit', cache: 'force-cache', signal: AbortSignal.timeout(timeoutMs) })
+        .then((r) => (r.ok ? agent.scriptVerdict(r, re) : null));
+      const read = !(ours || loaded.has(file.href)) ? Promise.resolve(null) : seenVerdict(file.href, re)
+        .then((known) => known ?? cached())
         .catch(() => null);
       scanned.set(key, read);
       read.then((v) => v === null && scanned.delete(key)); // a failure is asked again next time

@@ -11,7 +11,7 @@
 (() => {
   const agent = globalThis.__tabpilotAgent.use('script_names', {
     needs: [],
-    provides: ['spellsMarker', 'scriptVerdict', 'runsNothing', 'decodedAlike'],
+    provides: ['spellsMarker', 'scriptVerdict', 'entryVerdict', 'runsNothing', 'decodedAlike'],
   });
   const MIN_PIECE = 2;
   const KEYWORD_BEFORE_REGEX = /(?:^|[^\w$])(?:return|typeof|case|do|else|in|of|new|delete|void|throw|instanceof|yield|await)$/;
@@ -223,6 +223,24 @@
     return [response.url, response.status, ...parts].join('\n');
   }
 
+  /** The key of the verdict on the cache entry `file` holds (a Response, or the headers the worker saw
+   * the tab load it with: {url, status, headers}) for `markers`, or null without a strong validator. */
+  const entryKey = async (file, markers) => {
+    const entry = entryOf(file);
+    return entry && digest(`entry\n${markers.source}\n${entry}`);
+  };
+
+  /** The worker's verdict on the cache entry `file` (as entryKey) for `markers`, or null when it has none:
+   * nothing is read. */
+  agent.entryVerdict = async (file, markers) => {
+    try {
+      const key = await entryKey(file, markers);
+      return key && (await ask(key));
+    } catch {
+      return null; // no worker to ask
+    }
+  };
+
   /**
    * Whether the script `file` (its text, or the Response the HTTP cache gave for it) names a marker of
    * `markers` ({source, test}: fetch.js's markers()), from the worker's verdicts when it has one for
@@ -232,8 +250,7 @@
     let byEntry = null;
     if (typeof file !== 'string') {
       try {
-        const entry = entryOf(file);
-        byEntry = entry && (await digest(`entry\n${markers.source}\n${entry}`));
+        byEntry = await entryKey(file, markers);
         const known = byEntry && (await ask(byEntry));
         if (known !== null) {
           file.body?.cancel().catch(() => {});

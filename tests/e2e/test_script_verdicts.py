@@ -2,7 +2,8 @@
 in real Chromium through the real MCP client: keyed by the file's text, not its URL, so when the file
 behind the same URL starts marking a column sensitive, the next run's fetched pages are refused and
 rendered ([REDACTED], as rendering shows them), and the run after it, answered from the verdict kept,
-still is."""
+still is. A file the tab loaded is known by the headers the worker saw it load with, without a
+request of its own."""
 
 from __future__ import annotations
 
@@ -60,8 +61,12 @@ async def test_a_file_known_by_its_validator_is_read_when_it_changes(client: Any
     pages.pages["/lib.js"] = HARMLESS.ljust(len(MARK))
     pages.headers.update({"ETag": '"v1"', "Last-Modified": "Fri, 01 Jan 2021 00:00:00 GMT"})
     try:
-        for _ in range(2):  # read, then answered from the entry's verdict
+        for run in range(2):  # read, then answered from the entry's verdict
+            before = pages.gets("/lib.js")
             assert await _late(client, pages) == ["LATEV_2", "LATEV_3"]
+            # The second run's check knows the file by the headers the worker saw the tab load it with:
+            # the render's own load is the only request (no-store: a cache read would be another).
+            assert run == 0 or pages.gets("/lib.js") - before == 1, pages.seen()
         pages.pages["/lib.js"] = MARK
         pages.headers["ETag"] = '"v2"'
         for _ in range(2):

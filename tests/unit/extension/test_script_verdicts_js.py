@@ -1,6 +1,7 @@
 """The worker's verdicts on script files (worker/lib/script_verdicts.js) under node: a verdict told is
 answered for the same key and site only; malformed keys and opaque origins are neither kept nor
-answered; the oldest go first once the store is full."""
+answered; the oldest go first once the store is full. The headers a tab's script files loaded with
+(the ones that name a cache entry, nothing else) are kept while the pilot is on, per tab."""
 
 from __future__ import annotations
 
@@ -60,3 +61,73 @@ console.log(JSON.stringify([scriptVerdict(A, { key: key(0) }), scriptVerdict(A, 
 """
     )
     assert out == [{}, {"named": True}]
+
+
+SEEN = """
+const listeners = {};
+const event = (name) => ({
+  addListener: (f, filter, extra) => { listeners[name] = { f, filter, extra }; },
+  removeListener: (f) => { if (listeners[name]?.f === f) delete listeners[name]; },
+});
+globalThis.chrome = {
+  webRequest: { onCompleted: event('completed') }, tabs: { onRemoved: event('removed') },
+};
+const { scriptsSeen, syncScriptHeaders } = await import('./worker/lib/script_verdicts.js');
+const load = (tabId, url, headers) => listeners.completed.f({
+  tabId, url, statusCode: 200,
+  responseHeaders: Object.entries(headers).map(([name, value]) => ({ name, value })),
+});
+"""
+
+
+def test_a_tabs_script_headers_are_kept_while_the_pilot_is_on_and_only_the_entrys() -> None:
+    out = node.run_module(
+        SEEN
+        + """
+syncScriptHeaders(true);
+const asked = { filter: listeners.completed.filter, extra: listeners.completed.extra };
+load(1, 'https://a.example/lib.js', { ETag: '"v1"', 'Set-Cookie': 's=1', 'Content-Length': '9', Date: 'D' });
+load(1, 'https://a.example/lib.js', { ETag: '"v2"' }); // the latest load of a URL stands
+load(2, 'https://a.example/other.js', { ETag: '"o"' });
+load(-1, 'https://a.example/worker.js', { ETag: '"w"' }); // no tab's
+const one = scriptsSeen(1);
+listeners.removed.f(2);
+const gone = scriptsSeen(2);
+for (let n = 0; n <= 500; n += 1) load(3, `https://a.example/${n}.js`, {});
+const three = scriptsSeen(3).files.map((f) => f.url);
+syncScriptHeaders(false);
+console.log(JSON.stringify({ asked, one, gone, first: three[0], count: three.length, off: scriptsSeen(1),
+  listening: Object.keys(listeners) }));
+"""
+    )
+    assert out["asked"] == {
+        "filter": {"urls": ["<all_urls>"], "types": ["script"]},
+        "extra": ["responseHeaders"],
+    }
+    assert out["one"] == {
+        "files": [{"url": "https://a.example/lib.js", "status": 200, "headers": {"etag": '"v2"'}}]
+    }
+    assert out["gone"] == {"files": []}
+    assert (out["first"], out["count"]) == ("https://a.example/1.js", 500), "the oldest URL goes first"
+    assert out["off"] == {"files": []} and out["listening"] == [], "pilot off: nothing kept, nothing heard"
+
+
+def test_only_the_headers_that_name_an_entry_are_kept() -> None:
+    out = node.run_module(
+        SEEN
+        + """
+syncScriptHeaders(true);
+load(1, 'https://a.example/lib.js', { ETag: '"v1"', 'Set-Cookie': 's=1', 'Last-Modified': 'L',
+  'Content-Length': '9', 'Content-Encoding': 'br', 'Content-Type': 'text/javascript', Date: 'D',
+  Authorization: 'x' });
+console.log(JSON.stringify(scriptsSeen(1).files[0].headers));
+"""
+    )
+    assert out == {
+        "etag": '"v1"',
+        "last-modified": "L",
+        "content-length": "9",
+        "content-encoding": "br",
+        "content-type": "text/javascript",
+        "date": "D",
+    }
