@@ -35,12 +35,12 @@ async def test_stored_data_is_refused_while_the_pilot_is_off(
             {"type": "navigate", "url": url},
             {"type": "extract", "selector": "article.card", "schema": {"t": "a.title"}},
         ],
-        options={"delay_ms": 0},
+        options={"delay_ms": 0, "telemetry": True},  # with the run's id
     )
     assert recorded["status"] == "complete", recorded
     extracted = await call(
         client, "interact", action="scrape", operation="extract", selector="article.card",
-        schema={"t": "a.title"}, key_fields=["t"],
+        schema={"t": "a.title"}, key_fields=["t"], options={"telemetry": True},
     )  # fmt: skip
     await call(client, "configure", action="save_state", snapshot_name="before-off")
     workflow_id, cid = recorded["workflow_id"], recorded["correlation_id"]

@@ -41,6 +41,7 @@ async def test_kept_results_strategies_and_workflows_follow_the_scope(
                     {"type": "navigate", "url": f"{site}/sites/list.html"},
                     {"type": "extract", "selector": "table.orders tr", "schema": {"n": ".n"}},
                 ],
+                options={"telemetry": True},  # with the run's id, to read the result kept again
             )
             corr = out["correlation_id"]
             assert (await call(client, "observe", what="command_result", correlation_id=corr))["data"]
@@ -68,7 +69,8 @@ async def test_a_result_is_served_only_through_the_browser_that_made_it(
     async with mcp_client(env) as client:
         first = await _only_browser(client)
         await call(client, "interact", action="navigate", url=f"{site}/sites/list.html")
-        out = await scrape(client, operation="extract", selector="table.orders tr", schema={"n": ".n"})
+        orders = {"operation": "extract", "selector": "table.orders tr", "schema": {"n": ".n"}}
+        out = await scrape(client, **orders, options={"telemetry": True})  # with the run's id
         corr = out["correlation_id"]
     other = browser.Chromium(Path(env["TABPILOT_TEST_BASE"]) / "second", env)
     browser.prepare_profile(other.user_data_dir, env)

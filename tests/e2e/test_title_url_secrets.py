@@ -56,6 +56,7 @@ async def test_titles_and_urls_are_scrubbed_everywhere(
             {"type": "navigate", "url": f"{pages.url}/go"},
             {"type": "extract", "selector": "tr", "schema": {"n": ".n", "t": "title"}},
         ],
+        options={"telemetry": True},  # the run's id, to read the result kept again
     )
     _clean("scrape", out)
     kept = await call(client, "observe", what="command_result", correlation_id=out["correlation_id"])

@@ -56,7 +56,8 @@ def _compact(value: Any) -> int:
 
 def test_a_finished_walk_keeps_its_rows_and_its_evidence_only() -> None:
     out = lean(WALK)
-    ids = {"correlation_id": WALK["correlation_id"], "extraction_id": WALK["extraction_id"]}
+    # Every row is here: the run's id has nothing left to fetch; the strategy's reruns it.
+    ids = {"extraction_id": WALK["extraction_id"]}
     kept = {"complete_because": "next_disabled", "aggregate": "41 unique rows from 3 pages"}
     assert out == {"status": "complete", **ids, "data": ROWS, "metadata": kept}
     assert _compact(out) <= 1.05 * _compact(ROWS)
@@ -80,6 +81,15 @@ def test_what_is_needed_to_trust_the_rows_stays() -> None:
     # The steps say how far a workflow got; the rows read beyond those returned, how much was cut.
     steps = {"correlation_id": "c", "steps_completed": 2, "steps_total": 3}
     assert out == {"status": "partial", **steps, "data": [], "metadata": kept}
+
+
+def test_the_runs_id_stays_wherever_there_is_more_to_fetch_or_go_on_with() -> None:
+    cid = {"correlation_id": WALK["correlation_id"]}
+    big = WALK | {"result": {"uri": "tabpilot://result/c", "rows": 9000}}
+    cut = WALK | {"metadata": {"truncated": True}}
+    for kept in (big, cut, WALK | {"status": "partial"}, WALK | {"status": "cancelled"}):
+        assert lean(kept).items() >= cid.items(), kept
+    assert "correlation_id" not in lean(WALK)
 
 
 def test_running_and_failed_results_are_left_whole() -> None:

@@ -69,7 +69,7 @@ async def test_scrape_passes_flat_arguments_and_relays_progress() -> None:
         async with client(pool) as c:
             result = await c.call_tool("interact", args, progress_callback=on_progress)
     # What the agent did not ask for stays out (test_lean.py): the status and the rows.
-    lean = {"status": "complete", "correlation_id": DONE["correlation_id"], "data": DONE["data"]}
+    lean = {"status": "complete", "data": DONE["data"]}
     assert not result.is_error and payload(result) == lean
     [(command, _)] = pool.sent
     assert isinstance(command, m.Scrape) and command.wait_ms == 20_000 and command.progress

@@ -1,11 +1,12 @@
 """What a finished scrape's result carries to the agent: the answer and what it needs to trust it.
 
 Every byte of a result is read by the model, on every call. So a finished result keeps its status, its
-data (and outputs), its ids (to fetch it again, to rerun its strategy), and the metadata that says
+data (and outputs), its ids (to fetch the rest or go on, to rerun its strategy), and the metadata that says
 whether the data is whole or why not — `complete_because`, `partial_because`, `more`, the detail pages'
 account (`follow`, `follow_errors`), warnings, truncation, the output schema's verdict, errors — and
 leaves out the run's own account: the counts the data already shows, timings, the URL, how it paged,
-each workflow step's strategy id, and the page telemetry. The agent asks for that account with
+each workflow step's strategy id, the page telemetry, and the run's id once every row is in the answer
+(complete, not cut short: nothing is left to fetch or resume with it). The agent asks for that account with
 `options.telemetry: true`; `tabpilot scrape FILE` keeps it always.
 """
 
@@ -58,11 +59,13 @@ def lean(result: dict[str, Any]) -> dict[str, Any]:
     if result.get("status") not in OVER:
         return result
     out = {k: v for k, v in result.items() if k != "metadata"}
+    found = result.get("metadata")
+    meta = cast(dict[str, Any], found) if isinstance(found, dict) else {}
     if out.get("status") == "complete" and out.get("steps_completed") == out.get("steps_total"):
         out.pop("steps_completed", None)
         out.pop("steps_total", None)
-    found = result.get("metadata")
-    meta = cast(dict[str, Any], found) if isinstance(found, dict) else {}
+    if out.get("status") == "complete" and "result" not in out and not meta.get("truncated"):
+        out.pop("correlation_id", None)  # every row is here: nothing to fetch or resume with it
     kept = {k: v for k, v in meta.items() if k not in ACCOUNT and not (k == "errors" and not v)}
     if meta.get("truncated") and "rows_extracted" in meta:
         kept["rows_extracted"] = meta["rows_extracted"]  # how many rows there were beyond those returned

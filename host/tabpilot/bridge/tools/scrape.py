@@ -35,7 +35,7 @@ _STOP_S = 5.0
 
 class ScrapeResult(TypedDict):
     status: str
-    correlation_id: str
+    correlation_id: NotRequired[str]  # not on a complete answer that holds every row (lean.py)
     extraction_id: NotRequired[str]  # the cached strategy: rerun it with extract {extraction_id}
     workflow_id: NotRequired[str]
     steps_completed: NotRequired[int]
@@ -170,11 +170,11 @@ def _secrets_wanted(exc: TabPilotError) -> tuple[list[str], list[str]]:
 SCRAPE = from_union(
     REQUEST_TYPES,
     "structured data from the page: operation extract (selector + schema, options.paginate/scroll), "
-    "workflow (steps; record + name stores it) or replay (workflow_id, params) -> {status, "
-    "correlation_id, data, metadata} (the run's account: options.telemetry); running + correlation_id "
-    "after wait_ms; partial: metadata.partial_because.hint names the option to pass; big: data has the "
-    "first rows, resources/read of result.uri all. suggest (query?, css_selector?) returns call (send it "
-    "as is), candidates, skeleton.",
+    "workflow (steps; record + name stores it) or replay (workflow_id, params) -> {status, data, "
+    "metadata} (its correlation_id and account: options.telemetry); running + correlation_id after "
+    "wait_ms; partial + correlation_id: metadata.partial_because.hint names the option to pass; big: "
+    "data has the first rows, resources/read of result.uri all. suggest (query?, css_selector?) returns "
+    "call (send it as is), candidates, skeleton.",
     _scrape,
     ScrapeResult,
     name="scrape",
