@@ -28,16 +28,20 @@ export function scriptVerdict(origin, msg) {
 // the browser shows them to the worker as the tab loads the file. Reading them again from the HTTP
 // cache costs a fetched page's check 20-35 ms before the first verdict can be asked for (the tab's
 // other work goes first), against one message here. So while the pilot is on, the headers that name a
-// script's entry are kept for each tab, the latest for each URL: what the tab's documents loaded, that
-// a fetched page of theirs would load too. Only these headers are read; none leaves the worker but to
-// the page agent of that tab, which has them from the cache anyway.
+// script's entry are kept for each tab, the latest for each URL and the origin of the document that
+// loaded it: what a site's documents in the tab loaded, that a fetched page of theirs would load too
+// (from the same partition of the HTTP cache: another site's document may hold another copy). Only
+// these headers are read; none leaves the worker but to the page agent of that tab and site, which has
+// them from the cache anyway.
 const HEADERS = ['date', 'etag', 'last-modified', 'content-length', 'content-encoding', 'content-type'];
 const SEEN_PER_TAB = 500;
-const seen = new Map(); // tabId -> Map(url -> {url, status, headers}), oldest first
+const seen = new Map(); // tabId -> Map(origin + url -> {url, status, headers}), oldest first
 let listening = false;
 
+const key = (origin, url) => `${origin} ${url}`;
+
 function onScript(d) {
-  if (d.tabId < 0 || !Array.isArray(d.responseHeaders)) return;
+  if (d.tabId < 0 || !d.initiator || d.initiator === 'null' || !Array.isArray(d.responseHeaders)) return;
   const headers = {};
   for (const h of d.responseHeaders) {
     const name = String(h.name).toLowerCase();
@@ -45,8 +49,8 @@ function onScript(d) {
   }
   let files = seen.get(d.tabId);
   if (!files) seen.set(d.tabId, (files = new Map()));
-  files.delete(d.url);
-  files.set(d.url, { url: d.url, status: d.statusCode, headers });
+  files.delete(key(d.initiator, d.url));
+  files.set(key(d.initiator, d.url), { url: d.url, status: d.statusCode, headers });
   while (files.size > SEEN_PER_TAB) files.delete(files.keys().next().value);
 }
 
@@ -65,8 +69,10 @@ export function syncScriptHeaders(on) {
   listening = on;
 }
 
-/** A `scripts_seen` message from the page agent in tab `tabId`: the headers of the script files the tab
- * loaded, `{files: [{url, status, headers}]}`. */
-export function scriptsSeen(tabId) {
-  return { files: [...(seen.get(tabId)?.values() ?? [])] };
+/** A `scripts_seen` message from the page agent in a document of `origin` in tab `tabId`: the headers of
+ * the script files that site's documents in the tab loaded, `{files: [{url, status, headers}]}`. */
+export function scriptsSeen(tabId, origin) {
+  const prefix = key(origin, '');
+  const files = [...(seen.get(tabId)?.entries() ?? [])].filter(([k]) => k.startsWith(prefix)).map(([, f]) => f);
+  return { files };
 }

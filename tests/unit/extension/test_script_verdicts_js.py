@@ -1,7 +1,7 @@
 """The worker's verdicts on script files (worker/lib/script_verdicts.js) under node: a verdict told is
 answered for the same key and site only; malformed keys and opaque origins are neither kept nor
 answered; the oldest go first once the store is full. The headers a tab's script files loaded with
-(the ones that name a cache entry, nothing else) are kept while the pilot is on, per tab."""
+(the ones that name a cache entry, nothing else) are kept while the pilot is on, per tab and site."""
 
 from __future__ import annotations
 
@@ -73,14 +73,15 @@ globalThis.chrome = {
   webRequest: { onCompleted: event('completed') }, tabs: { onRemoved: event('removed') },
 };
 const { scriptsSeen, syncScriptHeaders } = await import('./worker/lib/script_verdicts.js');
-const load = (tabId, url, headers) => listeners.completed.f({
-  tabId, url, statusCode: 200,
+const A = 'https://a.example';
+const load = (tabId, url, headers, initiator = A) => listeners.completed.f({
+  tabId, url, initiator, statusCode: 200,
   responseHeaders: Object.entries(headers).map(([name, value]) => ({ name, value })),
 });
 """
 
 
-def test_a_tabs_script_headers_are_kept_while_the_pilot_is_on_and_only_the_entrys() -> None:
+def test_a_tabs_script_headers_are_kept_per_site_while_the_pilot_is_on() -> None:
     out = node.run_module(
         SEEN
         + """
@@ -90,14 +91,17 @@ load(1, 'https://a.example/lib.js', { ETag: '"v1"', 'Set-Cookie': 's=1', 'Conten
 load(1, 'https://a.example/lib.js', { ETag: '"v2"' }); // the latest load of a URL stands
 load(2, 'https://a.example/other.js', { ETag: '"o"' });
 load(-1, 'https://a.example/worker.js', { ETag: '"w"' }); // no tab's
-const one = scriptsSeen(1);
+load(1, 'https://a.example/lib.js', { ETag: '"b"' }, 'https://b.example'); // another site's document
+load(1, 'https://a.example/x.js', { ETag: '"x"' }, 'null'); // an opaque one's
+const one = scriptsSeen(1, A);
+const b = scriptsSeen(1, 'https://b.example').files.map((f) => f.headers.etag);
 listeners.removed.f(2);
-const gone = scriptsSeen(2);
+const gone = scriptsSeen(2, A);
 for (let n = 0; n <= 500; n += 1) load(3, `https://a.example/${n}.js`, {});
-const three = scriptsSeen(3).files.map((f) => f.url);
+const three = scriptsSeen(3, A).files.map((f) => f.url);
 syncScriptHeaders(false);
-console.log(JSON.stringify({ asked, one, gone, first: three[0], count: three.length, off: scriptsSeen(1),
-  listening: Object.keys(listeners) }));
+console.log(JSON.stringify({ asked, one, b, gone, first: three[0], count: three.length,
+  off: scriptsSeen(1, A), listening: Object.keys(listeners) }));
 """
     )
     assert out["asked"] == {
@@ -120,7 +124,7 @@ syncScriptHeaders(true);
 load(1, 'https://a.example/lib.js', { ETag: '"v1"', 'Set-Cookie': 's=1', 'Last-Modified': 'L',
   'Content-Length': '9', 'Content-Encoding': 'br', 'Content-Type': 'text/javascript', Date: 'D',
   Authorization: 'x' });
-console.log(JSON.stringify(scriptsSeen(1).files[0].headers));
+console.log(JSON.stringify(scriptsSeen(1, A).files[0].headers));
 """
     )
     assert out == {
