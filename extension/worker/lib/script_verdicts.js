@@ -42,15 +42,24 @@ const key = (origin, url) => `${origin} ${url}`;
 
 function onScript(d) {
   if (d.tabId < 0 || !d.initiator || d.initiator === 'null' || !Array.isArray(d.responseHeaders)) return;
-  const headers = {};
+  let headers = {};
   for (const h of d.responseHeaders) {
     const name = String(h.name).toLowerCase();
     if (HEADERS.includes(name) && typeof h.value === 'string') headers[name] = h.value;
   }
   let files = seen.get(d.tabId);
   if (!files) seen.set(d.tabId, (files = new Map()));
-  files.delete(key(d.initiator, d.url));
-  files.set(key(d.initiator, d.url), { url: d.url, status: d.statusCode, headers });
+  const at = key(d.initiator, d.url);
+  const known = files.get(at);
+  files.delete(at);
+  if (d.statusCode === 304) {
+    // The server confirmed the copy the cache holds: a 304 carries its validators, not the entry's
+    // length and type, so the entry seen before stands (its date moved) if the validators agree.
+    const same = (n) => !headers[n] || known?.headers[n] === headers[n];
+    if (!known || !(headers.etag || headers['last-modified']) || !same('etag') || !same('last-modified')) return;
+    headers = { ...known.headers, ...(headers.date ? { date: headers.date } : {}) };
+  }
+  files.set(at, { url: d.url, status: d.statusCode === 304 ? known.status : d.statusCode, headers });
   while (files.size > SEEN_PER_TAB) files.delete(files.keys().next().value);
 }
 

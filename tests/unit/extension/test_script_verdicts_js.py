@@ -135,3 +135,37 @@ console.log(JSON.stringify(scriptsSeen(1, A).files[0].headers));
         "content-type": "text/javascript",
         "date": "D",
     }
+
+
+def test_a_revalidated_file_keeps_the_entry_seen_before_when_its_validators_agree() -> None:
+    # A 304 (a page's load that the server confirmed) carries the validators, not the entry's length and
+    # type: the entry seen before stands, its date moved; a 304 naming another entry drops it.
+    out = node.run_module(
+        SEEN
+        + """
+syncScriptHeaders(true);
+const full = { ETag: '"v1"', 'Content-Length': '9', 'Content-Type': 'text/javascript', Date: 'D1' };
+const revalidate = (url, headers) => listeners.completed.f({
+  tabId: 1, url, initiator: A, statusCode: 304,
+  responseHeaders: Object.entries(headers).map(([name, value]) => ({ name, value })),
+});
+load(1, 'https://a.example/same.js', full);
+revalidate('https://a.example/same.js', { ETag: '"v1"', Date: 'D2' });
+load(1, 'https://a.example/other.js', full);
+revalidate('https://a.example/other.js', { ETag: '"v2"', Date: 'D2' });
+revalidate('https://a.example/unseen.js', { ETag: '"v1"', Date: 'D2' });
+console.log(JSON.stringify(scriptsSeen(1, A).files));
+"""
+    )
+    assert out == [
+        {
+            "url": "https://a.example/same.js",
+            "status": 200,
+            "headers": {
+                "etag": '"v1"',
+                "content-length": "9",
+                "content-type": "text/javascript",
+                "date": "D2",
+            },
+        }
+    ]
