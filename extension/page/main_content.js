@@ -47,20 +47,19 @@
   const escapeAttr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
   /** Text of `el`, verbatim (for code), with secret subtrees as [REDACTED]. */
-  function verbatim(el, secrets) {
-    if (secrets.size === 0) return el.textContent || '';
+  function verbatim(el, secrets, rooted) {
+    if (!rooted && secrets.size === 0) return el.textContent || ''; // no root on the page, nothing to mask
     let out = '';
-    const walker = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
-      acceptNode: (n) => {
-        if (n.nodeType === 1 && secrets.has(n)) {
-          out += agent.REDACTED;
-          return NodeFilter.FILTER_REJECT;
-        }
+    // What the block shows: a host's shadow root in place of its children, a slot's nodes in its place.
+    const walk = (parent) => {
+      for (const n of Array.isArray(parent) ? parent : parent.childNodes) {
         if (n.nodeType === 3) out += n.data;
-        return NodeFilter.FILTER_SKIP;
-      },
-    });
-    walker.nextNode();
+        else if (n.nodeType !== 1) continue;
+        else if (secrets.has(n)) out += agent.REDACTED;
+        else walk(n.localName === 'slot' ? slotted(n) : (rooted && agent.shadowRootOf(n)) || n);
+      }
+    };
+    walk((rooted && agent.shadowRootOf(el)) || el);
     return out;
   }
 
@@ -103,10 +102,11 @@
   }
 
   class Writer {
-    constructor(secrets, maxChars) {
+    constructor(secrets, maxChars, rooted) {
       this.parts = [];
       this.size = 0;
       this.secrets = secrets;
+      this.rooted = rooted; // the page has a shadow root: a code block's text is what its roots show
       this.maxChars = maxChars;
       this.truncated = false;
       this.here = location.href.split('#')[0];
@@ -155,9 +155,9 @@
         case 'pre': {
           const lang = language(el);
           const cls = lang ? ` class="language-${escapeAttr(lang)}"` : '';
-          return this.push(`<pre><code${cls}>${escapeText(verbatim(el, this.secrets))}</code></pre>`);
+          return this.push(`<pre><code${cls}>${escapeText(verbatim(el, this.secrets, this.rooted))}</code></pre>`);
         }
-        case 'code': return this.push(`<code>${escapeText(verbatim(el, this.secrets))}</code>`);
+        case 'code': return this.push(`<code>${escapeText(verbatim(el, this.secrets, this.rooted))}</code>`);
         case 'a': return this.link(el, lenient);
         case 'img': return this.image(el);
         case 'table': return this.table(el, lenient);
@@ -258,8 +258,12 @@
       root = document.body ? pickRoot() : document.documentElement;
     }
     const secrets = new Set();
-    for (const tree of agent.treesOf(document)) for (const el of agent.secretRoots(tree)) secrets.add(el);
-    const writer = new Writer(secrets, Number.isInteger(maxBytes) && maxBytes > 0 ? maxBytes : 8 * 1024 * 1024);
+    let trees = 0;
+    for (const tree of agent.treesOf(document)) {
+      trees += 1;
+      for (const el of agent.secretRoots(tree)) secrets.add(el);
+    }
+    const writer = new Writer(secrets, Number.isInteger(maxBytes) && maxBytes > 0 ? maxBytes : 8 * 1024 * 1024, trees > 1);
     if (agent.isSensitive(root)) writer.push(`<p>${agent.REDACTED}</p>`);
     else writer.write(root, root.localName, false);
     // Last line of defence: a secret's text quoted elsewhere on the page is replaced as well.

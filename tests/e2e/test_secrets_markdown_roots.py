@@ -2,8 +2,8 @@
 its slot is), as snapshot and extract do, and every redaction holds there: a marked span, a secret
 cell of a table, a secret inside a code block, secret-shaped text, a password's value the page
 copied into plain text before showing the field as text, a closed root within a closed root, a host
-that is itself a secret, and a secret light element slotted into a root. Real Chromium, the real MCP
-client."""
+that is itself a secret, a secret light element slotted into a root, and a code block whose element
+shows a root of its own (read as shown, its secret masked). Real Chromium, the real MCP client."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ SHOWN = (
     "VICTOR PUBLIC",
     "QUEBEC NESTED [REDACTED]",
     "ROMEO AROUND [REDACTED] PAPA LIGHT",
+    "start SIERRA SHOWN [REDACTED] UNIFORM SLOTTED finish",
 )
 SECRETS = (
     "ECHOOPENSPAN5",
@@ -36,6 +37,7 @@ SECRETS = (
     "INDIASLOTTED9",
     "JULIETNESTED10",
     "KILOINHOST11",
+    "TANGOCODE12",
 )
 
 
