@@ -116,7 +116,7 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     return false;
   }
   if (msg && msg.type === 'scripts_seen' && fromOwnContentScript(sender)) {
-    sendResponse(scriptsSeen(sender.tab.id, sender.origin));
+    sendResponse(scriptsSeen(sender.tab.id, sender.origin, sender.documentId));
     return false;
   }
   if (isAskPage(sender)) {

@@ -28,14 +28,14 @@ export function scriptVerdict(origin, msg) {
 // the browser shows them to the worker as the tab loads the file. Reading them again from the HTTP
 // cache costs a fetched page's check 20-35 ms before the first verdict can be asked for (the tab's
 // other work goes first), against one message here. So while the pilot is on, the headers that name a
-// script's entry are kept for each tab, the latest for each URL and the origin of the document that
-// loaded it: what a site's documents in the tab loaded, that a fetched page of theirs would load too
-// (from the same partition of the HTTP cache: another site's document may hold another copy). Only
-// these headers are read; none leaves the worker but to the page agent of that tab and site, which has
-// them from the cache anyway.
+// script's entry are kept for each tab, the latest for each URL and site (the HTTP cache keeps a copy
+// per site), with the document that loaded it; a document's check is told only what that document
+// loaded: the copy the rendered page runs, as a later page of its list would (a copy another tab
+// brought in since is read from the cache, as before). Only these headers are read; none leaves the
+// worker but to the page agent of that document, which has them from the cache anyway.
 const HEADERS = ['date', 'etag', 'last-modified', 'content-length', 'content-encoding', 'content-type'];
 const SEEN_PER_TAB = 500;
-const seen = new Map(); // tabId -> Map(origin + url -> {url, status, headers}), oldest first
+const seen = new Map(); // tabId -> Map(origin + url -> {url, status, headers, doc}), oldest first
 let listening = false;
 
 const key = (origin, url) => `${origin} ${url}`;
@@ -59,7 +59,7 @@ function onScript(d) {
     if (!known || !(headers.etag || headers['last-modified']) || !same('etag') || !same('last-modified')) return;
     headers = { ...known.headers, ...(headers.date ? { date: headers.date } : {}) };
   }
-  files.set(at, { url: d.url, status: d.statusCode === 304 ? known.status : d.statusCode, headers });
+  files.set(at, { url: d.url, status: d.statusCode === 304 ? known.status : d.statusCode, headers, doc: d.documentId || null });
   while (files.size > SEEN_PER_TAB) files.delete(files.keys().next().value);
 }
 
@@ -78,10 +78,13 @@ export function syncScriptHeaders(on) {
   listening = on;
 }
 
-/** A `scripts_seen` message from the page agent in a document of `origin` in tab `tabId`: the headers of
- * the script files that site's documents in the tab loaded, `{files: [{url, status, headers}]}`. */
-export function scriptsSeen(tabId, origin) {
+/** A `scripts_seen` message from the page agent in document `documentId` (of `origin`, in tab `tabId`):
+ * the headers of the script files that document loaded last, `{files: [{url, status, headers}]}`. */
+export function scriptsSeen(tabId, origin, documentId) {
   const prefix = key(origin, '');
-  const files = [...(seen.get(tabId)?.entries() ?? [])].filter(([k]) => k.startsWith(prefix)).map(([, f]) => f);
+  const files = [];
+  for (const [k, f] of seen.get(tabId) ?? []) {
+    if (documentId && f.doc === documentId && k.startsWith(prefix)) files.push({ url: f.url, status: f.status, headers: f.headers });
+  }
   return { files };
 }

@@ -1,7 +1,8 @@
 """The worker's verdicts on script files (worker/lib/script_verdicts.js) under node: a verdict told is
 answered for the same key and site only; malformed keys and opaque origins are neither kept nor
 answered; the oldest go first once the store is full. The headers a tab's script files loaded with
-(the ones that name a cache entry, nothing else) are kept while the pilot is on, per tab and site."""
+(the ones that name a cache entry, nothing else) are kept while the pilot is on, per tab and site, and
+each document is told what it loaded."""
 
 from __future__ import annotations
 
@@ -74,8 +75,8 @@ globalThis.chrome = {
 };
 const { scriptsSeen, syncScriptHeaders } = await import('./worker/lib/script_verdicts.js');
 const A = 'https://a.example';
-const load = (tabId, url, headers, initiator = A) => listeners.completed.f({
-  tabId, url, initiator, statusCode: 200,
+const load = (tabId, url, headers, initiator = A, documentId = 'D1') => listeners.completed.f({
+  tabId, url, initiator, documentId, statusCode: 200,
   responseHeaders: Object.entries(headers).map(([name, value]) => ({ name, value })),
 });
 """
@@ -93,15 +94,19 @@ load(2, 'https://a.example/other.js', { ETag: '"o"' });
 load(-1, 'https://a.example/worker.js', { ETag: '"w"' }); // no tab's
 load(1, 'https://a.example/lib.js', { ETag: '"b"' }, 'https://b.example'); // another site's document
 load(1, 'https://a.example/x.js', { ETag: '"x"' }, 'null'); // an opaque one's
-const one = scriptsSeen(1, A);
-const b = scriptsSeen(1, 'https://b.example').files.map((f) => f.headers.etag);
+const one = scriptsSeen(1, A, 'D1');
+const b = scriptsSeen(1, 'https://b.example', 'D1').files.map((f) => f.headers.etag);
+load(1, 'https://a.example/lib.js', { ETag: '"v3"' }, A, 'D2'); // the next document's load
+const docs = [
+  scriptsSeen(1, A, 'D1'), scriptsSeen(1, A, 'D2').files.map((f) => f.headers.etag), scriptsSeen(1, A),
+];
 listeners.removed.f(2);
-const gone = scriptsSeen(2, A);
+const gone = scriptsSeen(2, A, 'D1');
 for (let n = 0; n <= 500; n += 1) load(3, `https://a.example/${n}.js`, {});
-const three = scriptsSeen(3, A).files.map((f) => f.url);
+const three = scriptsSeen(3, A, 'D1').files.map((f) => f.url);
 syncScriptHeaders(false);
-console.log(JSON.stringify({ asked, one, b, gone, first: three[0], count: three.length,
-  off: scriptsSeen(1, A), listening: Object.keys(listeners) }));
+console.log(JSON.stringify({ asked, one, b, docs, gone, first: three[0], count: three.length,
+  off: scriptsSeen(1, A, 'D2'), listening: Object.keys(listeners) }));
 """
     )
     assert out["asked"] == {
@@ -124,7 +129,7 @@ syncScriptHeaders(true);
 load(1, 'https://a.example/lib.js', { ETag: '"v1"', 'Set-Cookie': 's=1', 'Last-Modified': 'L',
   'Content-Length': '9', 'Content-Encoding': 'br', 'Content-Type': 'text/javascript', Date: 'D',
   Authorization: 'x' });
-console.log(JSON.stringify(scriptsSeen(1, A).files[0].headers));
+console.log(JSON.stringify(scriptsSeen(1, A, 'D1').files[0].headers));
 """
     )
     assert out == {
@@ -144,17 +149,17 @@ def test_a_revalidated_file_keeps_the_entry_seen_before_when_its_validators_agre
         SEEN
         + """
 syncScriptHeaders(true);
-const full = { ETag: '"v1"', 'Content-Length': '9', 'Content-Type': 'text/javascript', Date: 'D1' };
+const full = { ETag: '"v1"', 'Content-Length': '9', 'Content-Type': 'text/javascript', Date: 'T1' };
 const revalidate = (url, headers) => listeners.completed.f({
-  tabId: 1, url, initiator: A, statusCode: 304,
+  tabId: 1, url, initiator: A, documentId: 'D2', statusCode: 304,
   responseHeaders: Object.entries(headers).map(([name, value]) => ({ name, value })),
 });
 load(1, 'https://a.example/same.js', full);
-revalidate('https://a.example/same.js', { ETag: '"v1"', Date: 'D2' });
+revalidate('https://a.example/same.js', { ETag: '"v1"', Date: 'T2' }); // the next document's load
 load(1, 'https://a.example/other.js', full);
-revalidate('https://a.example/other.js', { ETag: '"v2"', Date: 'D2' });
-revalidate('https://a.example/unseen.js', { ETag: '"v1"', Date: 'D2' });
-console.log(JSON.stringify(scriptsSeen(1, A).files));
+revalidate('https://a.example/other.js', { ETag: '"v2"', Date: 'T2' });
+revalidate('https://a.example/unseen.js', { ETag: '"v1"', Date: 'T2' });
+console.log(JSON.stringify(scriptsSeen(1, A, 'D2').files));
 """
     )
     assert out == [
@@ -165,7 +170,7 @@ console.log(JSON.stringify(scriptsSeen(1, A).files));
                 "etag": '"v1"',
                 "content-length": "9",
                 "content-type": "text/javascript",
-                "date": "D2",
+                "date": "T2",
             },
         }
     ]
