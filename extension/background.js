@@ -116,7 +116,7 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     return false;
   }
   if (msg && msg.type === 'scripts_seen' && fromOwnContentScript(sender)) {
-    sendResponse(scriptsSeen(sender.tab.id, sender.origin, sender.documentId));
+    sendResponse(scriptsSeen(sender.origin));
     return false;
   }
   if (isAskPage(sender)) {

@@ -63,8 +63,8 @@
     return markersOf[1];
   }
 
-  // The headers the tab loaded its script files with, as the worker saw them (worker/lib/
-  // script_verdicts.js): a file this document's tab loaded is known by its cache entry without reading
+  // The headers this site's script files last loaded with, as the worker saw them (worker/lib/
+  // script_verdicts.js): a file a page of the site loaded is known by its cache entry without reading
   // that entry again. Asked once a document, when a check first needs it.
   let seenFiles = null; // Promise of url -> {url, status, headers}
   async function seenVerdict(href, re) {

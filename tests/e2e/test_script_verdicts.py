@@ -2,8 +2,8 @@
 in real Chromium through the real MCP client: keyed by the file's text, not its URL, so when the file
 behind the same URL starts marking a column sensitive, the next run's fetched pages are refused and
 rendered ([REDACTED], as rendering shows them), and the run after it, answered from the verdict kept,
-still is. A file the tab loaded is known by the headers the worker saw it load with, without a
-request of its own."""
+still is. A file the site's pages loaded is known by the headers the worker saw it load with, without
+a request of its own."""
 
 from __future__ import annotations
 

@@ -25,33 +25,31 @@ export function scriptVerdict(origin, msg) {
 }
 
 // Which file a script's cache entry holds is told by its headers (page/script_names.js's entryOf), and
-// the browser shows them to the worker as the tab loads the file. Reading them again from the HTTP
+// the browser shows them to the worker as a page loads the file. Reading them again from the HTTP
 // cache costs a fetched page's check 20-35 ms before the first verdict can be asked for (the tab's
 // other work goes first), against one message here. So while the pilot is on, the headers that name a
-// script's entry are kept for each tab, the latest for each URL and site (the HTTP cache keeps a copy
-// per site), with the document that loaded it; a document's check is told only what that document
-// loaded: the copy the rendered page runs, as a later page of its list would (a copy another tab
-// brought in since is read from the cache, as before). Only these headers are read; none leaves the
-// worker but to the page agent of that document, which has them from the cache anyway.
+// script's entry are kept as pages load it, the latest for each URL and site (the HTTP cache keeps a
+// copy per site, and the latest load is the copy it holds now, whichever tab made it), and a page
+// agent is told those of its own site. Only these headers are read; none leaves the worker but to a
+// page agent of that site, which has them from the cache anyway.
 const HEADERS = ['date', 'etag', 'last-modified', 'content-length', 'content-encoding', 'content-type'];
-const SEEN_PER_TAB = 500;
-const seen = new Map(); // tabId -> Map(origin + url -> {url, status, headers, doc}), oldest first
+const SEEN_MOST = 2_000;
+const seen = new Map(); // origin + url -> {url, status, headers}, oldest first
 let listening = false;
 
 const key = (origin, url) => `${origin} ${url}`;
 
 function onScript(d) {
-  if (d.tabId < 0 || !d.initiator || d.initiator === 'null' || !Array.isArray(d.responseHeaders)) return;
+  // A page's load: the browser's and extensions' own have no web origin as their initiator.
+  if (!/^https?:/.test(d.initiator || '') || !Array.isArray(d.responseHeaders)) return;
   let headers = {};
   for (const h of d.responseHeaders) {
     const name = String(h.name).toLowerCase();
     if (HEADERS.includes(name) && typeof h.value === 'string') headers[name] = h.value;
   }
-  let files = seen.get(d.tabId);
-  if (!files) seen.set(d.tabId, (files = new Map()));
   const at = key(d.initiator, d.url);
-  const known = files.get(at);
-  files.delete(at);
+  const known = seen.get(at);
+  seen.delete(at);
   if (d.statusCode === 304) {
     // The server confirmed the copy the cache holds: a 304 carries its validators, not the entry's
     // length and type, so the entry seen before stands (its date moved) if the validators agree.
@@ -59,32 +57,26 @@ function onScript(d) {
     if (!known || !(headers.etag || headers['last-modified']) || !same('etag') || !same('last-modified')) return;
     headers = { ...known.headers, ...(headers.date ? { date: headers.date } : {}) };
   }
-  files.set(at, { url: d.url, status: d.statusCode === 304 ? known.status : d.statusCode, headers, doc: d.documentId || null });
-  while (files.size > SEEN_PER_TAB) files.delete(files.keys().next().value);
+  seen.set(at, { url: d.url, status: d.statusCode === 304 ? known.status : d.statusCode, headers });
+  while (seen.size > SEEN_MOST) seen.delete(seen.keys().next().value);
 }
-
-const onTabRemoved = (tabId) => seen.delete(tabId);
 
 /** Keeping the script files' headers on (pilot on) or off (pilot off: all forgotten). */
 export function syncScriptHeaders(on) {
   if (on && !listening) {
     chrome.webRequest.onCompleted.addListener(onScript, { urls: ['<all_urls>'], types: ['script'] }, ['responseHeaders']);
-    chrome.tabs.onRemoved.addListener(onTabRemoved);
   } else if (!on && listening) {
     chrome.webRequest.onCompleted.removeListener(onScript);
-    chrome.tabs.onRemoved.removeListener(onTabRemoved);
     seen.clear();
   }
   listening = on;
 }
 
-/** A `scripts_seen` message from the page agent in document `documentId` (of `origin`, in tab `tabId`):
- * the headers of the script files that document loaded last, `{files: [{url, status, headers}]}`. */
-export function scriptsSeen(tabId, origin, documentId) {
+/** A `scripts_seen` message from the page agent in a document of `origin`: the headers of the script
+ * files that site's pages loaded last, `{files: [{url, status, headers}]}`. */
+export function scriptsSeen(origin) {
   const prefix = key(origin, '');
   const files = [];
-  for (const [k, f] of seen.get(tabId) ?? []) {
-    if (documentId && f.doc === documentId && k.startsWith(prefix)) files.push({ url: f.url, status: f.status, headers: f.headers });
-  }
+  if (typeof origin === 'string' && /^https?:/.test(origin)) for (const [k, f] of seen) if (k.startsWith(prefix)) files.push(f);
   return { files };
 }

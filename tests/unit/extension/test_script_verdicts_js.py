@@ -1,8 +1,8 @@
 """The worker's verdicts on script files (worker/lib/script_verdicts.js) under node: a verdict told is
 answered for the same key and site only; malformed keys and opaque origins are neither kept nor
-answered; the oldest go first once the store is full. The headers a tab's script files loaded with
-(the ones that name a cache entry, nothing else) are kept while the pilot is on, per tab and site, and
-each document is told what it loaded."""
+answered; the oldest go first once the store is full. The headers the pages' script files loaded with
+(the ones that name a cache entry, nothing else) are kept while the pilot is on, the latest load of
+each URL per site."""
 
 from __future__ import annotations
 
@@ -70,54 +70,48 @@ const event = (name) => ({
   addListener: (f, filter, extra) => { listeners[name] = { f, filter, extra }; },
   removeListener: (f) => { if (listeners[name]?.f === f) delete listeners[name]; },
 });
-globalThis.chrome = {
-  webRequest: { onCompleted: event('completed') }, tabs: { onRemoved: event('removed') },
-};
+globalThis.chrome = { webRequest: { onCompleted: event('completed') } };
 const { scriptsSeen, syncScriptHeaders } = await import('./worker/lib/script_verdicts.js');
 const A = 'https://a.example';
-const load = (tabId, url, headers, initiator = A, documentId = 'D1') => listeners.completed.f({
-  tabId, url, initiator, documentId, statusCode: 200,
+const loaded = (url, headers, { initiator = A, tabId = 1, statusCode = 200 } = {}) => listeners.completed.f({
+  tabId, url, initiator, statusCode,
   responseHeaders: Object.entries(headers).map(([name, value]) => ({ name, value })),
 });
 """
 
 
-def test_a_tabs_script_headers_are_kept_per_site_while_the_pilot_is_on() -> None:
+def test_the_latest_load_of_a_script_is_kept_per_site_while_the_pilot_is_on() -> None:
     out = node.run_module(
         SEEN
         + """
 syncScriptHeaders(true);
 const asked = { filter: listeners.completed.filter, extra: listeners.completed.extra };
-load(1, 'https://a.example/lib.js', { ETag: '"v1"', 'Set-Cookie': 's=1', 'Content-Length': '9', Date: 'D' });
-load(1, 'https://a.example/lib.js', { ETag: '"v2"' }); // the latest load of a URL stands
-load(2, 'https://a.example/other.js', { ETag: '"o"' });
-load(-1, 'https://a.example/worker.js', { ETag: '"w"' }); // no tab's
-load(1, 'https://a.example/lib.js', { ETag: '"b"' }, 'https://b.example'); // another site's document
-load(1, 'https://a.example/x.js', { ETag: '"x"' }, 'null'); // an opaque one's
-const one = scriptsSeen(1, A, 'D1');
-const b = scriptsSeen(1, 'https://b.example', 'D1').files.map((f) => f.headers.etag);
-load(1, 'https://a.example/lib.js', { ETag: '"v3"' }, A, 'D2'); // the next document's load
-const docs = [
-  scriptsSeen(1, A, 'D1'), scriptsSeen(1, A, 'D2').files.map((f) => f.headers.etag), scriptsSeen(1, A),
-];
-listeners.removed.f(2);
-const gone = scriptsSeen(2, A, 'D1');
-for (let n = 0; n <= 500; n += 1) load(3, `https://a.example/${n}.js`, {});
-const three = scriptsSeen(3, A, 'D1').files.map((f) => f.url);
+loaded('https://a.example/lib.js', { ETag: '"v1"', 'Content-Length': '9' });
+loaded('https://a.example/lib.js', { ETag: '"v2"' }, { tabId: 2 }); // the latest load stands, any tab's
+loaded('https://a.example/lib.js', { ETag: '"b"' }, { initiator: 'https://b.example' }); // another site's
+loaded('https://a.example/x.js', { ETag: '"x"' }, { initiator: 'null' }); // an opaque document's
+loaded('https://a.example/y.js', { ETag: '"y"' }, { initiator: 'chrome-extension://abc', tabId: -1 });
+loaded('https://a.example/z.js', { ETag: '"z"' }, { initiator: null, tabId: -1 }); // the browser's
+const a = scriptsSeen(A);
+const b = scriptsSeen('https://b.example').files.map((f) => f.headers.etag);
+const none = [scriptsSeen('null'), scriptsSeen(undefined), scriptsSeen('chrome-extension://abc')];
+for (let n = 0; n <= 2000; n += 1) loaded(`https://a.example/${n}.js`, {});
+const all = scriptsSeen(A).files.map((f) => f.url);
 syncScriptHeaders(false);
-console.log(JSON.stringify({ asked, one, b, docs, gone, first: three[0], count: three.length,
-  off: scriptsSeen(1, A, 'D2'), listening: Object.keys(listeners) }));
+console.log(JSON.stringify({ asked, a, b, none, first: all[0], count: all.length, off: scriptsSeen(A),
+  listening: Object.keys(listeners) }));
 """
     )
     assert out["asked"] == {
         "filter": {"urls": ["<all_urls>"], "types": ["script"]},
         "extra": ["responseHeaders"],
     }
-    assert out["one"] == {
+    assert out["a"] == {
         "files": [{"url": "https://a.example/lib.js", "status": 200, "headers": {"etag": '"v2"'}}]
     }
-    assert out["gone"] == {"files": []}
-    assert (out["first"], out["count"]) == ("https://a.example/1.js", 500), "the oldest URL goes first"
+    assert out["b"] == ['"b"'], "each site's loads apart (the HTTP cache keeps a copy per site)"
+    assert out["none"] == [{"files": []}] * 3
+    assert (out["first"], out["count"]) == ("https://a.example/1.js", 2000), "the oldest goes first"
     assert out["off"] == {"files": []} and out["listening"] == [], "pilot off: nothing kept, nothing heard"
 
 
@@ -126,10 +120,10 @@ def test_only_the_headers_that_name_an_entry_are_kept() -> None:
         SEEN
         + """
 syncScriptHeaders(true);
-load(1, 'https://a.example/lib.js', { ETag: '"v1"', 'Set-Cookie': 's=1', 'Last-Modified': 'L',
+loaded('https://a.example/lib.js', { ETag: '"v1"', 'Set-Cookie': 's=1', 'Last-Modified': 'L',
   'Content-Length': '9', 'Content-Encoding': 'br', 'Content-Type': 'text/javascript', Date: 'D',
   Authorization: 'x' });
-console.log(JSON.stringify(scriptsSeen(1, A, 'D1').files[0].headers));
+console.log(JSON.stringify(scriptsSeen(A).files[0].headers));
 """
     )
     assert out == {
@@ -150,16 +144,13 @@ def test_a_revalidated_file_keeps_the_entry_seen_before_when_its_validators_agre
         + """
 syncScriptHeaders(true);
 const full = { ETag: '"v1"', 'Content-Length': '9', 'Content-Type': 'text/javascript', Date: 'T1' };
-const revalidate = (url, headers) => listeners.completed.f({
-  tabId: 1, url, initiator: A, documentId: 'D2', statusCode: 304,
-  responseHeaders: Object.entries(headers).map(([name, value]) => ({ name, value })),
-});
-load(1, 'https://a.example/same.js', full);
-revalidate('https://a.example/same.js', { ETag: '"v1"', Date: 'T2' }); // the next document's load
-load(1, 'https://a.example/other.js', full);
-revalidate('https://a.example/other.js', { ETag: '"v2"', Date: 'T2' });
-revalidate('https://a.example/unseen.js', { ETag: '"v1"', Date: 'T2' });
-console.log(JSON.stringify(scriptsSeen(1, A, 'D2').files));
+const revalidated = (url, headers) => loaded(url, headers, { statusCode: 304 });
+loaded('https://a.example/same.js', full);
+revalidated('https://a.example/same.js', { ETag: '"v1"', Date: 'T2' });
+loaded('https://a.example/other.js', full);
+revalidated('https://a.example/other.js', { ETag: '"v2"', Date: 'T2' });
+revalidated('https://a.example/unseen.js', { ETag: '"v1"', Date: 'T2' });
+console.log(JSON.stringify(scriptsSeen(A).files));
 """
     )
     assert out == [
