@@ -257,13 +257,10 @@
     } else {
       root = document.body ? pickRoot() : document.documentElement;
     }
+    const trees = [...agent.treesOf(document)];
     const secrets = new Set();
-    let trees = 0;
-    for (const tree of agent.treesOf(document)) {
-      trees += 1;
-      for (const el of agent.secretRoots(tree)) secrets.add(el);
-    }
-    const writer = new Writer(secrets, Number.isInteger(maxBytes) && maxBytes > 0 ? maxBytes : 8 * 1024 * 1024, trees > 1);
+    for (const tree of trees) for (const el of agent.secretRoots(tree)) secrets.add(el);
+    const writer = new Writer(secrets, Number.isInteger(maxBytes) && maxBytes > 0 ? maxBytes : 8 * 1024 * 1024, trees.length > 1);
     if (agent.isSensitive(root)) writer.push(`<p>${agent.REDACTED}</p>`);
     else writer.write(root, root.localName, false);
     // Last line of defence: a secret's text quoted elsewhere on the page is replaced as well.

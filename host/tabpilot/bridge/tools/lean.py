@@ -61,11 +61,12 @@ def lean(result: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in result.items() if k != "metadata"}
     found = result.get("metadata")
     meta = cast(dict[str, Any], found) if isinstance(found, dict) else {}
-    if out.get("status") == "complete" and out.get("steps_completed") == out.get("steps_total"):
-        out.pop("steps_completed", None)
-        out.pop("steps_total", None)
-    if out.get("status") == "complete" and "result" not in out and not meta.get("truncated"):
-        out.pop("correlation_id", None)  # every row is here: nothing to fetch or resume with it
+    if out.get("status") == "complete":
+        if out.get("steps_completed") == out.get("steps_total"):
+            out.pop("steps_completed", None)
+            out.pop("steps_total", None)
+        if "result" not in out and not meta.get("truncated"):
+            out.pop("correlation_id", None)  # every row is here: nothing to fetch or resume with it
     kept = {k: v for k, v in meta.items() if k not in ACCOUNT and not (k == "errors" and not v)}
     if meta.get("truncated") and "rows_extracted" in meta:
         kept["rows_extracted"] = meta["rows_extracted"]  # how many rows there were beyond those returned
