@@ -152,6 +152,8 @@ async def test_a_site_that_slows_with_more_in_flight_gets_fewer(
     # Two at first (the first page read twice for the check, others fetched meanwhile), then the calm
     # site gets more at once and the slowing one one or two.
     assert crowded[1] <= CEILING + 1 < crowded[0], (crowded, calm.arrivals, slow.arrivals)
+    # Twice as many pages asked of the page as the site is to get, which holds them to the ceiling.
+    assert max(calm.arrivals) <= CEILING, calm.arrivals
 
 
 async def test_a_503_is_read_again_and_a_page_that_fails_twice_costs_its_row(

@@ -28,12 +28,21 @@ export async function run(msg, { signal }) {
   if (limit !== null && (!Number.isInteger(limit) || limit < 0)) throw new CommandError(ERR.INVALID_PARAMS, 'limit must be a non-negative integer');
   const timeoutMs = timeoutParam(msg.timeout_ms, DEFAULTS.fetch_details.timeout_ms);
   if (timeoutMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'timeout_ms must be a positive integer');
+  const fetchMs = msg.fetch_ms == null ? timeoutMs : timeoutParam(msg.fetch_ms, timeoutMs);
+  if (fetchMs === null) throw new CommandError(ERR.INVALID_PARAMS, 'fetch_ms must be a positive integer');
+  const pool = typeof msg.pool === 'string' && msg.pool ? msg.pool : null;
+  const inFlight = msg.in_flight ?? null;
+  if (inFlight !== null && (!Number.isInteger(inFlight) || inFlight < 1)) throw new CommandError(ERR.INVALID_PARAMS, 'in_flight must be a positive integer');
   // A URL outside the sites allowed is its own page's failure; the others are read.
   const entries = new Array(urls.length).fill(null);
   await Promise.all(urls.map((u, i) => (/^https?:/i.test(u) ? checkUrl(u, msg.tab_id ?? null).catch((err) => { entries[i] = failure(err); }) : null)));
   const asked = urls.map((u, i) => (entries[i] === null ? i : -1)).filter((i) => i >= 0);
   if (asked.length) {
-    const args = { urls: asked.map((i) => urls[i]), selector: msg.selector ?? null, fields: msg.fields, limit, max_chars: MAX_RESULT_BYTES, fetch_ms: timeoutMs };
+    const args = { urls: asked.map((i) => urls[i]), selector: msg.selector ?? null, fields: msg.fields, limit, max_chars: MAX_RESULT_BYTES, fetch_ms: fetchMs, pool, in_flight: inFlight, ticket: msg.id };
+    // This command called off (its run cancelled, the host gone) while its pages wait for a place at
+    // the site: they make no request; nobody would read them.
+    const stop = () => inPage({ tab_id: msg.tab_id ?? null }, 'fetch_details_stop', { pool, ticket: msg.id }).catch(() => {});
+    if (pool && inFlight) signal?.addEventListener('abort', stop, { once: true });
     const out = await inPage({ ...msg, timeout_ms: timeoutMs + MARGIN_MS }, 'fetch_details', args, { signal });
     for (const [k, i] of asked.entries()) {
       entries[i] = out.pages[k];

@@ -42,7 +42,7 @@ import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
 from ..wire.messages import Command, ExtractTab, FetchExtract, FieldPlan, ReleaseTabs
-from ..wire.replies import ExtractTabReply, FetchExtractReply, FieldWarning, Reply, decode_reply
+from ..wire.replies import ExtractTabReply, FieldWarning, Reply, decode_reply
 from ..wire.scrape import Follow
 from . import inflight
 from .context import Context
@@ -65,6 +65,7 @@ class Read:
     redirected: bool = False
     ready: bool = True  # fetched: the root and the wait_for element were in the served HTML
     inert: bool = False  # fetched: nothing on the page would read otherwise rendered (FetchExtractReply)
+    site_s: float | None = None  # fetched among shared places: its request's time at the site
 
 
 def same_origin(a: str, b: str | None) -> bool:
@@ -105,7 +106,8 @@ class DetailReader:
         self.checking: asyncio.Event | None = None  # set when the check under way has ended
         self.ahead = 0  # pages fetched while a check ran
         self.ahead_max = AHEAD_PER_SLOT * spec.concurrency
-        self.batches = Batches(self._raw, decode_reply)  # pages fetched together (detail_batch.py)
+        # Pages fetched together, sharing the run's places at the site (detail_batch.py).
+        self.batches = Batches(self._raw, decode_reply, f"details-{uuid.uuid4().hex[:12]}")
 
     def checking_now(self) -> bool:
         """Whether the first page's check is under way (the mode undecided)."""
@@ -294,16 +296,22 @@ class DetailReader:
             timeout_ms=self.timeout_ms,
         )
         try:
-            a = await self.batches.fetch(command)
+            a, site_s = await self.batches.fetch(command)
         except TabPilotError as exc:
             if not inflight.transient(exc):
                 raise
-            self.info["retried"] = self.info.get("retried", 0) + 1  # tried once more, alone (as _call)
-            a = decode_reply(FetchExtractReply, await self._raw(command))
+            self.info["retried"] = self.info.get("retried", 0) + 1  # tried once more (as _call)
+            a, site_s = await self.batches.fetch(command)
         rows = [r[: len(self.plans)] for r in a.rows]
         ready = bool(rows) and (not probe or a.rows[0][-1] is not None)
         return Read(
-            rows=rows, warnings=a.warnings, landed=a.url, redirected=a.redirected, ready=ready, inert=a.inert
+            rows=rows,
+            warnings=a.warnings,
+            landed=a.url,
+            redirected=a.redirected,
+            ready=ready,
+            inert=a.inert,
+            site_s=site_s,
         )
 
     async def _raw(self, command: Command) -> Any:

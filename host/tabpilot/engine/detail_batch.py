@@ -9,8 +9,16 @@ carry (`most()`: follow gives a command half the places in flight, so that one i
 another's answer travels back). No clock is involved: a page alone leaves at once, as a plain
 `fetch_extract`.
 
+With `places` (follow's pace), every command of the run shares that many places at the site, held by
+the page agent (page/fetch_details.js): a page's request waits there for one and gives it back once
+its body is read, so more pages can be asked for than the site is to get at once (follow holds twice
+as many: engine/inflight.py) and the site gets the next one while a page is parsed and its answer
+travels back. A page alone then goes as a `fetch_details` of one, so that every request of the run
+counts against the places; its answer says how long its request took at the site (`ms`), which is
+what the pace learns from.
+
 Each page keeps its own answer: its read, or its failure as `fetch_extract` would have raised it (the
-caller retries a transient one alone, as before). An extension without `fetch_details` gets each page
+caller retries a transient one, as before). An extension without `fetch_details` gets each page
 alone.
 """
 
@@ -27,25 +35,37 @@ from ..wire.replies import FetchDetailsReply, FetchExtractReply
 BATCH_MOST = 16  # pages one command asks for at most
 
 Call = Callable[[Command], Awaitable[Any]]
+# A page's read, and how long its request took at the site in seconds (None: not measured there).
+Fetched = tuple[FetchExtractReply, float | None]
 
 
 class Batches:
     """Gathers `fetch(command)`s (FetchExtract commands that differ in their URL alone) into
     `fetch_details` commands sent with `call`."""
 
-    def __init__(self, call: Call, decode: Callable[[type[Any], Any], Any]) -> None:
-        self.call, self.decode = call, decode
-        self.waiting: list[tuple[FetchExtract, asyncio.Future[FetchExtractReply]]] = []
+    def __init__(self, call: Call, decode: Callable[[type[Any], Any], Any], pool: str | None = None) -> None:
+        self.call, self.decode, self.pool = call, decode, pool
+        self.waiting: list[tuple[FetchExtract, asyncio.Future[Fetched]]] = []
         self.asked = 0  # pages asked for so far (a turn that brought none sends the waiting ones)
         self.ticking = False
         self.together = True  # False once the extension said it has no fetch_details
         self.sending: set[asyncio.Task[None]] = set()
         self.most: Callable[[], int] = lambda: BATCH_MOST  # pages one command may carry now
+        self.places: Callable[[], int] | None = None  # places at the site the run's pages share
+        self.shared = False  # the page answered that it holds the places
 
-    async def fetch(self, command: FetchExtract) -> FetchExtractReply:
-        """The page's read; its failure raises."""
+    def sharing(self) -> bool:
+        """Whether the run's pages share places at the site held by the page: asked to, and the page
+        has answered so (an extension that reads each page alone never does)."""
+        return self.shared and self._asks_to_share()
+
+    def _asks_to_share(self) -> bool:
+        return self.together and self.places is not None and self.pool is not None
+
+    async def fetch(self, command: FetchExtract) -> Fetched:
+        """The page's read, and its request's time at the site; its failure raises."""
         loop = asyncio.get_running_loop()
-        answer: asyncio.Future[FetchExtractReply] = loop.create_future()
+        answer: asyncio.Future[Fetched] = loop.create_future()
         self.waiting.append((command, answer))
         self.asked += 1
         if len(self.waiting) >= min(BATCH_MOST, self.most()):
@@ -74,7 +94,7 @@ class Batches:
         for task in list(self.sending):
             task.cancel()
 
-    async def _one(self, command: FetchExtract, answer: asyncio.Future[FetchExtractReply]) -> None:
+    async def _one(self, command: FetchExtract, answer: asyncio.Future[Fetched]) -> None:
         try:
             got = self.decode(FetchExtractReply, await self.call(command))
         except TabPilotError as exc:
@@ -82,12 +102,12 @@ class Batches:
                 answer.set_exception(exc)
             return
         if not answer.done():
-            answer.set_result(got)
+            answer.set_result((got, None))
 
-    async def _answer(self, batch: list[tuple[FetchExtract, asyncio.Future[FetchExtractReply]]]) -> None:
+    async def _answer(self, batch: list[tuple[FetchExtract, asyncio.Future[Fetched]]]) -> None:
         live = [(c, a) for c, a in batch if not a.done()]  # a page whose run gave up is not asked for
         try:
-            if len(live) > 1 and self.together:
+            if self.together and (len(live) > 1 or (live and self._asks_to_share())):
                 await self._together(live)
             else:
                 await asyncio.gather(*(self._one(c, a) for c, a in live))
@@ -100,15 +120,21 @@ class Batches:
                 a.cancel()
             raise
 
-    async def _together(self, live: list[tuple[FetchExtract, asyncio.Future[FetchExtractReply]]]) -> None:
+    async def _together(self, live: list[tuple[FetchExtract, asyncio.Future[Fetched]]]) -> None:
         first = live[0][0]
+        places = self.places() if self.places is not None and self._asks_to_share() else None
+        shared = places is not None
         command = FetchDetails(
             id=0,
             urls=[c.url for c, _ in live],
             fields=first.fields,
             selector=first.selector,
             limit=first.limit,
-            timeout_ms=first.timeout_ms,
+            # Sharing places, a page may wait for one about as long as a page takes: room for that.
+            timeout_ms=first.timeout_ms * 2 if shared else first.timeout_ms,
+            pool=self.pool if shared else None,
+            in_flight=places,
+            fetch_ms=first.timeout_ms if shared else None,
         )
         try:
             reply: FetchDetailsReply = self.decode(FetchDetailsReply, await self.call(command))
@@ -118,13 +144,15 @@ class Batches:
             self.together = False  # an extension without fetch_details: every page alone from now on
             await asyncio.gather(*(self._one(c, a) for c, a in live))
             return
-        alone: list[tuple[FetchExtract, asyncio.Future[FetchExtractReply]]] = []
+        # A page that took a place says how long its request took: the page holds the places.
+        self.shared = self.shared or any(p.ms is not None for p in reply.pages)
+        alone: list[tuple[FetchExtract, asyncio.Future[Fetched]]] = []
         for i, (c, a) in enumerate(live):
             page = reply.pages[i] if i < len(reply.pages) else None
             if a.done():
                 continue
             if page is not None and page.ok is not None:
-                a.set_result(page.ok)
+                a.set_result((page.ok, None if page.ms is None else page.ms / 1000))
             elif page is not None and page.error is not None and not page.deferred:
                 e = page.error
                 a.set_exception(TabPilotError(e.code or ErrorCode.SCRIPT_ERROR, e.message, data=e.data))

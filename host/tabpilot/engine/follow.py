@@ -75,6 +75,12 @@ def _url(value: Any, base: str | None) -> str | None:
     return url if urlsplit(url).scheme in ("http", "https") else None
 
 
+def _site_time(read: Read | None, trip: float) -> float:
+    """How long a page took the site: its request's own time where the page measured it (shared places),
+    else the whole trip through the browser."""
+    return read.site_s if read is not None and read.site_s is not None else trip
+
+
 def _info(ctx: Context) -> dict[str, Any]:
     """The run's `metadata.follow` (one for every page of the walk)."""
     found = ctx.state.meta.get("follow")
@@ -130,9 +136,12 @@ async def _each(
     # fetched (detail.py); their answers measure the site, from two in flight up. Once tabs are chosen,
     # the pace starts again from two: a rendered page is another load on the site than a fetched one.
     gate = Inflight(spec.concurrency, start=PACE_START)
-    # Half the places in flight to a command at most: two commands or more are under way, so the site
-    # is never left idle while one answer travels back and the next command out (detail_batch.py).
-    reader.batches.most = lambda: max(1, -(-gate.limit // 2))
+    # Fetched pages share the pace's places at the site in the page (detail_batch.py), and twice as
+    # many are asked for: a command's worth waits there while another's answer travels back and the
+    # next command out, so the site is never left idle for them. A rendered page holds its place here.
+    gate.depth = lambda: 2 if info.get("mode") != "tab" and reader.batches.sharing() else 1
+    reader.batches.places = lambda: gate.limit
+    reader.batches.most = lambda: gate.limit
     loop = asyncio.get_running_loop()
     paced: list[bool] = []  # the mode's choice was seen
 
@@ -154,7 +163,7 @@ async def _each(
         try:
             got = await reader.fetch_ahead(url)
         finally:
-            took = loop.time() - started if isinstance(got, Read) else None
+            took = _site_time(got, loop.time() - started) if isinstance(got, Read) else None
             await gate.release(started_round, took, failed=info.get("retried", 0) > retried)
         await reader.settled()  # not fetched (enough were, or another origin): wait as well
         return got
@@ -182,7 +191,7 @@ async def _each(
                     raise
                 _fail(ctx, base + i, url, str(exc.code), exc.message)
                 return
-            took = loop.time() - started if decided and early is None else None
+            took = _site_time(answer, loop.time() - started) if decided and early is None else None
             if not paced and info.get("mode") is not None:
                 paced.append(True)
                 if info["mode"] == "tab":

@@ -5,11 +5,11 @@ are worth one more try.
 flight is queueing them (a fixed pool of workers, a database under load), and more at once only makes
 every answer later and the site busier. So the number in flight grows while answers stay as fast as the
 fastest seen — doubling at first, then one more per round of good answers — and halves when an answer
-takes more than twice as long as the fastest (and at least SLACK_S more: a time is the whole round trip
-through the extension and the page, and on a busy machine that alone varies by tens of milliseconds,
-which is not the site slowing down) or the site fails the way an overloaded one does (5xx, 429, a
-dropped connection). It halves at most once per round: the answers already under way report the old
-pace.
+takes more than twice as long as the fastest (and at least SLACK_S more: a fetched page's time is its
+request's own, as the page measured it, but a rendered page's is the whole trip through the extension
+and a tab, and on a busy machine that alone varies by tens of milliseconds, which is not the site
+slowing down) or the site fails the way an overloaded one does (5xx, 429, a dropped connection). It
+halves at most once per round: the answers already under way report the old pace.
 """
 
 from __future__ import annotations
@@ -43,6 +43,10 @@ class Inflight:
     def __init__(self, ceiling: int, start: int | None = None) -> None:
         self.ceiling = max(1, ceiling)
         self.limit = self.ceiling
+        # Places held here per place at the site: 2 while the page itself holds the site to `limit`
+        # (fetched pages: page/fetch_details.js), so that the next pages wait there, not in a command
+        # still to be sent; 1 where a place here is a request at the site (a tab, a page fetched alone).
+        self.depth: Callable[[], int] = lambda: 1
         self.active = 0
         self.fastest: float | None = None
         self.growing = True  # doubling until the first slow answer
@@ -67,11 +71,13 @@ class Inflight:
     async def acquire(self, room: Callable[[], int] | None = None) -> int:
         """Wait for a free place, leaving `room()` more free (requests under way that hold no place of
         their own; negative: places held that put no load on the site, so not counted against the pace),
-        asked again whenever a place is given back; never more than the ceiling hold places. The round
-        the request starts in (give it back to `release`)."""
+        asked again whenever a place is given back; never more than `depth` × the ceiling hold places.
+        The round the request starts in (give it back to `release`)."""
 
         def free() -> bool:
-            return self.active < self.ceiling and self.active + (room() if room else 0) < self.limit
+            depth = self.depth()
+            held = self.active + (room() if room else 0)
+            return self.active < self.ceiling * depth and held < self.limit * depth
 
         async with self._changed:
             await self._changed.wait_for(free)

@@ -353,4 +353,7 @@ async def test_fetched_pages_fail_and_stop_like_rendered_ones() -> None:
     assert out["data"][0] == merged(1)
     assert [e["error"] for e in out["metadata"]["follow_errors"]] == ["http_error"]
     assert out["metadata"]["follow"]["stopped"]["reason"] == "redirected"
-    assert fetched(browser) == [f"{BASE}1", f"{BASE}2", f"{BASE}3"]
+    # One at a time at the site, and the next page already asked for while one is read (it waits in
+    # the page for the place): page 4 at most, never page 5.
+    got = fetched(browser)
+    assert got[:3] == [f"{BASE}1", f"{BASE}2", f"{BASE}3"] and got[3:] in ([], [f"{BASE}4"])

@@ -1,6 +1,7 @@
 """Detail pages fetched several to a command (engine/detail_batch.py), against a scripted extension: the
-pages whose places open together go in one `fetch_details` (half the places at most), each read once and
-merged into its row; a page's own failure costs that page alone (a 503 is read again alone, a 404 is its
+pages whose places open together go in one `fetch_details` (as many as the site's places at most), each
+read once and merged into its row, every command sharing the run's places at the site (never more than
+the concurrency); a page's own failure costs that page alone (a 503 is read once more, a 404 is its
 row's error); a page the page agent left out of a big answer is asked for alone; an extension without
 fetch_details gets every page alone."""
 
@@ -29,6 +30,8 @@ def together(browser: Any, deferred: frozenset[str] = frozenset()) -> list[list[
 
     def answer(c: m.FetchDetails) -> dict[str, Any]:
         batches.append(list(c.urls))
+        assert c.pool and c.in_flight is not None and 1 <= c.in_flight <= FOLLOW["concurrency"]
+        assert c.fetch_ms is not None and c.timeout_ms == 2 * c.fetch_ms  # room to wait for a place
         pages: list[dict[str, Any]] = []
         for url in c.urls:
             if url in deferred:
@@ -39,7 +42,7 @@ def together(browser: Any, deferred: frozenset[str] = frozenset()) -> list[list[
             if isinstance(got, TabPilotError):
                 pages.append({"error": {"code": str(got.code), "message": got.message, "data": got.data}})
             else:
-                pages.append({"ok": json.loads(json.dumps(got))})
+                pages.append({"ok": json.loads(json.dumps(got)), "ms": 12.5})  # it took a place
         return {"pages": pages}
 
     browser.handlers["fetch_details"] = answer
@@ -52,22 +55,23 @@ async def test_pages_whose_places_open_together_go_in_one_command() -> None:
     out = await scrape(browser, follow=FOLLOW)
     assert out["data"] == [merged(n) for n in range(1, 13)]
     assert out["metadata"]["follow"] == {"mode": "fetch", "done": 12, "total": 12}
-    read = [u for b in batches for u in b] + [u for u in fetched(browser) if not u.endswith("/1")]
-    assert sorted(read) == sorted(r[1] for r in ROWS[0][1:]), "every page after the first read once"
-    assert max(len(b) for b in batches) > 1
-    # Half the places in flight at most: another command is under way while one answer travels back.
-    assert max(len(b) for b in batches) <= -(-FOLLOW["concurrency"] // 2)
+    read = [u for b in batches for u in b] + fetched(browser)
+    assert sorted(read) == sorted(r[1] for r in ROWS[0]), "every page read once, each in a fetch_details"
+    assert fetched(browser) == [] and max(len(b) for b in batches) > 1
+    # As many as the site's places at most: another command's pages wait in the page for theirs while
+    # one answer travels back.
+    assert max(len(b) for b in batches) <= FOLLOW["concurrency"]
 
 
 async def test_a_page_s_failure_in_a_batch_costs_that_page_alone() -> None:
     browser = fetching(ROWS)
     browser.handlers["fetch_extract"] = failing(fetched_page, {5: [busy(503)], 7: [busy(404)]})
-    together(browser)
+    batches = together(browser)
     out = await scrape(browser, follow=FOLLOW)
     assert [(e["row"], e["error"]) for e in out["metadata"]["follow_errors"]] == [(6, "http_error")]
     assert [r for i, r in enumerate(out["data"]) if i != 6] == [merged(n) for n in range(1, 13) if n != 7]
     assert out["metadata"]["follow"]["retried"] == 1
-    assert fetched(browser).count("https://data.example/item/5") == 1  # read again, alone
+    assert [u for b in batches for u in b].count("https://data.example/item/5") == 2  # read once more
 
 
 async def test_a_page_left_out_of_a_big_answer_is_asked_for_alone() -> None:
@@ -91,11 +95,15 @@ async def test_an_extension_without_fetch_details_gets_each_page_alone() -> None
 async def test_a_batch_that_fails_as_a_whole_fails_each_of_its_pages() -> None:
     browser = fetching(ROWS)
 
-    def broken(c: m.FetchDetails) -> TabPilotError:
-        return TabPilotError(ErrorCode.ELEMENT_NOT_FOUND, "no such tab")
+    together(browser)
+    answer = browser.handlers["fetch_details"]
+
+    def broken(c: m.FetchDetails) -> Any:
+        # The first page (the check) reads; every command of several pages fails as a whole.
+        return TabPilotError(ErrorCode.ELEMENT_NOT_FOUND, "no such tab") if len(c.urls) > 1 else answer(c)
 
     browser.handlers["fetch_details"] = broken
     out = await scrape(browser, follow=FOLLOW)
     failed = {e["row"] for e in out["metadata"].get("follow_errors", [])}
-    batched = {u for c in browser.sent if isinstance(c, m.FetchDetails) for u in c.urls}
-    assert failed == {int(u.rsplit("/", 1)[1]) - 1 for u in batched}
+    batched = {u for c in browser.sent if isinstance(c, m.FetchDetails) and len(c.urls) > 1 for u in c.urls}
+    assert batched and failed == {int(u.rsplit("/", 1)[1]) - 1 for u in batched}

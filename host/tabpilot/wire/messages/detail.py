@@ -4,6 +4,11 @@ the end."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from msgspec import Meta
+
+from ..scrape import MAX_CONCURRENCY
 from ..timer import TimeoutMs
 from .base import Command
 from .reading import FieldPlan
@@ -54,6 +59,13 @@ class FetchDetails(Command, tag="fetch_details"):
     make the reply too big is `{"deferred": true}`: ask for it alone. Errors of the command
     itself: invalid_params (no URL, more than 32, a URL that is no string), and what reaching the tab
     fails with.
+
+    With `pool` and `in_flight`, the pages of every fetch_details of that pool share `in_flight` places
+    at the site: a page's request waits in the page for one and gives it back once its body is read
+    (parsing and reading it hold none), so a run can ask for more pages than the site is to get at once
+    and the site never waits for the next command. `fetch_ms`: each page's own limit from when its
+    request leaves (default `timeout_ms`; the command's `timeout_ms` then covers the wait for a place
+    too). An `ok` entry carries `ms`: how long its request took at the site, sent to body read.
     """
 
     urls: list[str]
@@ -62,3 +74,6 @@ class FetchDetails(Command, tag="fetch_details"):
     limit: int | None = None
     tab_id: int | None = None
     timeout_ms: TimeoutMs = 10_000
+    pool: str | None = None
+    in_flight: Annotated[int, Meta(ge=1, le=MAX_CONCURRENCY)] | None = None
+    fetch_ms: TimeoutMs | None = None
