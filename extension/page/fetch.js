@@ -6,7 +6,7 @@
 // host tells a login page from the page asked for by the final URL, as for a rendered page.
 (() => {
   const agent = globalThis.__tabpilotAgent.use('fetch', {
-    needs: ['PageError', 'bareUrl', 'decodedAlike', 'entryVerdict', 'fieldPlans', 'forgetPositions', 'nextTarget', 'queryAll', 'rowsAnswer', 'runsNothing', 'scriptVerdict', 'secretRoots', 'secretsSeen', 'sensitiveSelector', 'spellsMarker'],
+    needs: ['PageError', 'bareUrl', 'decodedAlike', 'entryVerdict', 'fieldPlans', 'forgetPositions', 'nextTarget', 'queryAll', 'rowsAnswer', 'runsNothing', 'scriptVerdict', 'secretRoots', 'secretsSeen', 'sensitiveSelector', 'spellsMarker', 'takePlace'],
     provides: ['fetchDocument', 'fetchExtract'],
   });
   const HTML = new Set(['text/html', 'application/xhtml+xml']);
@@ -193,8 +193,10 @@
    * a copy in the HTTP cache, fresh or stale, is taken without asking the server (re-reading the
    * page the tab shows, whose copy it is when the page let it be stored). `onText(text, url)`: the HTML
    * as it came, before it is parsed (a walk learns the next link's URL from it early: fetch_walk.js).
+   * `place` ({pool, size, ticket}): the request waits for a place at the site first (page/places.js),
+   * and gives it back once the body has come; `ms` is then the request's own time, place to body.
    */
-  agent.fetchDocument = async (raw, timeoutMs, cacheFirst = false, signal = null, onText = null) => {
+  agent.fetchDocument = async (raw, timeoutMs, cacheFirst = false, signal = null, onText = null, place = null) => {
     let url;
     try {
       url = bare(new URL(String(raw), location.href).href);
@@ -204,11 +206,15 @@
     if (!/^https?:$/.test(url.protocol) || url.origin !== location.origin) {
       throw new agent.PageError('invalid_params', `${url.href} is not on this page's origin (${location.origin}): only same-origin pages are fetched`, { url: url.href, reason: 'cross_origin' });
     }
+    const giveBack = place ? await agent.takePlace(place) : null;
+    const started = performance.now();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     signal?.addEventListener('abort', () => controller.abort(), { once: true }); // the walk stopped
+    if (signal?.aborted) controller.abort(); // while the request waited for its place
     let response;
     let text;
+    let ms = null;
     try {
       // What a navigation asks for: some servers answer */* with JSON.
       response = await fetch(url.href, { credentials: 'same-origin', redirect: 'follow', cache: cacheFirst ? 'force-cache' : 'default', signal: controller.signal, headers: { Accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' } });
@@ -237,6 +243,10 @@
       throw new agent.PageError('navigation_failed', `fetching ${url.href} failed: ${err && err.message ? err.message : String(err)}`, { url: url.href, reason: 'fetch_failed' });
     } finally {
       clearTimeout(timer);
+      if (giveBack) {
+        ms = Math.round((performance.now() - started) * 10) / 10;
+        giveBack();
+      }
     }
     const final = response.url || url.href;
     onText?.(text, final);
@@ -249,16 +259,16 @@
       b.setAttribute('href', final);
       doc.head.prepend(b);
     }
-    return { doc, url: final, status: response.status, redirected: response.redirected, refresh: response.headers.has('refresh'), decoded: agent.decodedAlike(response.headers.get('content-type'), text) };
+    return { doc, url: final, status: response.status, redirected: response.redirected, refresh: response.headers.has('refresh'), decoded: agent.decodedAlike(response.headers.get('content-type'), text), ms };
   };
 
   /**
    * Rows of `selector` (default: the whole document, one row) read from the page at `url`, with
    * extract's fields and redaction: extract's answer plus `status`, `redirected` and, with
    * `next_selector`, `next` (see nextTarget). `final_url` travels beside the JSON for the worker's
-   * site check.
+   * site check. With a `place`, the answer's `ms` is the request's own time (fetchDocument).
    */
-  agent.fetchExtract = async ({ url, selector = null, fields, limit = null, maxChars, nextSelector = null, timeoutMs = 10_000, cacheFirst = false, onNext = null, onText = null, signal = null }) => {
+  agent.fetchExtract = async ({ url, selector = null, fields, limit = null, maxChars, nextSelector = null, timeoutMs = 10_000, cacheFirst = false, onNext = null, onText = null, signal = null, place = null }) => {
     const rows = typeof selector === 'string' && selector.trim() ? selector : ':root';
     if (nextSelector !== null && (typeof nextSelector !== 'string' || !nextSelector.trim())) {
       throw new agent.PageError('invalid_params', 'next_selector must be a CSS selector');
@@ -266,12 +276,13 @@
     const plans = agent.fieldPlans(fields);
     agent.queryAll(rows, document); // an invalid selector is invalid_selector before anything is fetched
     if (nextSelector) agent.queryAll(nextSelector, document);
-    const loading = agent.fetchDocument(url, timeoutMs, cacheFirst, signal, onText);
+    const loading = agent.fetchDocument(url, timeoutMs, cacheFirst, signal, onText, place);
     loading.catch(() => {}); // awaited below; a failure is not "unhandled" if the line between throws
     // The page's request leaves first; the scripts its checks need are read while it travels.
     warmScripts(timeoutMs);
     const page = await loading;
     const extra = { status: page.status, redirected: page.redirected };
+    if (page.ms !== null) extra.ms = page.ms; // it took a place at the site (fetchDocument)
     // Whether follow's check needs no render (a page of a paged list is never a detail page).
     if (!nextSelector && page.decoded && !page.refresh && agent.runsNothing(page.doc)) extra.inert = true;
     if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);

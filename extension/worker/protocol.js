@@ -346,6 +346,7 @@ export const DEFAULTS = Object.freeze({
  * @property {boolean} [redirected]
  * @property {boolean} [inert]
  * @property {Array<FetchExtractReply>} [later]
+ * @property {(number|null)} [ms]
  */
 /**
  * One page of a `fetch_details`: its read (`ok`), its failure (`error`), or `deferred`: left out of a big answer, to be asked for alone.
@@ -353,7 +354,6 @@ export const DEFAULTS = Object.freeze({
  * @property {(FetchExtractReply|null)} [ok]
  * @property {(PageFailure|null)} [error]
  * @property {boolean} [deferred]
- * @property {(number|null)} [ms]
  */
 /**
  * One compiled schema field: what the page reads for it from each row. `selector` "" means the row element itself. `take` is text | html | attr | url (an attribute as an absolute URL; `attr` names it, default href/src). `all` gives every match as a list. Type conversions (number, boolean) happen in the host; redaction happens in the page.

@@ -41,7 +41,7 @@ export async function run(msg, { signal }) {
     const args = { urls: asked.map((i) => urls[i]), selector: msg.selector ?? null, fields: msg.fields, limit, max_chars: MAX_RESULT_BYTES, fetch_ms: fetchMs, pool, in_flight: inFlight, ticket: msg.id };
     // This command called off (its run cancelled, the host gone) while its pages wait for a place at
     // the site: they make no request; nobody would read them.
-    const stop = () => inPage({ tab_id: msg.tab_id ?? null }, 'fetch_details_stop', { pool, ticket: msg.id }).catch(() => {});
+    const stop = () => inPage({ tab_id: msg.tab_id ?? null }, 'fetch_stop', { pool, ticket: msg.id }).catch(() => {});
     if (pool && inFlight) signal?.addEventListener('abort', stop, { once: true });
     const out = await inPage({ ...msg, timeout_ms: timeoutMs + MARGIN_MS }, 'fetch_details', args, { signal });
     for (const [k, i] of asked.entries()) {

@@ -16,7 +16,7 @@ import { onTab, tabFailure } from './target.js';
 export const AGENT_BUNDLE = 'agent.js';
 export const AGENT_FILES = [
   'page/core.js', 'page/patterns.js', 'page/redact.js', 'page/redact_scrub.js', 'page/redact_early.js', 'page/person_gesture.js', 'page/safe_selector.js', 'page/virtual.js', 'page/extract.js', 'page/redraw.js',
-  'page/paginate.js', 'page/onward.js', 'page/script_names.js', 'page/next_link.js', 'page/fetch.js', 'page/fetch_walk.js', 'page/fetch_details.js',
+  'page/paginate.js', 'page/onward.js', 'page/script_names.js', 'page/next_link.js', 'page/places.js', 'page/fetch.js', 'page/fetch_walk.js', 'page/fetch_details.js',
   'page/refs.js', 'page/controls.js', 'page/snapshot.js', 'page/snapshot_cmd.js',
   'page/actions.js', 'page/held.js', 'page/keyboard.js', 'page/form.js', 'page/wait.js', 'page/main_content.js',
   'page/numbers.js', 'page/suggest_fields.js', 'page/suggest_paging.js', 'page/skeleton.js', 'page/suggest.js', 'page/mask.js',

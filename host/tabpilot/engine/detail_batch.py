@@ -145,14 +145,14 @@ class Batches:
             await asyncio.gather(*(self._one(c, a) for c, a in live))
             return
         # A page that took a place says how long its request took: the page holds the places.
-        self.shared = self.shared or any(p.ms is not None for p in reply.pages)
+        self.shared = self.shared or any(p.ok is not None and p.ok.ms is not None for p in reply.pages)
         alone: list[tuple[FetchExtract, asyncio.Future[Fetched]]] = []
         for i, (c, a) in enumerate(live):
             page = reply.pages[i] if i < len(reply.pages) else None
             if a.done():
                 continue
             if page is not None and page.ok is not None:
-                a.set_result((page.ok, None if page.ms is None else page.ms / 1000))
+                a.set_result((page.ok, None if page.ok.ms is None else page.ok.ms / 1000))
             elif page is not None and page.error is not None and not page.deferred:
                 e = page.error
                 a.set_exception(TabPilotError(e.code or ErrorCode.SCRIPT_ERROR, e.message, data=e.data))

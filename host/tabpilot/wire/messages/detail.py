@@ -65,7 +65,7 @@ class FetchDetails(Command, tag="fetch_details"):
     (parsing and reading it hold none), so a run can ask for more pages than the site is to get at once
     and the site never waits for the next command. `fetch_ms`: each page's own limit from when its
     request leaves (default `timeout_ms`; the command's `timeout_ms` then covers the wait for a place
-    too). An `ok` entry carries `ms`: how long its request took at the site, sent to body read.
+    too). A page read with a place says how long its request took at the site (`ms`, place to body).
     """
 
     urls: list[str]

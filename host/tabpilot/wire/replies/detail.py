@@ -44,7 +44,6 @@ class FetchedPage(Reply):
     ok: FetchExtractReply | None = None
     error: PageFailure | None = None
     deferred: bool = False
-    ms: float | None = None  # asked with a pool: its request's time at the site, sent to body read
 
 
 class FetchDetailsReply(Reply):

@@ -130,6 +130,7 @@ class FetchExtractReply(ExtractReply):
     redirected: bool = False
     inert: bool = False
     later: list[FetchExtractReply] = []  # noqa: RUF012 - msgspec copies mutable defaults
+    ms: float | None = None  # asked with a pool: the request's own time at the site, place to body
 
 
 class FirstPage(Reply):

@@ -1,9 +1,9 @@
-"""The page agent's detail pages read several to a command (page/fetch_details.js) under node, over a stub
-fetchExtract: with a pool, every command of the pool shares `in_flight` places at the site (never more
-requests at once, however many pages are asked for), a page gives its place back as soon as its HTML
-has come (before it is parsed and read), each page's answer says how long its request took, a page
-that fails gives its place back too, and a command called off leaves its waiting pages unasked while
-the other commands' pages go on; without a pool every page is asked for at once, as before."""
+"""Places at the site for a run's fetched pages (page/places.js) under node, with fetch_details
+(page/fetch_details.js) over a stub fetchExtract that takes its place as fetch.js does: every command of
+a pool shares its places (never more requests at once, however many pages are asked for), a page gives
+its place back as soon as its body has come (before it is parsed and read), a failed page gives it back
+too, the latest size asked for holds, and a command called off leaves its waiting pages unasked while
+the other commands' pages go on; without a pool every page is asked for at once."""
 
 from __future__ import annotations
 
@@ -13,30 +13,35 @@ from tests.support import node
 
 pytestmark = node.needed
 
-# Each fetch's HTML comes after `site` ms (handed to onText), then the page is read for `read` ms more;
-# the stub counts the requests at the site (from the fetch to its HTML) and the most at once.
+# Each fetch's body comes after `site` ms (its place given back then, as fetchDocument does), then the
+# page is read for `read` ms more; the stub counts the requests at the site and the most at once.
 STUB = """
 globalThis.__tabpilotAgent = { commands: Object.create(null), use() { return this; } };
 const agent = globalThis.__tabpilotAgent;
 agent.PageError = class PageError extends Error {
   constructor(code, message) { super(message); this.code = code; }
 };
+await import('./page/places.js');
 let site = 5;
 let read = 5;
 let atSite = 0;
 let most = 0;
 const asked = [];
 const failing = new Set();
-agent.fetchExtract = async ({ url, onText }) => {
+agent.fetchExtract = async ({ url, place }) => {
+  const giveBack = place ? await agent.takePlace(place) : null;
+  const started = Date.now();
   asked.push(url);
   atSite += 1;
   most = Math.max(most, atSite);
   await new Promise((ok) => setTimeout(ok, site));
   atSite -= 1;
+  giveBack?.();
+  giveBack?.(); // once only
   if (failing.has(url)) throw new agent.PageError('http_error', `${url} answered HTTP 500`);
-  onText?.('<p>', url);
   await new Promise((ok) => setTimeout(ok, read));
-  return { json: `{"rows":[["${url}"]]}`, final_url: url };
+  const ms = place ? `,"ms":${Date.now() - started}` : '';
+  return { json: `{"rows":[["${url}"]]${ms}}`, final_url: url };
 };
 await import('./page/fetch_details.js');
 const urls = (from, n) => Array.from({ length: n }, (_, i) => `https://x.example/d/${from + i}`);
@@ -51,7 +56,7 @@ def _run(code: str) -> Any:
     return node.run_module(STUB + code + "\nprocess.exit(0);")
 
 
-def test_a_pool_s_commands_share_its_places_and_a_page_gives_its_place_back_once_its_html_came() -> None:
+def test_a_pool_s_commands_share_its_places_and_a_page_gives_its_place_back_once_its_body_came() -> None:
     out = _run(
         """
         const pool = { pool: 'run-1', in_flight: 3 };
@@ -61,7 +66,7 @@ def test_a_pool_s_commands_share_its_places_and_a_page_gives_its_place_back_once
         const all = [...entries(a), ...entries(b)];
         console.log(JSON.stringify({
           most, asked: asked.length, took, ok: all.every((e) => e.ok && e.ok.rows.length === 1),
-          ms: all.map((e) => e.ms),
+          ms: all.map((e) => e.ok.ms),
         }));
         """
     )
@@ -69,25 +74,24 @@ def test_a_pool_s_commands_share_its_places_and_a_page_gives_its_place_back_once
     # Four rounds of 3 requests at the site: the reading of a page (as long as its request) held no
     # place, or it would have taken twice as long.
     assert out["took"] < 12 * 10 / 3 + 25, out
-    assert all(isinstance(ms, (int, float)) and ms >= 4 for ms in out["ms"]), out["ms"]
+    assert all(isinstance(ms, int) and ms >= 4 for ms in out["ms"]), out["ms"]
 
 
-def test_the_latest_in_flight_holds_and_a_failed_page_gives_its_place_back() -> None:
+def test_the_latest_size_holds_and_a_failed_page_gives_its_place_back() -> None:
     out = _run(
         """
         failing.add('https://x.example/d/2');
         const first = details(urls(1, 4), { pool: 'run-1', in_flight: 4 });
         const second = details(urls(5, 8), { pool: 'run-1', in_flight: 1 });
         const [a, b] = await Promise.all([first, second]);
-        const mostAfter = most;
         console.log(JSON.stringify({
           errors: entries(a).filter((e) => e.error).map((e) => e.error.code),
-          ok: entries(b).every((e) => e.ok), mostAfter, asked: asked.length,
+          ok: entries(b).every((e) => e.ok), most, asked: asked.length,
         }));
         """
     )
     # The second command said 1: the first's four had left already; none of the second's joined them.
-    assert out == {"errors": ["http_error"], "ok": True, "mostAfter": 4, "asked": 12}
+    assert out == {"errors": ["http_error"], "ok": True, "most": 4, "asked": 12}
 
 
 def test_a_command_called_off_leaves_its_waiting_pages_unasked_and_the_others_go_on() -> None:
@@ -99,7 +103,7 @@ def test_a_command_called_off_leaves_its_waiting_pages_unasked_and_the_others_go
         const second = details(urls(3, 4), { ...pool, ticket: 2 });
         const third = details(urls(7, 2), { ...pool, ticket: 3 });
         await new Promise((ok) => setTimeout(ok, 5));
-        const stopped = agent.commands.fetch_details_stop({ pool: 'run-1', ticket: 2 });
+        const stopped = agent.commands.fetch_stop({ pool: 'run-1', ticket: 2 });
         const [a, b, c] = await Promise.all([first, second, third]);
         console.log(JSON.stringify({
           stopped, asked, second: entries(b).map((e) => e.error ? e.error.code : 'ok'),
@@ -116,7 +120,7 @@ def test_without_a_pool_every_page_is_asked_for_at_once_and_has_no_time() -> Non
     out = _run(
         """
         const a = await details(urls(1, 7));
-        console.log(JSON.stringify({ most, ms: entries(a).map((e) => e.ms ?? null) }));
+        console.log(JSON.stringify({ most, ms: entries(a).map((e) => e.ok.ms ?? null) }));
         """
     )
     assert out == {"most": 7, "ms": [None] * 7}
