@@ -41,7 +41,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 from ..wire.errors import ErrorCode, TabPilotError
-from ..wire.messages import Command, ExtractTab, FetchExtract, FieldPlan, ReleaseTabs
+from ..wire.messages import Command, ExtractTab, FetchDetails, FetchExtract, FieldPlan, ReleaseTabs
 from ..wire.replies import ExtractTabReply, FieldWarning, Reply, decode_reply
 from ..wire.scrape import Follow
 from . import inflight
@@ -314,12 +314,13 @@ class DetailReader:
             site_s=site_s,
         )
 
-    async def _raw(self, command: Command) -> Any:
-        """The extension's answer to `command`, the run's own URL left as it was."""
+    async def _raw(self, command: FetchDetails | FetchExtract) -> Any:
+        """The extension's answer to `command` within its own time limit (a fetch_details may wait for
+        places at the site), the run's own URL left as it was."""
         state = self.ctx.state
         url, first = state.url, state.first_url
         try:
-            return await self.ctx.call(command, self.timeout_ms)
+            return await self.ctx.call(command, command.timeout_ms)
         finally:
             state.url, state.first_url = url, first
 

@@ -29,12 +29,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..wire.errors import ErrorCode, TabPilotError
-from ..wire.messages import Command, FetchDetails, FetchExtract
+from ..wire.messages import FetchDetails, FetchExtract
 from ..wire.replies import FetchDetailsReply, FetchExtractReply
 
 BATCH_MOST = 16  # pages one command asks for at most
 
-Call = Callable[[Command], Awaitable[Any]]
+Call = Callable[[FetchDetails | FetchExtract], Awaitable[Any]]
 # A page's read, and how long its request took at the site in seconds (None: not measured there).
 Fetched = tuple[FetchExtractReply, float | None]
 
@@ -52,6 +52,7 @@ class Batches:
         self.sending: set[asyncio.Task[None]] = set()
         self.most: Callable[[], int] = lambda: BATCH_MOST  # pages one command may carry now
         self.places: Callable[[], int] | None = None  # places at the site the run's pages share
+        self.outstanding: Callable[[], int] = lambda: 0  # pages asked for, not answered (these too)
         self.shared = False  # the page answered that it holds the places
 
     def sharing(self) -> bool:
@@ -130,8 +131,11 @@ class Batches:
             fields=first.fields,
             selector=first.selector,
             limit=first.limit,
-            # Sharing places, a page may wait for one about as long as a page takes: room for that.
-            timeout_ms=first.timeout_ms * 2 if shared else first.timeout_ms,
+            # Sharing places, a page waits its turn behind the pages asked for before it, each a
+            # page's time at most per place: room for that.
+            timeout_ms=first.timeout_ms * (1 + -(-self.outstanding() // places))
+            if places
+            else first.timeout_ms,
             pool=self.pool if shared else None,
             in_flight=places,
             fetch_ms=first.timeout_ms if shared else None,

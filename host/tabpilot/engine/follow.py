@@ -141,6 +141,7 @@ async def _each(
     # next command out, so the site is never left idle for them. A rendered page holds its place here.
     gate.depth = lambda: 2 if info.get("mode") != "tab" and reader.batches.sharing() else 1
     reader.batches.places = lambda: gate.limit
+    reader.batches.outstanding = lambda: gate.active
     reader.batches.most = lambda: gate.limit
     loop = asyncio.get_running_loop()
     paced: list[bool] = []  # the mode's choice was seen

@@ -31,7 +31,8 @@ def together(browser: Any, deferred: frozenset[str] = frozenset()) -> list[list[
     def answer(c: m.FetchDetails) -> dict[str, Any]:
         batches.append(list(c.urls))
         assert c.pool and c.in_flight is not None and 1 <= c.in_flight <= FOLLOW["concurrency"]
-        assert c.fetch_ms is not None and c.timeout_ms == 2 * c.fetch_ms  # room to wait for a place
+        # Room to wait for a place behind the pages asked for before: a page's time per place each.
+        assert c.fetch_ms is not None and c.timeout_ms >= 2 * c.fetch_ms and c.timeout_ms % c.fetch_ms == 0
         pages: list[dict[str, Any]] = []
         for url in c.urls:
             if url in deferred:
