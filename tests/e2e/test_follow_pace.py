@@ -2,7 +2,8 @@
 extension and pages: a site whose answers slow down with every request in flight gets fewer at once
 than a site that keeps its pace; a site that answers 503 once per page (a restarting worker) still gives
 every row, each page read a second time, and so does one that drops the connection once per page; a page
-that fails twice is a follow_errors entry."""
+that fails twice is a follow_errors entry; the site never gets more than the ceiling at once although the
+page is asked for more, and a cancel leaves the pages waiting there for a place unasked."""
 
 from __future__ import annotations
 
@@ -185,3 +186,37 @@ async def test_a_dropped_connection_is_read_again_and_a_page_that_drops_twice_co
     # Two tries, each its request and the page's check for a redirect (the browser may resend a request
     # once on a kept-alive connection that dropped): never a third try rendered in a tab.
     assert "rendered" not in out["metadata"]["follow"] and flaky.asked[7] <= 8, (out["metadata"], flaky.asked)
+
+
+async def test_a_cancel_leaves_the_pages_waiting_for_a_place_unasked(
+    client: Client, served: Callable[[Server], str]
+) -> None:
+    # Two at the site at once, and as many more asked of the page, waiting there for a place.
+    calm = Server(pace_s=0.3)
+    url = served(calm)
+    await call(client, "interact", action="navigate", url=f"{url}/list.html")
+    started = await call(
+        client,
+        "interact",
+        action="scrape",
+        operation="extract",
+        selector="table tr",
+        schema=SCHEMA,
+        follow=FOLLOW | {"concurrency": 2},
+        options={"timeout_ms": 30_000},
+        wait_ms=0,
+    )
+    cid = started["correlation_id"]
+    seen: dict[str, Any] = {}
+    for _ in range(100):  # until a few detail pages are merged (each poll waits for news)
+        seen = await call(client, "observe", what="command_result", correlation_id=cid, wait_ms=200)
+        if seen.get("progress", {}).get("details_done", 0) >= 3:
+            break
+    out = await call(client, "interact", action="cancel", correlation_id=cid)
+    assert out["status"] == "cancelled"
+    with calm.lock:
+        asked = sum(calm.asked.values())
+    time.sleep(1.0)  # three of the site's answers: the pages that waited would have been asked by now
+    with calm.lock:
+        later = sum(calm.asked.values())
+    assert 3 <= asked < ROWS and later == asked, (asked, later, calm.arrivals)
