@@ -1,5 +1,5 @@
-// Places at the site for a run's fetched pages. A run (a follow's detail pages, a paged list's numbered
-// pages) may ask the page for more pages than the site is to get at once: each page's request waits
+// Places at the site for a run's fetched pages. A run (a follow's detail pages: engine/detail_batch.py)
+// may ask the page for more pages than the site is to get at once: each page's request waits
 // here for a place of its pool and gives it back as soon as its body has come (page/fetch.js), so the
 // site gets the next request while a page is parsed and read and while an answer travels back to the
 // engine, and never more than the pool's size at once. A pool's size is the latest one asked for; a

@@ -5,17 +5,17 @@ way on the native pipe and a dispatch in the worker, more than a small page's ow
 fast site. So the pages whose places open together are asked for together: a page asked for waits
 while more are asked for in the turns of the loop right after it (the others woken by the same places
 given back), and goes with them as soon as a turn brings none, or as many are waiting as one command may
-carry (`most()`: follow gives a command half the places in flight, so that one is always under way while
-another's answer travels back). No clock is involved: a page alone leaves at once, as a plain
-`fetch_extract`.
+carry (`most()`: follow gives a command as many pages as the site's places, so that another command's
+pages wait in the page while one answer travels back). No clock is involved: a page alone leaves at
+once.
 
 With `places` (follow's pace), every command of the run shares that many places at the site, held by
-the page agent (page/fetch_details.js): a page's request waits there for one and gives it back once
-its body is read, so more pages can be asked for than the site is to get at once (follow holds twice
-as many: engine/inflight.py) and the site gets the next one while a page is parsed and its answer
+the page agent (page/places.js): a page's request waits there for one and gives it back once its body
+has come, so more pages can be asked for than the site is to get at once (follow asks for twice as
+many: engine/inflight.py's depth) and the site gets the next one while a page is parsed and its answer
 travels back. A page alone then goes as a `fetch_details` of one, so that every request of the run
-counts against the places; its answer says how long its request took at the site (`ms`), which is
-what the pace learns from.
+counts against the places (but for one left out of a big answer, asked for alone: rare); its read says
+how long its request took at the site (`ms`), which is what the pace learns from.
 
 Each page keeps its own answer: its read, or its failure as `fetch_extract` would have raised it (the
 caller retries a transient one, as before). An extension without `fetch_details` gets each page
