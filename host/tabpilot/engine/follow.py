@@ -139,10 +139,11 @@ async def _each(
     # Fetched pages share the pace's places at the site in the page (detail_batch.py), and twice as
     # many are asked for: a command's worth waits there while another's answer travels back and the
     # next command out, so the site is never left idle for them. A rendered page holds its place here.
+    # Where the page holds no places, half of them to a command: two commands are under way.
     gate.depth = lambda: 2 if info.get("mode") != "tab" and reader.batches.sharing() else 1
     reader.batches.places = lambda: gate.limit
     reader.batches.outstanding = lambda: gate.active
-    reader.batches.most = lambda: gate.limit
+    reader.batches.most = lambda: gate.limit if gate.depth() > 1 else max(1, -(-gate.limit // 2))
     loop = asyncio.get_running_loop()
     paced: list[bool] = []  # the mode's choice was seen
 

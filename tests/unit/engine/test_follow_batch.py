@@ -23,9 +23,9 @@ ROWS = [[row(n) for n in range(1, 13)]]
 FOLLOW = {"field": "link", "schema": {"owner": ".owner", "points": ".points | number"}, "concurrency": 6}
 
 
-def together(browser: Any, deferred: frozenset[str] = frozenset()) -> list[list[str]]:
-    """A fetch_details for `browser`, answering each page as its fetch_extract handler would; the
-    batches it was asked for."""
+def together(browser: Any, deferred: frozenset[str] = frozenset(), placed: bool = True) -> list[list[str]]:
+    """A fetch_details for `browser`, answering each page as its fetch_extract handler would (with the
+    time its request took when `placed`: the page holds the places); the batches it was asked for."""
     batches: list[list[str]] = []
 
     def answer(c: m.FetchDetails) -> dict[str, Any]:
@@ -43,7 +43,8 @@ def together(browser: Any, deferred: frozenset[str] = frozenset()) -> list[list[
             if isinstance(got, TabPilotError):
                 pages.append({"error": {"code": str(got.code), "message": got.message, "data": got.data}})
             else:
-                pages.append({"ok": json.loads(json.dumps(got)) | {"ms": 12.5}})  # it took a place
+                took = {"ms": 12.5} if placed else {}  # it took a place
+                pages.append({"ok": json.loads(json.dumps(got)) | took})
         return {"pages": pages}
 
     browser.handlers["fetch_details"] = answer
@@ -62,6 +63,16 @@ async def test_pages_whose_places_open_together_go_in_one_command() -> None:
     # As many as the site's places at most: another command's pages wait in the page for theirs while
     # one answer travels back.
     assert max(len(b) for b in batches) <= FOLLOW["concurrency"]
+
+
+async def test_a_page_that_holds_no_places_gets_half_the_pace_a_command() -> None:
+    browser = fetching(ROWS)
+    batches = together(browser, placed=False)  # an answer without `ms`: nobody holds the site to the pace
+    out = await scrape(browser, follow=FOLLOW)
+    assert out["data"] == [merged(n) for n in range(1, 13)]
+    # Two commands under way, so that the site works on one while the other's answer travels back; and
+    # never more than the pace asked for at once (no twice as many).
+    assert max(len(b) for b in batches) <= -(-FOLLOW["concurrency"] // 2)
 
 
 async def test_a_page_s_failure_in_a_batch_costs_that_page_alone() -> None:
