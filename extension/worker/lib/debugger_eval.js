@@ -72,6 +72,9 @@ export async function evaluateWithDebugger(tabId, sources, { timeoutMs, signal }
     } catch (err) {
       if (err instanceof CommandError || (signal && signal.aborted)) throw err;
       if (/execution was terminated/i.test(message(err))) throw timedOut();
+      // Terminated by the timeout, a busy renderer now and then answers a bare "Internal error": at the
+      // deadline, that is the same stop.
+      if (/internal error/i.test(message(err)) && Date.now() - started >= timeoutMs - 5) throw timedOut();
       throw err;
     }
     if (out.exceptionDetails) {
