@@ -213,8 +213,9 @@ async def test_hover_scroll_and_highlight(client: Client, site: str) -> None:
         " return [s.position, s.border, s.zIndex, s.pointerEvents]; })()",
     )
     assert overlay == ["fixed", "4px solid red", "2147483647", "none"]
-    # The next highlight replaces the overlay, and it goes after its duration.
-    await call(client, "interact", action="highlight", ref=ref(text, "button", "Load more"), duration_ms=200)
+    # The next highlight replaces the overlay, and it goes after its duration (long enough that a busy
+    # machine's next call still finds it).
+    await call(client, "interact", action="highlight", ref=ref(text, "button", "Load more"), duration_ms=2000)
     assert await js(client, "document.querySelectorAll('#tabpilot-highlighter').length") == 1
     gone = await call(
         client, "interact", action="wait_for", selector="#tabpilot-highlighter", state="detached"
