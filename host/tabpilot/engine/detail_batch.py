@@ -14,8 +14,9 @@ the page agent (page/places.js): a page's request waits there for one and gives 
 has come, so more pages can be asked for than the site is to get at once (follow asks for twice as
 many: engine/inflight.py's depth) and the site gets the next one while a page is parsed and its answer
 travels back. A page alone then goes as a `fetch_details` of one, so that every request of the run
-counts against the places (but for one left out of a big answer, asked for alone: rare); its read says
-how long its request took at the site (`ms`), which is what the pace learns from.
+counts against the places, a page left out of a big answer too (the page never leaves out a page asked
+for alone); its read says how long its request took at the site (`ms`), which is what the pace learns
+from.
 
 Each page keeps its own answer: its read, or its failure as `fetch_extract` would have raised it (the
 caller retries a transient one, as before). An extension without `fetch_details` gets each page
@@ -162,4 +163,7 @@ class Batches:
                 a.set_exception(TabPilotError(e.code or ErrorCode.SCRIPT_ERROR, e.message, data=e.data))
             else:
                 alone.append((c, a))
-        await asyncio.gather(*(self._one(c, a) for c, a in alone))
+        # Left out of a big answer: asked for again in a command of its own, which shares the places
+        # (a page missing from a command of one is read by fetch_extract instead: no loop).
+        again = len(live) > 1 and self._asks_to_share()
+        await asyncio.gather(*(self._together([p]) if again else self._one(*p) for p in alone))

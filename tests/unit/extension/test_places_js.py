@@ -3,7 +3,8 @@
 a pool shares its places (never more requests at once, however many pages are asked for), a page gives
 its place back as soon as its body has come (before it is parsed and read), a failed page gives it back
 too, the latest size asked for holds, and a command called off leaves its waiting pages unasked while
-the other commands' pages go on; without a pool every page is asked for at once."""
+the other commands' pages go on; without a pool every page is asked for at once. A page too big beside
+the others is left out of the answer, never a page asked for alone."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ let reading = 0; // pages whose body has come, still being read
 let mostBusy = 0; // the most pages at the site and being read at once
 const asked = [];
 const failing = new Set();
+const big = new Map(); // url -> characters of its row's value
 agent.fetchExtract = async ({ url, place }) => {
   const giveBack = place ? await agent.takePlace(place) : null;
   const started = Date.now();
@@ -47,7 +49,8 @@ agent.fetchExtract = async ({ url, place }) => {
   await new Promise((ok) => setTimeout(ok, read));
   reading -= 1;
   const ms = place ? `,"ms":${Date.now() - started}` : '';
-  return { json: `{"rows":[["${url}"]]${ms}}`, final_url: url };
+  const value = big.has(url) ? 'x'.repeat(big.get(url)) : url;
+  return { json: `{"rows":[["${value}"]]${ms}}`, final_url: url };
 };
 await import('./page/fetch_details.js');
 const urls = (from, n) => Array.from({ length: n }, (_, i) => `https://x.example/d/${from + i}`);
@@ -127,3 +130,19 @@ def test_without_a_pool_every_page_is_asked_for_at_once_and_has_no_time() -> Non
         """
     )
     assert out == {"most": 7, "ms": [None] * 7}
+
+
+def test_a_page_too_big_beside_the_others_is_left_out_but_never_one_asked_for_alone() -> None:
+    out = _run(
+        """
+        for (const u of urls(1, 3)) big.set(u, 2_100_000);
+        big.set('https://x.example/d/9', 5_000_000);
+        const three = entries(await details(urls(1, 3)));
+        const alone = entries(await details(['https://x.example/d/9']));
+        console.log(JSON.stringify({
+          three: three.map((e) => (e.deferred ? 'deferred' : e.ok.rows[0][0].length)),
+          alone: alone.map((e) => (e.deferred ? 'deferred' : e.ok.rows[0][0].length)),
+        }));
+        """
+    )
+    assert out == {"three": [2_100_000, "deferred", "deferred"], "alone": [5_000_000]}, out
