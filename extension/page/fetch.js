@@ -196,6 +196,11 @@
    * `place` ({pool, size, ticket}): the request waits for a place at the site first (page/places.js),
    * and gives it back once the body has come; `ms` is then the request's own time, place to body.
    */
+  // Over HTTP/1 the browser opens at most 6 connections to a site, and holds the other requests asked of it
+  // in its own queue; over HTTP/2 or 3 every request asked would be at the site at once. The page's own
+  // load tells which (same origin as every page fetched here; a load from the cache tells nothing).
+  const http1 = () => /^http\/1/.test(performance.getEntriesByType('navigation')[0]?.nextHopProtocol || '');
+
   agent.fetchDocument = async (raw, timeoutMs, cacheFirst = false, signal = null, onText = null, place = null) => {
     let url;
     try {
@@ -283,6 +288,7 @@
     const page = await loading;
     const extra = { status: page.status, redirected: page.redirected };
     if (page.ms !== null) extra.ms = page.ms; // it took a place at the site (fetchDocument)
+    if (http1()) extra.http1 = true;
     // Whether follow's check needs no render (a page of a paged list is never a detail page).
     if (!nextSelector && page.decoded && !page.refresh && agent.runsNothing(page.doc)) extra.inert = true;
     if (nextSelector) extra.next = agent.nextTarget(page.doc, nextSelector, false, page.url);

@@ -332,7 +332,7 @@ export const DEFAULTS = Object.freeze({
  * @property {Array<FetchedPage>} [pages]
  */
 /**
- * An extract of a fetched page: `url` is where redirects ended, `status` its HTTP status; `later`: the pages after it along next links that the page agent read ahead (FetchExtract.ahead), in order. `inert`: nothing on the page could make it read otherwise rendered (no script element or handler attribute, no frame, object or embed, no noscript, no declarative shadow root, no refresh, and its text decoded as the browser would: served as UTF-8, or ASCII). (answers fetch_extract)
+ * An extract of a fetched page: `url` is where redirects ended, `status` its HTTP status; `later`: the pages after it along next links that the page agent read ahead (FetchExtract.ahead), in order. `inert`: nothing on the page could make it read otherwise rendered (no script element or handler attribute, no frame, object or embed, no noscript, no declarative shadow root, no refresh, and its text decoded as the browser would: served as UTF-8, or ASCII). `http1`: the page's own load came over HTTP/1 (the browser then opens at most 6 connections to the site, however many pages are asked for). (answers fetch_extract)
  * @typedef {Object} FetchExtractReply
  * @property {Array<Array<*>>} [rows]
  * @property {number} [count]
@@ -347,6 +347,7 @@ export const DEFAULTS = Object.freeze({
  * @property {boolean} [inert]
  * @property {Array<FetchExtractReply>} [later]
  * @property {(number|null)} [ms]
+ * @property {boolean} [http1]
  */
 /**
  * One page of a `fetch_details`: its read (`ok`), its failure (`error`), or `deferred`: left out of a big answer, to be asked for alone.

@@ -186,3 +186,17 @@ async def test_the_next_page_counts_once_its_rows_are_parsed(
         state = await call(pool, m.ExecuteJs(id=0, script="return document.readyState"))
         assert state["result"] == "interactive", "paginate waited for the image (the load event)"
         assert await _keys(pool, "ul.items li", ":scope") == ["b1", "b2"]
+
+
+async def test_a_fetched_page_says_when_the_site_answers_over_http1(
+    pilot_on: None, env: dict[str, str], site: Site
+) -> None:
+    # The fixture server speaks HTTP/1: the browser holds it to 6 connections whatever is asked, so the
+    # engine may ask for more of a numbered pager's pages at once (engine/paging/links.py).
+    async with host_pool(env) as pool:
+        await call(pool, m.Navigate(id=0, url=f"{site.url}/scrape/inplace.html"))
+        page = m.FetchExtract(
+            id=0, url=f"{site.url}/scrape/stuck.html", selector="ul.list li", fields=[field("v")]
+        )
+        got = await call(pool, page)
+        assert got["status"] == 200 and got["rows"] and got["http1"] is True, got

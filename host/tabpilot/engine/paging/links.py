@@ -5,9 +5,11 @@ the next page (`fetch_extract`), once page 1 fetched again (from the HTTP cache 
 kept) read the rows and next link of the rendered page 1 (policy.py's call); else the control is
 clicked (`paginate`). Fetched pages never move the tab: it stays on page 1. When the pager beside the
 next link numbers its pages (`?page=3`, `/p/3`), the pages after the one being read are fetched ahead,
-up to IN_FLIGHT at once, never past the last page linked, and read in order (numbered.py); otherwise
-the page agent reads up to LINKED_AHEAD pages ahead along the next links (page/fetch_walk.js) and hands
-those it has read over with the page asked for: each is still a page of its own here."""
+up to IN_FLIGHT at once (IN_FLIGHT_HTTP1 over HTTP/1, where the browser holds the site to 6 connections
+and sends the next from its queue once one is free), never past the last page linked, and read in order
+(numbered.py); otherwise the page agent reads up to LINKED_AHEAD pages ahead along the next links
+(page/fetch_walk.js) and hands those it has read over with the page asked for: each is still a page of
+its own here."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from ..urls import is_login_redirect
 from . import numbered, pace, policy, redrawn, stop
 
 # Pages fetched at once when a numbered pager tells their URLs (the one being read included).
-IN_FLIGHT = 6
+IN_FLIGHT, IN_FLIGHT_HTTP1 = 6, 12
 # Pages read ahead along next links (kept small: a host that dies re-reads those not yet journaled).
 LINKED_AHEAD = 8
 
@@ -55,18 +57,15 @@ class Pager:
         timeout_ms: int,
         virtual: bool | None,
     ) -> None:
-        self.ctx = ctx
-        self.selector = selector
-        self.fields = fields
-        self.options = options
-        self.timeout_ms = timeout_ms
-        self.virtual = virtual
+        self.ctx, self.selector, self.fields = ctx, selector, fields
+        self.options, self.timeout_ms, self.virtual = options, timeout_ms, virtual
         self.mode: Mode | None = None
         self.redirected: str | None = None  # where the last next link was redirected to
         self.tab_url: str | None = None  # the tab's page while pages are fetched (it stays there)
         self._next = NextTarget()  # where the last fetched page's next control leads
         self._asked: list[str] = []  # URLs of the pages fetched, in order
         self._ahead: dict[str, asyncio.Task[FetchExtractReply]] = {}
+        self._in_flight = IN_FLIGHT  # numbered pages fetched at once (more once a page said HTTP/1)
         self._read: list[tuple[str, FetchExtractReply]] = []  # pages read ahead, with the URL asked
         self._run: numbered.Run | None = None  # what the numbered pagers read so far tell
         self._pager_seen = False  # a numbered pager beside a next link (not only numbered URLs)
@@ -151,8 +150,7 @@ class Pager:
         again = self._start(here, remaining, cache_first=True)
         self._run = numbered.learn(here, target, nxt.pager)
         self._per_page = len(answer.rows)
-        # Page 2, and the pages the pager links after it (or page 3 along next links), meanwhile: no
-        # time lost when the check passes (they are dropped when it fails).
+        # Page 2 and the pages after it, meanwhile: no time lost when the check passes (dropped if not).
         self._start(target, remaining, ahead=min(1, self._linked_ahead(target, 2, remaining)))
         self._pager_seen = bool(nxt.pager)
         self._fetch_ahead(target, 2, remaining, others=1)
@@ -195,7 +193,9 @@ class Pager:
         return await self._fetch_next(pages, remaining)
 
     async def _fetch(self, command: FetchExtract) -> FetchExtractReply:
-        return decode_reply(FetchExtractReply, await self.ctx.call(command, self.timeout_ms))
+        reply = decode_reply(FetchExtractReply, await self.ctx.call(command, self.timeout_ms))
+        self._in_flight = IN_FLIGHT_HTTP1 if reply.http1 else self._in_flight
+        return reply
 
     def _start(
         self, url: str, remaining: int | None, *, cache_first: bool = False, ahead: int = 0
@@ -221,10 +221,10 @@ class Pager:
 
     def _fetch_ahead(self, url: str, pages: int, remaining: int | None, others: int = 0) -> None:
         """Start fetching the pages after `url` (page `pages`, being read) that a numbered pager linked,
-        so that up to IN_FLIGHT are on their way (`others`: fetches under way besides these pages)."""
+        so that up to IN_FLIGHT(_HTTP1) are on their way (`others`: fetches under way besides these)."""
         if self.options.delay_ms or self._run is None:
             return  # a pause between pages is for the server: one page at a time
-        for later in self._run.ahead(url, self._room(IN_FLIGHT - others - 1, pages, remaining)):
+        for later in self._run.ahead(url, self._room(self._in_flight - others - 1, pages, remaining)):
             self._start(later, remaining)
 
     def _room(self, most: int, page: int, remaining: int | None) -> int:

@@ -124,13 +124,15 @@ class FetchExtractReply(ExtractReply):
     the pages after it along next links that the page agent read ahead (FetchExtract.ahead), in order.
     `inert`: nothing on the page could make it read otherwise rendered (no script element or handler
     attribute, no frame, object or embed, no noscript, no declarative shadow root, no refresh, and its
-    text decoded as the browser would: served as UTF-8, or ASCII)."""
+    text decoded as the browser would: served as UTF-8, or ASCII). `http1`: the page's own load came over
+    HTTP/1 (the browser then opens at most 6 connections to the site, however many pages are asked for)."""
 
     status: int = 0
     redirected: bool = False
     inert: bool = False
     later: list[FetchExtractReply] = []  # noqa: RUF012 - msgspec copies mutable defaults
     ms: float | None = None  # asked with a pool: the request's own time at the site, place to body
+    http1: bool = False
 
 
 class FirstPage(Reply):

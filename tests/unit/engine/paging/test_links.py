@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from tabpilot.engine import result, runner
-from tabpilot.engine.paging.links import IN_FLIGHT
+from tabpilot.engine.paging.links import IN_FLIGHT, IN_FLIGHT_HTTP1
 from tabpilot.engine.plan import build_plan, parse_request
 from tabpilot.wire import messages as m
 from tabpilot.wire.errors import ErrorCode, TabPilotError
@@ -35,7 +35,8 @@ class LinkedSite:
     """Linked pages of rows; the tab shows page `tab`. `faults[k]`: what fetching page k does instead
     (a TabPilotError to raise, or {"redirect": url}); `drawn`: the fetched HTML lacks the script's rows;
     `window`: the pager beside the next link numbers the pages up to this far from each page (None: no
-    pager); `hold[k]`: page k answers once the event is set. `busy` counts fetches under way."""
+    pager); `hold[k]`: page k answers once the event is set; `http1`: fetched pages say the site answers
+    over HTTP/1. `busy` counts fetches under way."""
 
     pages: list[list[list[Any]]]
     drawn: bool = False
@@ -43,6 +44,7 @@ class LinkedSite:
     hold: dict[int, asyncio.Event] = field(default_factory=dict[int, asyncio.Event])
     tab: int = 0
     window: int | None = None
+    http1: bool = False
     fetched: list[str] = field(default_factory=list[str])
     busy: int = 0
     most_busy: int = 0
@@ -91,6 +93,7 @@ class LinkedSite:
             return TabPilotError(ErrorCode.HTTP_ERROR, "404", data={"status": 404, "url": c.url})
         rows = [["drawn by no script", "0"]] if self.drawn else None
         out = self._answer(k, c.limit, rows) | {"status": 200, "redirected": False, "next": self._next(k)}
+        out |= {"http1": True} if self.http1 else {}
         if isinstance(fault, dict) and "redirect" in fault:
             out |= {"url": fault["redirect"], "redirected": True, "rows": [], "next": {"end": "missing"}}
         return out
@@ -193,15 +196,17 @@ MANY = [[[f"m{p}", str(p)]] for p in range(20)]
 MANY_ROWS = [{"name": f"m{p}", "points": p} for p in range(20)]
 
 
+@pytest.mark.parametrize("http1", [False, True])
 @pytest.mark.parametrize("window", [2, 3, 50])
-async def test_pages_ahead_stay_within_the_pager_and_in_flight_cap(window: int) -> None:
-    site = LinkedSite(MANY, window=window)
+async def test_pages_ahead_stay_within_the_pager_and_in_flight_cap(window: int, http1: bool) -> None:
+    site = LinkedSite(MANY, window=window, http1=http1)
     out, _ = await walk(site)
     assert out["data"] == MANY_ROWS and out["metadata"]["pagination_mode"] == "fetch"
     assert sorted(site.fetched) == sorted(url_of(k) for k in range(20)), "each page once, none past page 20"
     # Up to IN_FLIGHT fetches at once (page 1's check among them), as far as the pager links ahead
-    # (page k links up to k + window).
-    assert site.most_busy == min(IN_FLIGHT, window + 1)
+    # (page k links up to k + window); twice as many once a page said the site answers over HTTP/1 (the
+    # browser holds it to 6 connections then).
+    assert site.most_busy == min(IN_FLIGHT_HTTP1 if http1 else IN_FLIGHT, window + 1)
 
 
 async def test_without_a_numbered_pager_nothing_is_fetched_on_a_guess() -> None:
