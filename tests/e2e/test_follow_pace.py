@@ -47,6 +47,7 @@ class Server:
     broken: set[int] = field(default_factory=set[int])  # pages that always answer 503
     resets_once: bool = False  # each detail page's first request gets its connection reset, no answer
     dropped: set[int] = field(default_factory=set[int])  # pages whose connection is always reset
+    keep_alive: bool = True  # False: every answer closes its connection (`Connection: close`)
     inflight: int = 0
     arrivals: list[int] = field(default_factory=list[int])
     asked: dict[int, int] = field(default_factory=dict[int, int])
@@ -98,6 +99,9 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             self.send_response(status)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
+            if not server.keep_alive:
+                self.send_header("Connection", "close")
+                self.close_connection = True
             self.end_headers()
             self.wfile.write(data)
 
@@ -177,16 +181,23 @@ async def test_a_dropped_connection_is_read_again_and_a_page_that_drops_twice_co
     client: Client, served: Callable[[Server], str]
 ) -> None:
     start = served
-    flaky = Server(resets_once=True, dropped={7})
+    flaky = Server(resets_once=True, dropped={7}, keep_alive=False)
     out = await _follow(client, start(flaky))
     dropped = EXPECTED[6][0]
     assert _rows(out) == [(n, None) if n == dropped else (n, o) for n, o in EXPECTED]
     [error] = out["metadata"]["follow_errors"]
     assert (error["row"], error["error"]) == (6, "navigation_failed"), error
     assert all(flaky.asked[n] >= 2 for n in range(1, ROWS + 1)), "each page's first request was reset"
-    # Two tries, each its request and the page's check for a redirect (the browser may resend a request
-    # once on a kept-alive connection that dropped): never a third try rendered in a tab.
-    assert "rendered" not in out["metadata"]["follow"] and flaky.asked[7] <= 8, (out["metadata"], flaky.asked)
+    # Two tries, each its request and the page's check for a redirect: never a third (6), nor one rendered in
+    # a tab. Chromium resends a request on its own, up to twice, when a kept-alive connection drops before
+    # the answer starts. The site closes every connection after its answer, which leaves the rare resend on
+    # a connection the browser opened ahead (seen on the first page, once in six runs): one at most here.
+    assert "rendered" not in out["metadata"]["follow"] and 4 <= flaky.asked[7] <= 5, (
+        out["metadata"],
+        flaky.asked,
+    )
+    # So it is the engine, not the browser, that reads (nearly) every page a second time.
+    assert out["metadata"]["follow"]["retried"] >= ROWS - 2, out["metadata"]
 
 
 async def test_a_cancel_leaves_the_pages_waiting_for_a_place_unasked(
